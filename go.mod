@@ -1,0 +1,3 @@
+module github.com/sharesim/sharesim
+
+go 1.24

@@ -1,0 +1,371 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Version selects which Kafka release's share-partition behaviour the core follows.
+type Version uint8
+
+// Supported Kafka versions. The zero value is invalid so that a forgotten setting is
+// caught by Validate; DefaultConfig uses Kafka42.
+const (
+	Kafka41 Version = 41 // share groups in preview
+	Kafka42 Version = 42 // share groups GA: RENEW, record_limit, throttling, cap trimming
+)
+
+// String returns the version as "4.1" or "4.2".
+func (v Version) String() string {
+	switch v {
+	case Kafka41:
+		return "4.1"
+	case Kafka42:
+		return "4.2"
+	}
+	return fmt.Sprintf("Version(%d)", uint8(v))
+}
+
+// ParseVersion accepts "4.1" and "4.2".
+func ParseVersion(s string) (Version, error) {
+	switch strings.TrimSpace(s) {
+	case "4.1":
+		return Kafka41, nil
+	case "4.2":
+		return Kafka42, nil
+	}
+	return 0, fmt.Errorf("unknown Kafka version %q: expected 4.1 or 4.2", s)
+}
+
+// AcquireMode is the consumer's share.acquire.mode.
+type AcquireMode uint8
+
+// Acquire modes (KIP-1206).
+const (
+	BatchOptimized AcquireMode = iota // whole producer batches; MaxRecords is a soft limit
+	RecordLimit                       // at most MaxRecords offsets; Kafka 4.2+
+)
+
+// String returns Kafka's config value.
+func (m AcquireMode) String() string {
+	if m == RecordLimit {
+		return "record_limit"
+	}
+	return "batch_optimized"
+}
+
+// ParseAcquireMode accepts Kafka's config values.
+func ParseAcquireMode(s string) (AcquireMode, error) {
+	switch s {
+	case "batch_optimized":
+		return BatchOptimized, nil
+	case "record_limit":
+		return RecordLimit, nil
+	}
+	return 0, fmt.Errorf("unknown share.acquire.mode %q: expected batch_optimized or record_limit", s)
+}
+
+// IsolationLevel is the group's share.isolation.level.
+type IsolationLevel uint8
+
+// Isolation levels.
+const (
+	ReadUncommitted IsolationLevel = iota
+	ReadCommitted
+)
+
+// String returns Kafka's config value.
+func (l IsolationLevel) String() string {
+	if l == ReadCommitted {
+		return "read_committed"
+	}
+	return "read_uncommitted"
+}
+
+// ParseIsolationLevel accepts Kafka's config values.
+func ParseIsolationLevel(s string) (IsolationLevel, error) {
+	switch s {
+	case "read_uncommitted":
+		return ReadUncommitted, nil
+	case "read_committed":
+		return ReadCommitted, nil
+	}
+	return 0, fmt.Errorf("unknown share.isolation.level %q: expected read_committed or read_uncommitted", s)
+}
+
+// OffsetResetKind is the strategy part of share.auto.offset.reset.
+type OffsetResetKind uint8
+
+// Offset reset strategies.
+const (
+	ResetLatest OffsetResetKind = iota
+	ResetEarliest
+	ResetByDuration
+)
+
+// AutoOffsetReset is share.auto.offset.reset: latest, earliest or by_duration:<ISO-8601>.
+type AutoOffsetReset struct {
+	Kind OffsetResetKind
+	// DurationMs is the look-back for ResetByDuration, in milliseconds.
+	DurationMs int64
+}
+
+// String returns Kafka's config value.
+func (r AutoOffsetReset) String() string {
+	switch r.Kind {
+	case ResetEarliest:
+		return "earliest"
+	case ResetByDuration:
+		return "by_duration:" + isoDuration(r.DurationMs)
+	}
+	return "latest"
+}
+
+// ParseAutoOffsetReset accepts "latest", "earliest" and "by_duration:PT1H" style values
+// (ISO-8601 durations with days, hours, minutes and seconds).
+func ParseAutoOffsetReset(s string) (AutoOffsetReset, error) {
+	switch {
+	case s == "latest":
+		return AutoOffsetReset{Kind: ResetLatest}, nil
+	case s == "earliest":
+		return AutoOffsetReset{Kind: ResetEarliest}, nil
+	case strings.HasPrefix(s, "by_duration:"):
+		ms, err := parseISODuration(strings.TrimPrefix(s, "by_duration:"))
+		if err != nil {
+			return AutoOffsetReset{}, fmt.Errorf("share.auto.offset.reset %q: %w", s, err)
+		}
+		return AutoOffsetReset{Kind: ResetByDuration, DurationMs: ms}, nil
+	}
+	return AutoOffsetReset{}, fmt.Errorf("unknown share.auto.offset.reset %q: expected latest, earliest or by_duration:<ISO-8601 duration>", s)
+}
+
+// parseISODuration parses PnDTnHnMnS (fractional seconds allowed) into milliseconds.
+func parseISODuration(s string) (int64, error) {
+	if !strings.HasPrefix(s, "P") || len(s) < 3 {
+		return 0, fmt.Errorf("duration %q is not ISO-8601 (expected e.g. PT1H or P1DT30M)", s)
+	}
+	var total float64
+	inTime := false
+	num := ""
+	for _, c := range s[1:] {
+		switch {
+		case c == 'T':
+			if inTime || num != "" {
+				return 0, fmt.Errorf("duration %q: misplaced T", s)
+			}
+			inTime = true
+		case (c >= '0' && c <= '9') || c == '.':
+			num += string(c)
+		default:
+			if num == "" {
+				return 0, fmt.Errorf("duration %q: unit %c without a number", s, c)
+			}
+			var v float64
+			if _, err := fmt.Sscanf(num, "%g", &v); err != nil {
+				return 0, fmt.Errorf("duration %q: bad number %q", s, num)
+			}
+			num = ""
+			switch {
+			case c == 'D' && !inTime:
+				total += v * 86400e3
+			case c == 'H' && inTime:
+				total += v * 3600e3
+			case c == 'M' && inTime:
+				total += v * 60e3
+			case c == 'S' && inTime:
+				total += v * 1e3
+			default:
+				return 0, fmt.Errorf("duration %q: unsupported unit %c", s, c)
+			}
+		}
+	}
+	if num != "" {
+		return 0, fmt.Errorf("duration %q: number without a unit", s)
+	}
+	return int64(total), nil
+}
+
+func isoDuration(ms int64) string {
+	return "PT" + strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.3f", float64(ms)/1000), "0"), ".000") + "S"
+}
+
+// Kafka's defaults and ranges (see docs/semantics.md, "Configuration").
+const (
+	DefaultRecordLockDurationMs      = 30000
+	DefaultMinRecordLockDurationMs   = 15000
+	DefaultMaxRecordLockDurationMs   = 60000
+	DefaultDeliveryCountLimit        = 5
+	DefaultPartitionMaxRecordLocks   = 2000
+	DefaultMaxPollRecords            = 500
+	RecordLockDurationRangeMinMs     = 1000
+	RecordLockDurationRangeMaxMs     = 3600000
+	MinRecordLockDurationRangeMaxMs  = 30000
+	MaxRecordLockDurationRangeMinMs  = 30000
+	DeliveryCountLimitRangeMin       = 2
+	DeliveryCountLimitRangeMax       = 10
+	PartitionMaxRecordLocksRangeMin  = 100
+	PartitionMaxRecordLocksRangeMax  = 10000
+	relaxedPartitionMaxRecordLocksLo = 1
+)
+
+// Config is the configuration of one share-partition, with Kafka's names in the field
+// documentation. Build it from DefaultConfig and change what you need.
+type Config struct {
+	// Version is the Kafka release whose behaviour is modelled.
+	Version Version
+	// RecordLockDurationMs is share.record.lock.duration.ms (group) or
+	// group.share.record.lock.duration.ms (broker): how long an acquisition lock lasts.
+	RecordLockDurationMs int64
+	// MinRecordLockDurationMs and MaxRecordLockDurationMs are
+	// group.share.min.record.lock.duration.ms and group.share.max.record.lock.duration.ms,
+	// the bounds the lock duration must lie within.
+	MinRecordLockDurationMs int64
+	MaxRecordLockDurationMs int64
+	// DeliveryCountLimit is group.share.delivery.count.limit: a record whose delivery count
+	// has reached it is archived instead of being made available again.
+	DeliveryCountLimit int
+	// PartitionMaxRecordLocks is group.share.partition.max.record.locks: the cap on the
+	// in-flight window SPEO − SPSO + 1.
+	PartitionMaxRecordLocks int
+	// IsolationLevel is share.isolation.level.
+	IsolationLevel IsolationLevel
+	// AutoOffsetReset is share.auto.offset.reset.
+	AutoOffsetReset AutoOffsetReset
+	// RelaxRanges lifts Kafka's lower bounds on the lock duration (down to 1 ms), the delivery
+	// count limit (down to 1) and the record-lock cap (down to 1), so that the explorer
+	// and property tests can use small scopes. Scenario files never set it.
+	RelaxRanges bool
+}
+
+// DefaultConfig returns Kafka 4.2's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Version:                 Kafka42,
+		RecordLockDurationMs:    DefaultRecordLockDurationMs,
+		MinRecordLockDurationMs: DefaultMinRecordLockDurationMs,
+		MaxRecordLockDurationMs: DefaultMaxRecordLockDurationMs,
+		DeliveryCountLimit:      DefaultDeliveryCountLimit,
+		PartitionMaxRecordLocks: DefaultPartitionMaxRecordLocks,
+		IsolationLevel:          ReadUncommitted,
+		AutoOffsetReset:         AutoOffsetReset{Kind: ResetLatest},
+	}
+}
+
+// ConfigError is a configuration value outside Kafka's allowed range.
+type ConfigError struct {
+	Key   string // Kafka's config name
+	Value string
+	Want  string // what is allowed
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s = %s is invalid: expected %s", e.Key, e.Value, e.Want)
+}
+
+// Validate checks every field against Kafka's ranges and returns the first violation as
+// a *ConfigError naming the Kafka config key.
+func (c Config) Validate() error {
+	if c.Version != Kafka41 && c.Version != Kafka42 {
+		return &ConfigError{Key: "version", Value: c.Version.String(), Want: "4.1 or 4.2"}
+	}
+	if c.RelaxRanges {
+		return c.validateRelaxed()
+	}
+	if err := inRange("group.share.min.record.lock.duration.ms", c.MinRecordLockDurationMs, RecordLockDurationRangeMinMs, MinRecordLockDurationRangeMaxMs); err != nil {
+		return err
+	}
+	if err := inRange("group.share.max.record.lock.duration.ms", c.MaxRecordLockDurationMs, MaxRecordLockDurationRangeMinMs, RecordLockDurationRangeMaxMs); err != nil {
+		return err
+	}
+	if err := inRange("share.record.lock.duration.ms", c.RecordLockDurationMs, c.MinRecordLockDurationMs, c.MaxRecordLockDurationMs); err != nil {
+		return err
+	}
+	if err := inRange("group.share.delivery.count.limit", int64(c.DeliveryCountLimit), DeliveryCountLimitRangeMin, DeliveryCountLimitRangeMax); err != nil {
+		return err
+	}
+	if err := inRange("group.share.partition.max.record.locks", int64(c.PartitionMaxRecordLocks), PartitionMaxRecordLocksRangeMin, PartitionMaxRecordLocksRangeMax); err != nil {
+		return err
+	}
+	return c.validateEnums()
+}
+
+func (c Config) validateRelaxed() error {
+	if err := inRange("share.record.lock.duration.ms", c.RecordLockDurationMs, 1, RecordLockDurationRangeMaxMs); err != nil {
+		return err
+	}
+	if err := inRange("group.share.delivery.count.limit", int64(c.DeliveryCountLimit), 1, 1000); err != nil {
+		return err
+	}
+	if err := inRange("group.share.partition.max.record.locks", int64(c.PartitionMaxRecordLocks), relaxedPartitionMaxRecordLocksLo, PartitionMaxRecordLocksRangeMax); err != nil {
+		return err
+	}
+	return c.validateEnums()
+}
+
+func (c Config) validateEnums() error {
+	if c.IsolationLevel > ReadCommitted {
+		return &ConfigError{Key: "share.isolation.level", Value: fmt.Sprint(c.IsolationLevel), Want: "read_committed or read_uncommitted"}
+	}
+	if c.AutoOffsetReset.Kind > ResetByDuration || (c.AutoOffsetReset.Kind == ResetByDuration && c.AutoOffsetReset.DurationMs < 0) {
+		return &ConfigError{Key: "share.auto.offset.reset", Value: c.AutoOffsetReset.String(), Want: "latest, earliest or by_duration:<non-negative ISO-8601 duration>"}
+	}
+	return nil
+}
+
+func inRange(key string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return &ConfigError{Key: key, Value: fmt.Sprint(v), Want: fmt.Sprintf("a value in [%d, %d]", lo, hi)}
+	}
+	return nil
+}
+
+// ValidateFetch checks the per-request parameters for this version.
+func (c Config) ValidateFetch(p FetchParams) error {
+	if p.MaxRecords < 1 {
+		return &ConfigError{Key: "max.poll.records", Value: fmt.Sprint(p.MaxRecords), Want: "at least 1"}
+	}
+	if p.BatchSize < 1 {
+		return &ConfigError{Key: "batch size", Value: fmt.Sprint(p.BatchSize), Want: "at least 1"}
+	}
+	if p.Mode == RecordLimit && c.Version < Kafka42 {
+		return &ConfigError{Key: "share.acquire.mode", Value: p.Mode.String(), Want: "batch_optimized (record_limit needs Kafka 4.2)"}
+	}
+	if p.Mode > RecordLimit {
+		return &ConfigError{Key: "share.acquire.mode", Value: fmt.Sprint(uint8(p.Mode)), Want: "batch_optimized or record_limit"}
+	}
+	return nil
+}
+
+// throttleThreshold is T = max(2, ⌈L/2⌉) of Kafka 4.2's throttled redelivery.
+func (c Config) throttleThreshold() int16 {
+	t := (c.DeliveryCountLimit + 1) / 2
+	if t < 2 {
+		t = 2
+	}
+	return int16(t)
+}
+
+// ResolveStartOffset applies share.auto.offset.reset when the persisted start offset is -1.
+// logStart and highWatermark are the partition's log start offset and high watermark;
+// offsetForTime returns the first offset whose timestamp is at or after the given virtual
+// time, or false if no record is that recent (initialisation then fails and is retried).
+func ResolveStartOffset(reset AutoOffsetReset, nowMs, logStart, highWatermark int64, offsetForTime func(ms int64) (int64, bool)) (int64, error) {
+	switch reset.Kind {
+	case ResetEarliest:
+		return logStart, nil
+	case ResetByDuration:
+		if offsetForTime == nil {
+			return 0, fmt.Errorf("by_duration offset reset needs a timestamp lookup")
+		}
+		off, ok := offsetForTime(nowMs - reset.DurationMs)
+		if !ok {
+			return 0, &Error{Code: ErrOffsetNotAvailable, Offset: -1, Msg: "no record is recent enough for " + reset.String()}
+		}
+		return off, nil
+	}
+	return highWatermark, nil
+}
+
+// durationMs converts a time.Duration to whole milliseconds (helper for callers).
+func durationMs(d time.Duration) int64 { return int64(d / time.Millisecond) }

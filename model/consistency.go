@@ -1,0 +1,100 @@
+package model
+
+import "fmt"
+
+// CheckConsistency verifies the core's structural invariants and returns the first one
+// broken. It is O(in-flight window) and meant for tests, the explorer and debug runs.
+func (sp *SharePartition) CheckConsistency() error {
+	liveLocks := map[uint64]int64{} // lock id → deadline
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if b.first > b.last {
+			return fmt.Errorf("batch %d: first %d > last %d", i, b.first, b.last)
+		}
+		if i > 0 && b.first <= sp.batches[i-1].last {
+			return fmt.Errorf("batches %d and %d overlap or are out of order", i-1, i)
+		}
+		if b.last > sp.speo {
+			return fmt.Errorf("batch [%d, %d] lies beyond SPEO %d", b.first, b.last, sp.speo)
+		}
+		if b.recs != nil && int64(len(b.recs)) != b.size() {
+			return fmt.Errorf("batch [%d, %d] tracks %d offsets", b.first, b.last, len(b.recs))
+		}
+		for off := b.first; off <= b.last; off++ {
+			r := b.at(off)
+			if err := sp.checkRec(r, off); err != nil {
+				return err
+			}
+			if r.lock != 0 {
+				if d, ok := liveLocks[r.lock]; ok && d != r.deadline {
+					return fmt.Errorf("offset %d: lock %d has two deadlines", off, r.lock)
+				}
+				liveLocks[r.lock] = r.deadline
+			}
+			if b.recs != nil && off-b.first < b.settled && !r.settledTerminal() {
+				return fmt.Errorf("offset %d: inside the settled prefix but %s pending=%v", off, r.state, r.pending())
+			}
+			if r.acquirable() && off < sp.availFrom {
+				return fmt.Errorf("offset %d is acquirable below the hint %d", off, sp.availFrom)
+			}
+			if b.recs == nil {
+				break
+			}
+		}
+	}
+	if terminal2 := sp.terminalRecount(); sp.nTerminal != terminal2 {
+		return fmt.Errorf("terminal count %d, recount %d", sp.nTerminal, terminal2)
+	}
+	if len(sp.batches) == 0 && sp.speo != sp.spso {
+		return fmt.Errorf("empty cache with SPSO %d != SPEO %d", sp.spso, sp.speo)
+	}
+	heap := map[uint64]int64{}
+	for _, e := range sp.locks {
+		heap[e.id] = e.deadline
+	}
+	for id, d := range liveLocks {
+		if hd, ok := heap[id]; !ok || hd != d {
+			return fmt.Errorf("live lock %d (deadline %d) has no heap entry", id, d)
+		}
+	}
+	for id, w := range sp.writes {
+		if w.ID != id {
+			return fmt.Errorf("write table entry %d holds write %d", id, w.ID)
+		}
+	}
+	return nil
+}
+
+// checkRec verifies one record's own invariants.
+func (sp *SharePartition) checkRec(r *rec, off int64) error {
+	switch {
+	case r.state != Available && r.state != Acquired && r.state != Acknowledged && r.state != Archived:
+		return fmt.Errorf("offset %d: unknown state %d", off, r.state)
+	case r.dc < 0:
+		return fmt.Errorf("offset %d: negative delivery count", off)
+	case r.state == Acquired && r.owner < 0:
+		return fmt.Errorf("offset %d: ACQUIRED with no owner", off)
+	case !r.pending() && r.state != Acquired && r.owner != noOwner:
+		return fmt.Errorf("offset %d: %s but owned", off, r.state)
+	case !r.pending() && r.state != Acquired && r.lock != 0:
+		return fmt.Errorf("offset %d: %s with a live lock", off, r.state)
+	case r.pending() && r.state == Acquired:
+		return fmt.Errorf("offset %d: pending with target ACQUIRED", off)
+	case r.flags&flagLockFired != 0 && !r.pending():
+		return fmt.Errorf("offset %d: lock-fired mark on a settled record", off)
+	case r.state == Available && r.dc > 0 && int(r.dc) >= sp.cfg.DeliveryCountLimit && !r.pending() && sp.v42():
+		return fmt.Errorf("offset %d: AVAILABLE at delivery count %d >= limit %d", off, r.dc, sp.cfg.DeliveryCountLimit)
+	case r.state == Acquired && !r.pending() && r.lock == 0 && sp.v42():
+		return fmt.Errorf("offset %d: ACQUIRED with no live lock", off)
+	}
+	return nil
+}
+
+func (sp *SharePartition) terminalRecount() int64 {
+	var n int64
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		n += sp.terminalIn(b, b.first, b.last)
+	}
+	return n
+}

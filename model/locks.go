@@ -1,0 +1,170 @@
+package model
+
+// Acquisition locks are deadlines, not timers. Each acquisition (a whole batch, or the
+// offsets one call takes individually from one batch) creates a lock id and pushes one heap
+// entry covering its offsets; a record holds the id of its live lock. Cancelling a lock only
+// clears the record's id: the heap entry becomes stale and is dropped when it reaches the top
+// (NextDeadline) or fires with nothing to do. Stale entries therefore live at most one lock
+// duration, so the heap holds at most the locks created in the last lock duration.
+//
+// Entries at the same deadline fire in creation order (lock id), and the offsets of one
+// entry in ascending order.
+
+type lockEntry struct {
+	deadline    int64
+	id          uint64
+	first, last int64
+}
+
+type lockHeap []lockEntry
+
+func (h lockHeap) less(i, j int) bool {
+	if h[i].deadline != h[j].deadline {
+		return h[i].deadline < h[j].deadline
+	}
+	return h[i].id < h[j].id
+}
+
+func (h *lockHeap) push(e lockEntry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *lockHeap) pop() lockEntry {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if r < n && s.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// newLock creates a lock over [first, last] with the configured duration and returns its
+// id and deadline.
+func (sp *SharePartition) newLock(nowMs, first, last int64) (uint64, int64) {
+	sp.nextLock++
+	d := nowMs + sp.cfg.RecordLockDurationMs
+	sp.locks.push(lockEntry{deadline: d, id: sp.nextLock, first: first, last: last})
+	return sp.nextLock, d
+}
+
+// live reports whether any offset of the entry still holds its lock.
+func (sp *SharePartition) live(e lockEntry) bool {
+	for i := sp.firstEndingAtOrAfter(e.first); i < len(sp.batches) && sp.batches[i].first <= e.last; i++ {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if b.whole.lock == e.id {
+				return true
+			}
+			continue
+		}
+		from, to := max(e.first, b.first), min(e.last, b.last)
+		for off := from; off <= to; off++ {
+			if b.recs[off-b.first].lock == e.id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// NextDeadline returns the earliest virtual time at which a live lock fires. The caller
+// calls ExpireLocks at that time (or later).
+func (sp *SharePartition) NextDeadline() (int64, bool) {
+	for len(sp.locks) > 0 {
+		if sp.live(sp.locks[0]) {
+			return sp.locks[0].deadline, true
+		}
+		sp.locks.pop()
+	}
+	return 0, false
+}
+
+// ExpireLocks fires every lock whose deadline is at or before nowMs (T-EXPIRE) and appends
+// the writes this issues to out: one per firing lock of a whole batch, one per released
+// offset for offsets locked individually. The writes' results are ignored by the core, but
+// each must be completed with CompleteWrite (the head rule runs then).
+func (sp *SharePartition) ExpireLocks(nowMs int64, out []*Write) []*Write {
+	for len(sp.locks) > 0 && sp.locks[0].deadline <= nowMs {
+		e := sp.locks.pop()
+		out = sp.fire(e, out)
+	}
+	return out
+}
+
+// fire applies T-EXPIRE to the offsets still holding the entry's lock. A pending record
+// only remembers that its lock fired (§7.3); its write's outcome decides later.
+func (sp *SharePartition) fire(e lockEntry, out []*Write) []*Write {
+	for i := sp.firstEndingAtOrAfter(e.first); i < len(sp.batches) && sp.batches[i].first <= e.last; i++ {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if b.whole.lock != e.id {
+				continue
+			}
+			if b.first < sp.spso && sp.spso <= b.last && !b.whole.pending() {
+				sp.split(i) // offsets below SPSO are archived, the rest released
+			} else {
+				out = sp.expireRec(&b.whole, b.first, b.last, out)
+				continue
+			}
+		}
+		from, to := max(e.first, b.first), min(e.last, b.last)
+		for off := from; off <= to; off++ {
+			r := &b.recs[off-b.first]
+			if r.lock == e.id {
+				out = sp.expireRec(r, off, off, out)
+			}
+		}
+	}
+	return out
+}
+
+// expireRec expires the lock of a record standing for offsets [first, last].
+func (sp *SharePartition) expireRec(r *rec, first, last int64, out []*Write) []*Write {
+	r.lock = 0
+	if r.pending() {
+		r.flags |= flagLockFired
+		return out
+	}
+	if r.state != Acquired {
+		return out
+	}
+	n := last - first + 1
+	sp.stats.AcquisitionLockTimeouts += n
+	o := sp.cfg.transition(Acquired, r.dc, trigExpire, last < sp.spso)
+	sp.countArchivedAtLimit(o, last < sp.spso, n)
+	sp.setState(r, o.state, first, n)
+	r.dc, r.owner = o.dc, noOwner
+	w := sp.beginWrite(WriteExpiry)
+	w.add(first, last, o.state, o.dc)
+	return append(out, sp.issueWrite(w))
+}
+
+func (sp *SharePartition) countArchivedAtLimit(o outcome, belowStart bool, n int64) {
+	if o.state == Archived && !belowStart {
+		sp.stats.ArchivedAtLimit += n
+	}
+}

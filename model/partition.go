@@ -1,0 +1,440 @@
+package model
+
+import (
+	"sort"
+)
+
+// noOwner marks a record without an owner.
+const noOwner int32 = -1
+
+// Record flags.
+const (
+	flagPending   uint8 = 1 << iota // a state write covering the record is outstanding
+	flagLockFired                   // the lock fired while the record was pending
+	flagForced                      // force-archived (log start, compaction, abort): a rollback cannot revive it
+)
+
+// rec is the state of one offset, or of a whole batch tracked as a unit. 32 bytes.
+type rec struct {
+	deadline int64  // lock deadline in virtual ms; meaningful when lock != 0
+	lock     uint64 // id of the live lock, 0 when none
+	dc       int16  // delivery count
+	owner    int32  // member index; while pending, the owner a rollback restores
+	state    State  // shown state; while pending, the provisional target
+	flags    uint8
+}
+
+func (r *rec) pending() bool { return r.flags&flagPending != 0 }
+
+// acquirable reports whether a fetch may take the record now.
+func (r *rec) acquirable() bool { return r.state == Available && !r.pending() }
+
+// settledTerminal reports whether the record is terminal with no write outstanding; such a
+// record can never change again.
+func (r *rec) settledTerminal() bool { return r.state.Terminal() && !r.pending() }
+
+// batch is one entry of the in-flight cache: offsets first..last inclusive, tracked either
+// whole (recs == nil, state in whole) or per offset (recs[i] is offset first+i).
+// Splitting to per-offset tracking is one-way.
+type batch struct {
+	first, last int64
+	whole       rec
+	recs        []rec
+	// settled counts the leading offsets of a per-offset batch known to be settled
+	// terminal; it only grows (settled terminal records never change).
+	settled int64
+}
+
+func (b *batch) size() int64 { return b.last - b.first + 1 }
+
+// at returns the record of offset off, which must lie in the batch.
+func (b *batch) at(off int64) *rec {
+	if b.recs == nil {
+		return &b.whole
+	}
+	return &b.recs[off-b.first]
+}
+
+// gapWindow is the reload gap window of §8.3: offsets in [max(start, SPSO), end] that no
+// cached batch covers were in flight at the old leader but never written; they are fetched
+// as new records first.
+type gapWindow struct {
+	active     bool
+	start, end int64
+}
+
+// SharePartition is the state a partition leader keeps for one share group on one
+// topic-partition: the in-flight cache of records with their states, delivery counts and
+// acquisition locks, the start and end offsets, and the state writes in flight.
+//
+// It is a pure value: no I/O, no goroutines, no clock but the nowMs arguments, no
+// randomness. Methods are not safe for concurrent use; Kafka serialises them with a
+// per-partition lock and so does the caller.
+//
+// Invariants (checked by CheckConsistency):
+//   - cached batches are ordered, disjoint, and lie at or below SPEO;
+//   - a record has an owner iff it is ACQUIRED or pending;
+//   - a record with a live lock is ACQUIRED (possibly pending);
+//   - the delivery count only grows, except Kafka 4.1's session release.
+type SharePartition struct {
+	cfg         Config
+	state       PartitionState
+	stateEpoch  int32
+	leaderEpoch int32
+
+	spso, speo int64
+	batches    []batch
+	findNext   bool
+	// availFrom is a lower bound of the first acquirable cached offset: no acquirable
+	// record lies below it.
+	availFrom int64
+	nTerminal int64 // terminal offsets (shown state) in the cache
+	gap       gapWindow
+
+	memberIdx   map[MemberID]int32
+	memberNames []MemberID
+
+	locks    lockHeap
+	nextLock uint64
+
+	writes     map[WriteID]*Write
+	nextWrite  WriteID
+	freeWrites []*Write
+	freeRecs   [][]rec
+	journal    []undo
+
+	stats Stats
+}
+
+// Stats are running counters of what the share-partition did, for metrics. They use
+// Kafka's metric names where Kafka has one.
+type Stats struct {
+	AcquiredRecords                               int64 // offsets acquired (delivery attempts)
+	AcquisitionLockTimeouts                       int64 // AcquisitionLockTimeoutPerSec: offsets whose lock fired
+	Accepted, Released, Rejected, Gapped, Renewed int64 // RecordAcknowledgementsPerSec by type
+	ArchivedAtLimit                               int64 // offsets archived because the delivery count reached the limit
+	ArchivedByLogStart                            int64 // AVAILABLE offsets archived by a log-start move
+	ArchivedByCompaction                          int64
+	ArchivedAborted                               int64 // acquired offsets archived as part of aborted transactions
+	WritesIssued                                  int64
+	WritesFailed                                  int64
+	Throttled                                     int64 // acquisitions cut short by throttled redelivery (4.2)
+}
+
+// New returns an ACTIVE share-partition with an empty cache starting at startOffset
+// (SPSO = SPEO = startOffset), state epoch 0 and leader epoch 0.
+func New(cfg Config, startOffset int64) (*SharePartition, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if startOffset < 0 {
+		return nil, errf(ErrInvalidArgument, startOffset, "start offset must be >= 0")
+	}
+	sp := newPartition(cfg)
+	sp.spso, sp.speo, sp.availFrom = startOffset, startOffset, startOffset
+	return sp, nil
+}
+
+func newPartition(cfg Config) *SharePartition {
+	return &SharePartition{
+		cfg:       cfg,
+		memberIdx: make(map[MemberID]int32),
+		writes:    make(map[WriteID]*Write),
+	}
+}
+
+// Config returns the configuration in force.
+func (sp *SharePartition) Config() Config { return sp.cfg }
+
+// SetRecordLockDurationMs changes the lock duration for locks created from now on
+// (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs.
+func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
+	c := sp.cfg
+	c.RecordLockDurationMs = ms
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sp.cfg = c
+	return nil
+}
+
+// State returns ACTIVE or FENCED.
+func (sp *SharePartition) State() PartitionState { return sp.state }
+
+// Fence discards the share-partition, as Kafka does when leadership is lost or a write is
+// fenced. Every later operation fails with NOT_LEADER_OR_FOLLOWER; outstanding writes can
+// still be completed (their results no longer matter).
+func (sp *SharePartition) Fence() { sp.state = PartitionFenced }
+
+// StateEpoch and LeaderEpoch are the epochs sent with every state write.
+func (sp *SharePartition) StateEpoch() int32  { return sp.stateEpoch }
+func (sp *SharePartition) LeaderEpoch() int32 { return sp.leaderEpoch }
+
+// SetEpochs sets the state and leader epochs carried by later writes.
+func (sp *SharePartition) SetEpochs(stateEpoch, leaderEpoch int32) {
+	sp.stateEpoch, sp.leaderEpoch = stateEpoch, leaderEpoch
+}
+
+// StartOffset is the SPSO: every offset below it is finished.
+func (sp *SharePartition) StartOffset() int64 { return sp.spso }
+
+// EndOffset is the SPEO: the last offset that entered the cache, or SPSO when the cache
+// is empty.
+func (sp *SharePartition) EndOffset() int64 { return sp.speo }
+
+// InFlightCount is the in-flight window SPEO − SPSO + 1 (0 when the cache is empty), the
+// quantity group.share.partition.max.record.locks caps and Kafka reports as
+// InFlightMessageCount. It counts every offset in the window whatever its state.
+func (sp *SharePartition) InFlightCount() int64 {
+	if len(sp.batches) == 0 {
+		return 0
+	}
+	return sp.speo - sp.spso + 1
+}
+
+// CachedBatchCount is the number of in-flight cache entries (InFlightBatchCount).
+func (sp *SharePartition) CachedBatchCount() int { return len(sp.batches) }
+
+// Stats returns the running counters.
+func (sp *SharePartition) Stats() Stats { return sp.stats }
+
+// OutstandingWrites is the number of issued writes not yet completed.
+func (sp *SharePartition) OutstandingWrites() int { return len(sp.writes) }
+
+func (sp *SharePartition) v42() bool { return sp.cfg.Version >= Kafka42 }
+
+// lastCached is the last offset of the last cached batch; call only with a non-empty cache.
+func (sp *SharePartition) lastCached() int64 { return sp.batches[len(sp.batches)-1].last }
+
+// find returns the index of the cached batch containing off.
+func (sp *SharePartition) find(off int64) (int, bool) {
+	i := sp.firstEndingAtOrAfter(off)
+	if i < len(sp.batches) && sp.batches[i].first <= off {
+		return i, true
+	}
+	return i, false
+}
+
+// firstEndingAtOrAfter returns the index of the first batch whose last offset is >= off.
+func (sp *SharePartition) firstEndingAtOrAfter(off int64) int {
+	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].last >= off })
+}
+
+// floor returns the index of the last batch starting at or before off, or -1.
+func (sp *SharePartition) floor(off int64) int {
+	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].first > off }) - 1
+}
+
+// member returns the index of a member, registering it on first use.
+func (sp *SharePartition) member(m MemberID) int32 {
+	if i, ok := sp.memberIdx[m]; ok {
+		return i
+	}
+	i := int32(len(sp.memberNames))
+	sp.memberIdx[m] = i
+	sp.memberNames = append(sp.memberNames, m)
+	return i
+}
+
+func (sp *SharePartition) memberName(i int32) MemberID {
+	if i < 0 {
+		return ""
+	}
+	return sp.memberNames[i]
+}
+
+// setState changes the shown state of a record standing for n offsets starting at off,
+// keeping the terminal count and the acquirable hint right. Every state change of a cached
+// record goes through here.
+func (sp *SharePartition) setState(r *rec, s State, off, n int64) {
+	if r.state.Terminal() {
+		sp.nTerminal -= n
+	}
+	if s.Terminal() {
+		sp.nTerminal += n
+	}
+	r.state = s
+	if s == Available {
+		sp.noteAvailable(off)
+	}
+}
+
+func (sp *SharePartition) noteAvailable(off int64) {
+	if off < sp.availFrom {
+		sp.availFrom = off
+	}
+	sp.findNext = true
+}
+
+// split converts batch i to per-offset tracking; a no-op if it already is.
+func (sp *SharePartition) split(i int) {
+	b := &sp.batches[i]
+	if b.recs != nil {
+		return
+	}
+	n := b.size()
+	recs := sp.takeRecs(n)
+	for k := range recs {
+		recs[k] = b.whole
+	}
+	b.recs = recs
+	if b.whole.settledTerminal() {
+		b.settled = n
+	} else {
+		b.settled = 0
+	}
+}
+
+func (sp *SharePartition) takeRecs(n int64) []rec {
+	for k := len(sp.freeRecs) - 1; k >= 0; k-- {
+		if int64(cap(sp.freeRecs[k])) >= n {
+			r := sp.freeRecs[k][:n]
+			sp.freeRecs[k] = sp.freeRecs[len(sp.freeRecs)-1]
+			sp.freeRecs = sp.freeRecs[:len(sp.freeRecs)-1]
+			return r
+		}
+	}
+	return make([]rec, n)
+}
+
+const freeRecsMax = 32
+
+// dropBatches removes cached batches [0, n), all of whose offsets are terminal.
+func (sp *SharePartition) dropBatches(n int) {
+	for i := 0; i < n; i++ {
+		b := &sp.batches[i]
+		sp.nTerminal -= sp.terminalIn(b, b.first, b.last)
+		if b.recs != nil && len(sp.freeRecs) < freeRecsMax {
+			sp.freeRecs = append(sp.freeRecs, b.recs)
+		}
+	}
+	k := copy(sp.batches, sp.batches[n:])
+	for i := k; i < len(sp.batches); i++ {
+		sp.batches[i] = batch{}
+	}
+	sp.batches = sp.batches[:k]
+}
+
+// terminalIn counts the terminal offsets of batch b in [from, to].
+func (sp *SharePartition) terminalIn(b *batch, from, to int64) int64 {
+	if from < b.first {
+		from = b.first
+	}
+	if to > b.last {
+		to = b.last
+	}
+	if from > to {
+		return 0
+	}
+	if b.recs == nil {
+		if b.whole.state.Terminal() {
+			return to - from + 1
+		}
+		return 0
+	}
+	var n int64
+	for off := from; off <= to; off++ {
+		if b.recs[off-b.first].state.Terminal() {
+			n++
+		}
+	}
+	return n
+}
+
+// insertBatch inserts nb at index i.
+func (sp *SharePartition) insertBatch(i int, nb batch) {
+	sp.batches = append(sp.batches, batch{})
+	copy(sp.batches[i+1:], sp.batches[i:])
+	sp.batches[i] = nb
+}
+
+// deliveryCompleteCount is the number of terminal cached offsets at or above SPSO.
+func (sp *SharePartition) deliveryCompleteCount() int64 {
+	below := int64(0)
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if b.first >= sp.spso {
+			break
+		}
+		if b.recs != nil && b.settled >= sp.spso-b.first {
+			below += min(sp.spso-b.first, b.size())
+			continue
+		}
+		below += sp.terminalIn(b, b.first, sp.spso-1)
+	}
+	return sp.nTerminal - below
+}
+
+// Record returns the view of one cached offset.
+func (sp *SharePartition) Record(off int64) (RecordView, bool) {
+	i, ok := sp.find(off)
+	if !ok {
+		return RecordView{}, false
+	}
+	return sp.view(sp.batches[i].at(off), off), true
+}
+
+func (sp *SharePartition) view(r *rec, off int64) RecordView {
+	v := RecordView{Offset: off, State: r.state, DeliveryCount: r.dc, Pending: r.pending()}
+	if r.state == Acquired {
+		v.Owner = sp.memberName(r.owner)
+	}
+	if r.lock != 0 {
+		v.HasLock, v.LockDeadlineMs = true, r.deadline
+	}
+	return v
+}
+
+// ForEachRecord calls fn for every cached offset in ascending order until fn returns false.
+func (sp *SharePartition) ForEachRecord(fn func(RecordView) bool) {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		for off := b.first; off <= b.last; off++ {
+			if !fn(sp.view(b.at(off), off)) {
+				return
+			}
+		}
+	}
+}
+
+// BatchView describes one in-flight cache entry.
+type BatchView struct {
+	First, Last int64
+	// Whole is true while the batch is tracked as one unit.
+	Whole bool
+}
+
+// ForEachBatch calls fn for every cached batch in ascending order until fn returns false.
+func (sp *SharePartition) ForEachBatch(fn func(BatchView) bool) {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if !fn(BatchView{First: b.first, Last: b.last, Whole: b.recs == nil}) {
+			return
+		}
+	}
+}
+
+// HeldBy returns the number of offsets ACQUIRED by member (pending ones excluded).
+func (sp *SharePartition) HeldBy(m MemberID) int64 {
+	idx, ok := sp.memberIdx[m]
+	if !ok {
+		return 0
+	}
+	var n int64
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if b.whole.state == Acquired && !b.whole.pending() && b.whole.owner == idx {
+				n += b.size()
+			}
+			continue
+		}
+		for k := range b.recs {
+			r := &b.recs[k]
+			if r.state == Acquired && !r.pending() && r.owner == idx {
+				n++
+			}
+		}
+	}
+	return n
+}

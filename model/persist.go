@@ -1,0 +1,174 @@
+package model
+
+import "sort"
+
+// Durable state: what the share coordinator stores for a share-partition, its merge rule
+// and epoch fencing (§8.1–8.2), and rebuilding a share-partition on a new leader (§8.3).
+
+// StateStore is the share coordinator's view of one share-partition key (group, topic,
+// partition): the merged durable state that WriteShareGroupState updates and
+// ReadShareGroupState returns. ACQUIRED is never stored.
+type StateStore struct {
+	stateEpoch  int32
+	leaderEpoch int32
+	startOffset int64
+	dcc         int64
+	batches     []PersistedBatch
+	scratch     []PersistedBatch
+}
+
+// NewStateStore initialises a key as the group coordinator does when a share group first
+// subscribes: the given state epoch and start offset (-1: let share.auto.offset.reset
+// decide), no batches.
+func NewStateStore(stateEpoch int32, startOffset int64) *StateStore {
+	return &StateStore{stateEpoch: stateEpoch, leaderEpoch: -1, startOffset: startOffset, dcc: -1}
+}
+
+// Reinitialize wipes the state with a new state epoch and start offset (alter offsets,
+// resubscription); leaders with the old state epoch are fenced from then on.
+func (s *StateStore) Reinitialize(stateEpoch int32, startOffset int64) {
+	s.stateEpoch, s.startOffset, s.dcc = stateEpoch, startOffset, -1
+	s.batches = s.batches[:0]
+}
+
+// Read is ReadShareGroupState: a leader epoch lower than the highest seen is fenced; a
+// higher one is recorded (fencing older leaders' writes from now on).
+func (s *StateStore) Read(leaderEpoch int32) (Snapshot, error) {
+	if leaderEpoch < s.leaderEpoch {
+		return Snapshot{}, errf(ErrFencedLeaderEpoch, -1, "read with leader epoch %d < %d", leaderEpoch, s.leaderEpoch)
+	}
+	s.leaderEpoch = leaderEpoch
+	return s.Snapshot(), nil
+}
+
+// Snapshot returns a copy of the stored state without the read's side effect.
+func (s *StateStore) Snapshot() Snapshot {
+	return Snapshot{
+		StateEpoch:            s.stateEpoch,
+		LeaderEpoch:           s.leaderEpoch,
+		StartOffset:           s.startOffset,
+		DeliveryCompleteCount: s.dcc,
+		Batches:               append([]PersistedBatch(nil), s.batches...),
+	}
+}
+
+// Write is WriteShareGroupState: checks the epochs, then merges the write into the stored
+// state. Merge rule: for each offset the (state, delivery count) with the highest delivery
+// count survives, ties going to the higher state id; the start offset only grows; offsets
+// below it are dropped and equal neighbours coalesced. The result is therefore independent
+// of the order in which writes arrive.
+func (s *StateStore) Write(w *Write) error {
+	switch {
+	case w.LeaderEpoch < s.leaderEpoch:
+		return errf(ErrFencedLeaderEpoch, -1, "write with leader epoch %d < %d", w.LeaderEpoch, s.leaderEpoch)
+	case w.StateEpoch < s.stateEpoch:
+		return errf(ErrFencedStateEpoch, -1, "write with state epoch %d < %d", w.StateEpoch, s.stateEpoch)
+	}
+	for _, b := range w.Batches {
+		if b.First > b.Last || b.State == Acquired {
+			return errf(ErrInvalidRequest, b.First, "malformed state batch [%d, %d] %s", b.First, b.Last, b.State)
+		}
+	}
+	s.startOffset = max(s.startOffset, w.StartOffset)
+	s.dcc = w.DeliveryCompleteCount
+	old := s.batches
+	s.batches = mergeBatches(s.scratch[:0], old, w.Batches, s.startOffset)
+	s.scratch = old
+	return nil
+}
+
+// mergeBatches merges two ascending, disjoint lists with the coordinator's rule into out.
+func mergeBatches(out, a, b []PersistedBatch, start int64) []PersistedBatch {
+	// Cut points: every batch boundary; between consecutive cut points both lists are
+	// constant, so one decision covers the whole segment.
+	cuts := make([]int64, 0, 2*(len(a)+len(b)))
+	for _, l := range [][]PersistedBatch{a, b} {
+		for _, x := range l {
+			cuts = append(cuts, x.First, x.Last+1)
+		}
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	ia, ib := 0, 0
+	for k := 0; k+1 < len(cuts); k++ {
+		lo, hi := max(cuts[k], start), cuts[k+1]-1
+		if lo > hi {
+			continue
+		}
+		for ia < len(a) && a[ia].Last < lo {
+			ia++
+		}
+		for ib < len(b) && b[ib].Last < lo {
+			ib++
+		}
+		var pa, pb *PersistedBatch
+		if ia < len(a) && a[ia].First <= lo {
+			pa = &a[ia]
+		}
+		if ib < len(b) && b[ib].First <= lo {
+			pb = &b[ib]
+		}
+		win := pa
+		if pb != nil && (win == nil || pb.DeliveryCount > win.DeliveryCount ||
+			(pb.DeliveryCount == win.DeliveryCount && pb.State > win.State)) {
+			win = pb
+		}
+		if win == nil {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Last+1 == lo && out[n-1].State == win.State && out[n-1].DeliveryCount == win.DeliveryCount {
+			out[n-1].Last = hi
+			continue
+		}
+		out = append(out, PersistedBatch{First: lo, Last: hi, State: win.State, DeliveryCount: win.DeliveryCount})
+	}
+	return out
+}
+
+// Load rebuilds a share-partition on a (new) leader from the durable state (§8.3, §5.4).
+// startIfUnset is the start offset share.auto.offset.reset resolved to, used when the
+// stored start offset is -1 (see ResolveStartOffset); it is not persisted until the next
+// write. Every stored batch becomes a whole cache batch in its stored state and delivery
+// count with no owner and no lock: whatever was acquired at the old leader reverts to its
+// last written state, or, if never written, is unknown and fetched again as new (the reload
+// gap window). A malformed snapshot is an error (Kafka marks the partition FAILED).
+func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*SharePartition, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	spso := snap.StartOffset
+	if spso < 0 {
+		spso = startIfUnset
+	}
+	if spso < 0 {
+		return nil, errf(ErrInvalidArgument, spso, "start offset must be resolved before loading")
+	}
+	sp := newPartition(cfg)
+	sp.stateEpoch, sp.leaderEpoch = snap.StateEpoch, leaderEpoch
+	sp.spso, sp.speo, sp.availFrom = spso, spso, spso
+	for i, pb := range snap.Batches {
+		switch {
+		case pb.First > pb.Last:
+			return nil, errf(ErrInvalidArgument, pb.First, "stored batch has last %d < first %d", pb.Last, pb.First)
+		case pb.First < spso:
+			return nil, errf(ErrInvalidArgument, pb.First, "stored batch starts below the start offset %d", spso)
+		case i > 0 && pb.First <= snap.Batches[i-1].Last:
+			return nil, errf(ErrInvalidArgument, pb.First, "stored batches overlap or are out of order")
+		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived:
+			return nil, errf(ErrInvalidArgument, pb.First, "stored state %s cannot be loaded", pb.State)
+		case pb.DeliveryCount < 0:
+			return nil, errf(ErrInvalidArgument, pb.First, "negative delivery count")
+		}
+		r := rec{state: pb.State, dc: pb.DeliveryCount, owner: noOwner}
+		sp.batches = append(sp.batches, batch{first: pb.First, last: pb.Last, whole: r})
+		if pb.State.Terminal() {
+			sp.nTerminal += pb.Last - pb.First + 1
+		}
+	}
+	if n := len(sp.batches); n > 0 {
+		sp.speo = sp.batches[n-1].last
+		sp.gap = gapWindow{active: true, start: spso, end: sp.speo}
+	}
+	sp.findNext = true
+	sp.advanceHead()
+	return sp, nil
+}

@@ -1,0 +1,246 @@
+package model_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+func pbs(spec string) []model.PersistedBatch {
+	names := map[string]model.State{"AVA": model.Available, "ACK": model.Acknowledged, "ARC": model.Archived}
+	var out []model.PersistedBatch
+	for _, f := range strings.Fields(spec) {
+		var a, b int64
+		var st string
+		var dc int16
+		if _, err := fmt.Sscanf(strings.NewReplacer("-", " ", "/", " ").Replace(f), "%d %d %s %d", &a, &b, &st, &dc); err != nil {
+			panic(fmt.Sprintf("bad batch spec %q: %v", f, err))
+		}
+		out = append(out, model.PersistedBatch{First: a, Last: b, State: names[st], DeliveryCount: dc})
+	}
+	return out
+}
+
+func renderPBs(bs []model.PersistedBatch) string {
+	var parts []string
+	for _, b := range bs {
+		parts = append(parts, fmt.Sprintf("%d-%d/%s/%d", b.First, b.Last, b.State.String()[:3], b.DeliveryCount))
+	}
+	return strings.Join(parts, " ")
+}
+
+// The coordinator's merge (§8.1): highest delivery count wins, ties to the higher state id,
+// start offset only grows, below-start offsets dropped, equal neighbours coalesced.
+func TestStateStoreMerge(t *testing.T) {
+	cases := []struct {
+		name          string
+		stored, write string
+		start         int64
+		want          string
+		wantStart     int64
+	}{
+		{"ack inside an available run", "0-9/AVA/1", "3-4/ACK/1", 0, "0-2/AVA/1 3-4/ACK/1 5-9/AVA/1", 0},
+		{"older lower count loses", "0-0/AVA/3", "0-0/ACK/2", 0, "0-0/AVA/3", 0},
+		{"tie goes to the higher state", "0-1/AVA/2", "0-1/ARC/2", 0, "0-1/ARC/2", 0},
+		{"start offset prunes", "0-9/AVA/1", "8-9/ACK/1", 5, "5-7/AVA/1 8-9/ACK/1", 5},
+		{"coalesce neighbours", "0-1/ACK/1", "2-3/ACK/1", 0, "0-3/ACK/1", 0},
+		{"start never regresses", "", "0-0/AVA/1", 0, "", 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := model.NewStateStore(1, 0)
+			if c.stored != "" {
+				if err := s.Write(&model.Write{StateEpoch: 1, StartOffset: 0, Batches: pbs(c.stored)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.wantStart == 7 { // regressing start: first raise to 7, then write with 0
+				_ = s.Write(&model.Write{StateEpoch: 1, StartOffset: 7})
+			}
+			if err := s.Write(&model.Write{StateEpoch: 1, StartOffset: c.start, Batches: pbs(c.write)}); err != nil {
+				t.Fatal(err)
+			}
+			snap := s.Snapshot()
+			if got := renderPBs(snap.Batches); got != c.want {
+				t.Errorf("batches: got %q want %q", got, c.want)
+			}
+			if snap.StartOffset != c.wantStart {
+				t.Errorf("start: got %d want %d", snap.StartOffset, c.wantStart)
+			}
+		})
+	}
+}
+
+// Merging is insensitive to the order writes arrive in (§8.1).
+func TestStateStoreMergeOrderInsensitive(t *testing.T) {
+	writes := []string{"0-4/AVA/1", "2-3/ACK/2", "0-0/ARC/2", "4-6/AVA/3", "5-5/ACK/3"}
+	var first string
+	perms := [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}, {1, 4, 0, 3, 2}}
+	for _, p := range perms {
+		s := model.NewStateStore(1, 0)
+		for _, i := range p {
+			if err := s.Write(&model.Write{StateEpoch: 1, Batches: pbs(writes[i])}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := renderPBs(s.Snapshot().Batches)
+		if first == "" {
+			first = got
+		} else if got != first {
+			t.Errorf("order %v: %q, first order gave %q", p, got, first)
+		}
+	}
+}
+
+// Epoch fencing (§8.2): a read raises the leader epoch; older writes are fenced.
+func TestStateStoreFencing(t *testing.T) {
+	s := model.NewStateStore(3, 0)
+	if _, err := s.Read(5); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		w      model.Write
+		want   model.ErrorCode
+		readAt int32
+	}{
+		{"older leader epoch", model.Write{StateEpoch: 3, LeaderEpoch: 4}, model.ErrFencedLeaderEpoch, 0},
+		{"older state epoch", model.Write{StateEpoch: 2, LeaderEpoch: 5}, model.ErrFencedStateEpoch, 0},
+		{"current epochs", model.Write{StateEpoch: 3, LeaderEpoch: 5}, model.ErrNone, 0},
+	}
+	for _, c := range cases {
+		if got := model.CodeOf(s.Write(&c.w)); got != c.want {
+			t.Errorf("%s: got %s want %s", c.name, got, c.want)
+		}
+	}
+	if _, err := s.Read(4); model.CodeOf(err) != model.ErrFencedLeaderEpoch {
+		t.Errorf("stale read: got %v", err)
+	}
+	if !errors.Is(s.Write(&model.Write{StateEpoch: 3, LeaderEpoch: 1}), &model.Error{Code: model.ErrFencedLeaderEpoch}) {
+		t.Errorf("errors.Is should match on the code")
+	}
+	if !model.IsFencingWriteError(s.Write(&model.Write{StateEpoch: 0, LeaderEpoch: 9})) {
+		t.Errorf("state-epoch fencing must be a fencing error")
+	}
+}
+
+// failover rebuilds h.sp from the harness's store, as a new leader would (§8.3).
+func (h *harness) failover(leaderEpoch int32) {
+	h.t.Helper()
+	snap, err := h.store.Read(leaderEpoch)
+	if err != nil {
+		h.t.Fatalf("read: %v", err)
+	}
+	sp, err := model.Load(h.cfg, snap, leaderEpoch, 0)
+	if err != nil {
+		h.t.Fatalf("load: %v", err)
+	}
+	h.sp = sp
+	h.open = map[model.WriteID]*model.Write{}
+	h.check()
+}
+
+func TestFailoverReload(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(h *harness)
+	}{
+		{"acquired records revert to their last written state; unwritten ones are refetched as new", func(h *harness) {
+			h.produce(2, 2, 2)
+			h.fetchP("c1", model.FetchParams{MaxRecords: 2, BatchSize: 2}) // 0-1
+			h.fetchP("c2", model.FetchParams{MaxRecords: 2, BatchSize: 2}) // 2-3
+			h.fetchP("c3", model.FetchParams{MaxRecords: 2, BatchSize: 2}) // 4-5
+			h.ackOK("c1", "0-1:accept")
+			h.ackOK("c3", "4-5:release")
+			h.eq("snapshot", renderPBs(h.store.Snapshot().Batches), "4-5/AVA/1")
+			h.failover(1)
+			h.eq("loaded", h.states(), "4:AVA/-/1 5:AVA/-/1")
+			h.eq("span", h.span(), "spso=2 speo=5 window=4 next=2")
+			// The hole 2-3 (acquired by c2 at the old leader, never written) comes first, as new.
+			h.eq("fetch", h.fetch("c4", 500), "2-3@1 4-5@2")
+			h.ackOK("c4", "2-3:accept 4-5:accept")
+			h.eq("drained", h.span(), "spso=6 speo=6 window=0 next=6")
+		}},
+		{"an accepted record never comes back; delivery counts never drop below the persisted value", func(h *harness) {
+			h.produce(1, 1)
+			h.fetchP("c1", model.FetchParams{MaxRecords: 2, BatchSize: 1})
+			h.advance(30000) // both expire: written AVAILABLE dc 1
+			h.fetch("c1", 2) // dc 2, not written
+			h.ackOK("c1", "0:accept")
+			h.failover(1)
+			h.eq("loaded", h.states(), "1:AVA/-/1")
+			h.eq("fetch", h.fetch("c2", 2), "1-1@2")
+		}},
+		{"a stale leader's writes are fenced after the new leader's read", func(h *harness) {
+			h.produce(2)
+			h.sp.SetEpochs(0, 1)
+			if _, err := h.store.Read(1); err != nil {
+				h.t.Fatal(err)
+			}
+			h.fetch("c1", 500)
+			old := h.sp
+			w, _ := h.ack("c1", "0-1:accept")
+			if _, err := h.store.Read(2); err != nil { // new leader loads
+				h.t.Fatal(err)
+			}
+			err := h.store.Write(h.open[w.ID])
+			if model.CodeOf(err) != model.ErrFencedLeaderEpoch {
+				h.t.Fatalf("stale write: %v", err)
+			}
+			if err := old.CompleteWrite(h.now, w.ID, err); err != nil {
+				h.t.Fatal(err)
+			}
+			if got := model.AckErrorForWriteFailure(err); got != model.ErrNotLeaderOrFollower {
+				h.t.Errorf("client sees %s, want NOT_LEADER_OR_FOLLOWER", got)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.run(newHarness(t, cfg42()))
+		})
+	}
+}
+
+func TestLoadRejectsMalformedSnapshots(t *testing.T) {
+	cases := []struct {
+		name string
+		snap model.Snapshot
+	}{
+		{"batch below start", model.Snapshot{StartOffset: 5, Batches: pbs("3-6/AVA/1")}},
+		{"inverted batch", model.Snapshot{StartOffset: 0, Batches: []model.PersistedBatch{{First: 4, Last: 2}}}},
+		{"overlap", model.Snapshot{StartOffset: 0, Batches: pbs("0-4/AVA/1 3-6/ACK/1")}},
+		{"acquired stored", model.Snapshot{StartOffset: 0, Batches: []model.PersistedBatch{{First: 0, Last: 0, State: model.Acquired, DeliveryCount: 1}}}},
+	}
+	for _, c := range cases {
+		if _, err := model.Load(model.DefaultConfig(), c.snap, 1, 0); err == nil {
+			t.Errorf("%s: Load accepted a malformed snapshot", c.name)
+		}
+	}
+}
+
+// Kafka 4.1 moved SPSO to the next batch start unconditionally, backwards after a log-start
+// jump; 4.2 never moves it backwards (KAFKA-19859).
+func TestSPSOAfterLogStartJump(t *testing.T) {
+	for _, c := range []struct {
+		cfg  model.Config
+		want string
+	}{
+		{cfg41(), "spso=2 speo=6 window=5 next=7"},
+		{cfg42(), "spso=6 speo=6 window=1 next=6"},
+	} {
+		t.Run(c.cfg.Version.String(), func(t *testing.T) {
+			h := newHarness(t, c.cfg)
+			h.produce(2, 2, 2)
+			h.fetchP("c1", model.FetchParams{MaxRecords: 2, BatchSize: 2})
+			h.now += 1000
+			h.fetchP("c2", model.FetchParams{MaxRecords: 4, BatchSize: 2})
+			h.sp.MoveLogStartOffset(6) // past the whole cache
+			h.advance(29000) // only 0-1 expire: archived below SPSO
+			h.eq("span", h.span(), c.want)
+		})
+	}
+}

@@ -1,0 +1,88 @@
+package model
+
+// This file is the one place where the legal (state, trigger) pairs of a record live.
+// Every change of a record's state in the core goes through transition (ordinary
+// triggers) or forceArchive (triggers that bypass the validity rule).
+
+// trigger is what happens to an offset.
+type trigger uint8
+
+const (
+	trigAcquire    trigger = iota // T-ACQ: a fetch takes the record
+	trigAccept                    // T-ACCEPT
+	trigRelease                   // T-RELEASE
+	trigReject                    // T-REJECT
+	trigGap                       // T-GAP
+	trigExpire                    // T-EXPIRE: the lock fired
+	trigLeave                     // T-LEAVE: the owner's share session ended
+	trigRollbackLF                // a failed write's rollback after the lock fired (4.2, KAFKA-19476)
+)
+
+// outcome is the result of applying a trigger to one record.
+type outcome struct {
+	state State
+	dc    int16
+	ok    bool // false: the trigger is not legal from this state; nothing changes
+}
+
+// transition applies an ordinary trigger to a record in state from with delivery count dc.
+// belowStart says the offset lies below SPSO (after a log-start move). The rules:
+//
+//   - AVAILABLE → ACQUIRED only by T-ACQ, delivery count + 1 (the only increment).
+//   - ACQUIRED → ACKNOWLEDGED by T-ACCEPT; → ARCHIVED by T-REJECT and T-GAP.
+//   - ACQUIRED → AVAILABLE by T-RELEASE, T-EXPIRE, T-LEAVE and a lock-fired rollback, with
+//     the limit substitution: if dc ≥ limit the target becomes ARCHIVED. An offset below
+//     SPSO is ARCHIVED instead of made available (T-EXPIRE, T-LEAVE).
+//   - Kafka 4.1's T-LEAVE decrements dc and skips the limit (the records were "never
+//     handed to the application"); Kafka 4.2 keeps dc and applies the limit (KAFKA-19972).
+//   - ACKNOWLEDGED and ARCHIVED have no exits; no state moves to itself.
+func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) outcome {
+	switch from {
+	case Available:
+		if t == trigAcquire {
+			return outcome{state: Acquired, dc: dc + 1, ok: true}
+		}
+	case Acquired:
+		switch t {
+		case trigAccept:
+			return outcome{state: Acknowledged, dc: dc, ok: true}
+		case trigReject, trigGap:
+			return outcome{state: Archived, dc: dc, ok: true}
+		case trigRelease:
+			return c.makeAvailable(dc, false)
+		case trigExpire, trigRollbackLF:
+			return c.makeAvailable(dc, belowStart)
+		case trigLeave:
+			if c.Version == Kafka41 {
+				if belowStart {
+					return outcome{state: Archived, dc: dc, ok: true}
+				}
+				return outcome{state: Available, dc: dc - 1, ok: true}
+			}
+			return c.makeAvailable(dc, belowStart)
+		}
+	}
+	return outcome{state: from, dc: dc}
+}
+
+// makeAvailable is the limit substitution: a record returning to AVAILABLE whose delivery
+// count has reached the limit is ARCHIVED instead. The delivery count never changes.
+func (c *Config) makeAvailable(dc int16, belowStart bool) outcome {
+	if belowStart || int(dc) >= c.DeliveryCountLimit {
+		return outcome{state: Archived, dc: dc, ok: true}
+	}
+	return outcome{state: Available, dc: dc, ok: true}
+}
+
+// ackTrigger maps an acknowledgement type (other than RENEW) to its trigger.
+func ackTrigger(t AckType) trigger {
+	switch t {
+	case AckAccept:
+		return trigAccept
+	case AckRelease:
+		return trigRelease
+	case AckReject:
+		return trigReject
+	}
+	return trigGap
+}

@@ -1,0 +1,210 @@
+package model
+
+import "fmt"
+
+// State is the state of one offset of a share-partition, with Kafka's persisted ids.
+type State uint8
+
+// Record states. The numeric values are the ids Kafka writes to __share_group_state
+// (ACQUIRED is never written).
+const (
+	Available    State = 0
+	Acquired     State = 1
+	Acknowledged State = 2
+	Archived     State = 4
+)
+
+// String returns Kafka's upper-case name of the state.
+func (s State) String() string {
+	switch s {
+	case Available:
+		return "AVAILABLE"
+	case Acquired:
+		return "ACQUIRED"
+	case Acknowledged:
+		return "ACKNOWLEDGED"
+	case Archived:
+		return "ARCHIVED"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Terminal reports whether the state has no exits (ACKNOWLEDGED, ARCHIVED).
+func (s State) Terminal() bool { return s == Acknowledged || s == Archived }
+
+// AckType is an acknowledgement type with Kafka's wire ids.
+type AckType uint8
+
+// Acknowledgement types (ShareAcknowledge / ShareFetch AcknowledgeTypes).
+const (
+	AckGap     AckType = 0 // offset holds no deliverable record → ARCHIVED
+	AckAccept  AckType = 1 // processed → ACKNOWLEDGED
+	AckRelease AckType = 2 // give back → AVAILABLE (ARCHIVED at the delivery limit)
+	AckReject  AckType = 3 // unprocessable → ARCHIVED
+	AckRenew   AckType = 4 // Kafka 4.2+: restart the lock, state unchanged
+)
+
+// String returns Kafka's upper-case name of the type.
+func (t AckType) String() string {
+	switch t {
+	case AckGap:
+		return "GAP"
+	case AckAccept:
+		return "ACCEPT"
+	case AckRelease:
+		return "RELEASE"
+	case AckReject:
+		return "REJECT"
+	case AckRenew:
+		return "RENEW"
+	}
+	return fmt.Sprintf("AckType(%d)", uint8(t))
+}
+
+// MemberID identifies a share-group member (Kafka uses a UUID string).
+type MemberID string
+
+// WriteID identifies one WriteShareGroupState issued by a share-partition. Zero means
+// "no write".
+type WriteID uint64
+
+// LogBatch is one producer batch as returned by a log read: offsets First..Last inclusive.
+// Aborted marks a batch of an aborted transaction; it only matters under read_committed.
+type LogBatch struct {
+	First, Last int64
+	Aborted     bool
+}
+
+// FetchParams are the per-request acquisition parameters a share consumer sends.
+type FetchParams struct {
+	// MaxRecords is the record budget of the request (the Java client sends max.poll.records).
+	MaxRecords int
+	// BatchSize is the soft size of one acquired range in batch_optimized mode (the Java
+	// client also sends max.poll.records).
+	BatchSize int
+	// Mode is share.acquire.mode; RecordLimit needs Kafka 4.2.
+	Mode AcquireMode
+}
+
+// AcquiredRange is one range returned to the client: offsets First..Last inclusive, all
+// with the same delivery count (the count after this acquisition; first delivery = 1).
+type AcquiredRange struct {
+	First, Last   int64
+	DeliveryCount int16
+}
+
+// AckRange acknowledges offsets First..Last inclusive. Types holds either one type for the
+// whole range or exactly one type per offset.
+type AckRange struct {
+	First, Last int64
+	Types       []AckType
+}
+
+// PersistedBatch is one entry of the durable state: offsets First..Last inclusive share a
+// state (AVAILABLE, ACKNOWLEDGED or ARCHIVED) and a delivery count.
+type PersistedBatch struct {
+	First, Last   int64
+	State         State
+	DeliveryCount int16
+}
+
+// WriteKind says which operation issued a state write.
+type WriteKind uint8
+
+// Kinds of state write.
+const (
+	WriteAck     WriteKind = iota + 1 // an acknowledgement call (provisional until complete)
+	WriteRelease                      // a member's share session ended (provisional)
+	WriteExpiry                       // an acquisition lock fired (not provisional; result ignored)
+)
+
+// String names the write kind.
+func (k WriteKind) String() string {
+	switch k {
+	case WriteAck:
+		return "ack"
+	case WriteRelease:
+		return "release"
+	case WriteExpiry:
+		return "expiry"
+	}
+	return fmt.Sprintf("WriteKind(%d)", uint8(k))
+}
+
+// Write is the content of one WriteShareGroupState request for this share-partition.
+// The *Write returned by the core stays valid until CompleteWrite is called with its ID;
+// copy it (Clone) to keep it longer.
+type Write struct {
+	ID          WriteID
+	Kind        WriteKind
+	StateEpoch  int32
+	LeaderEpoch int32
+	// StartOffset is the SPSO when the write was issued.
+	StartOffset int64
+	// DeliveryCompleteCount is the number of terminal offsets at or above StartOffset
+	// in the in-flight cache when the write was issued (KIP-1226).
+	DeliveryCompleteCount int64
+	// Batches are the changed offsets with their new state and delivery count, ascending
+	// and disjoint.
+	Batches []PersistedBatch
+
+	decremented bool // 4.1 session release lowered the delivery counts of Batches
+}
+
+// Clone returns a deep copy that the core will not reuse.
+func (w *Write) Clone() *Write {
+	c := *w
+	c.Batches = append([]PersistedBatch(nil), w.Batches...)
+	return &c
+}
+
+// Snapshot is the durable state of a share-partition as the share coordinator returns it
+// on ReadShareGroupState.
+type Snapshot struct {
+	StateEpoch  int32
+	LeaderEpoch int32
+	// StartOffset is the persisted SPSO; -1 means never written (share.auto.offset.reset
+	// decides).
+	StartOffset int64
+	// DeliveryCompleteCount is -1 when unknown.
+	DeliveryCompleteCount int64
+	Batches               []PersistedBatch
+}
+
+// Clone returns a deep copy.
+func (s Snapshot) Clone() Snapshot {
+	s.Batches = append([]PersistedBatch(nil), s.Batches...)
+	return s
+}
+
+// RecordView is the observable state of one cached offset.
+type RecordView struct {
+	Offset int64
+	// State is the shown state; while Pending it is the provisional target of a write.
+	State         State
+	DeliveryCount int16
+	// Owner is the member holding the lock; empty unless State is ACQUIRED.
+	Owner MemberID
+	// Pending is true while a state write covering this offset is outstanding.
+	Pending bool
+	// LockDeadlineMs is the virtual time at which the lock fires; valid when HasLock.
+	LockDeadlineMs int64
+	HasLock        bool
+}
+
+// PartitionState is the lifecycle state of the share-partition object on its leader.
+type PartitionState uint8
+
+// Partition lifecycle states.
+const (
+	PartitionActive PartitionState = iota
+	PartitionFenced
+)
+
+// String names the partition state.
+func (p PartitionState) String() string {
+	if p == PartitionActive {
+		return "ACTIVE"
+	}
+	return "FENCED"
+}

@@ -1,0 +1,134 @@
+package model
+
+// State writes (WriteShareGroupState). An acknowledgement call or a session release makes
+// its changes provisional ("pending"): the records already show their target state but
+// cannot be acquired, acknowledged again or expired, and the change is rolled back if the
+// write fails. Lock-expiry changes stand whatever the write's result. Several writes may be
+// outstanding at once and complete in any order.
+
+// beginWrite returns an empty write of the given kind, reusing a completed one.
+func (sp *SharePartition) beginWrite(kind WriteKind) *Write {
+	var w *Write
+	if n := len(sp.freeWrites); n > 0 {
+		w = sp.freeWrites[n-1]
+		sp.freeWrites = sp.freeWrites[:n-1]
+		w.Batches = w.Batches[:0]
+	} else {
+		w = &Write{}
+	}
+	w.ID, w.Kind, w.decremented = 0, kind, false
+	return w
+}
+
+// add appends the changed offsets [first, last], coalescing with the previous entry when
+// adjacent with equal state and delivery count.
+func (w *Write) add(first, last int64, s State, dc int16) {
+	if n := len(w.Batches); n > 0 {
+		p := &w.Batches[n-1]
+		if p.Last+1 == first && p.State == s && p.DeliveryCount == dc {
+			p.Last = last
+			return
+		}
+	}
+	w.Batches = append(w.Batches, PersistedBatch{First: first, Last: last, State: s, DeliveryCount: dc})
+}
+
+// issueWrite stamps the write with the epochs, SPSO and delivery-complete count and
+// registers it as outstanding.
+func (sp *SharePartition) issueWrite(w *Write) *Write {
+	sp.nextWrite++
+	w.ID = sp.nextWrite
+	w.StateEpoch, w.LeaderEpoch = sp.stateEpoch, sp.leaderEpoch
+	w.StartOffset = sp.spso
+	w.DeliveryCompleteCount = sp.deliveryCompleteCount()
+	sp.writes[w.ID] = w
+	sp.stats.WritesIssued++
+	return w
+}
+
+func (sp *SharePartition) discardWrite(w *Write) {
+	sp.freeWrites = append(sp.freeWrites, w)
+}
+
+// CompleteWrite reports the outcome of an outstanding write: writeErr nil means the share
+// coordinator committed it. For an acknowledgement or release write the provisional changes
+// are committed (locks cancelled, head rule applied) or rolled back (§6.4); for an expiry
+// write only the head rule runs. The *Write is recycled afterwards. The returned error is
+// non-nil only if id is not outstanding.
+func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error) error {
+	w, ok := sp.writes[id]
+	if !ok {
+		return errf(ErrInvalidArgument, -1, "write %d is not outstanding", id)
+	}
+	delete(sp.writes, id)
+	if writeErr != nil {
+		sp.stats.WritesFailed++
+	}
+	switch {
+	case w.Kind == WriteExpiry:
+		sp.advanceHead()
+	case writeErr == nil:
+		sp.forEachWritten(w, sp.commitRec)
+		sp.advanceHead()
+	default:
+		dec := w.decremented
+		sp.forEachWritten(w, func(r *rec, off, n int64) { sp.rollbackRec(r, off, n, dec) })
+	}
+	sp.discardWrite(w)
+	return nil
+}
+
+// forEachWritten calls fn for every cached record the write's batches cover, with the first
+// offset and the number of offsets the record stands for.
+func (sp *SharePartition) forEachWritten(w *Write, fn func(r *rec, off, n int64)) {
+	for _, pb := range w.Batches {
+		for i := sp.firstEndingAtOrAfter(pb.First); i < len(sp.batches) && sp.batches[i].first <= pb.Last; i++ {
+			b := &sp.batches[i]
+			if b.recs == nil {
+				fn(&b.whole, b.first, b.size())
+				continue
+			}
+			for off := max(pb.First, b.first); off <= min(pb.Last, b.last); off++ {
+				fn(&b.recs[off-b.first], off, 1)
+			}
+		}
+	}
+}
+
+// commitRec makes a provisional change final: the acquisition ends, its lock is cancelled.
+func (sp *SharePartition) commitRec(r *rec, off, n int64) {
+	if !r.pending() {
+		return
+	}
+	r.flags &^= flagPending | flagLockFired
+	r.lock, r.owner = 0, noOwner
+	if r.state == Available {
+		sp.noteAvailable(off)
+	}
+}
+
+// rollbackRec undoes a provisional change after a failed write: the record is ACQUIRED by
+// its owner again, unless it was force-archived meanwhile (stays ARCHIVED) or its lock fired
+// meanwhile (4.2: released as by expiry; 4.1: ACQUIRED with no live lock).
+func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
+	if !r.pending() {
+		return
+	}
+	fired := r.flags&flagLockFired != 0
+	r.flags &^= flagPending | flagLockFired
+	if r.flags&flagForced != 0 {
+		r.lock, r.owner = 0, noOwner
+		return
+	}
+	if decremented && r.state == Available {
+		r.dc++
+	}
+	if fired && sp.v42() {
+		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, off+n-1 < sp.spso)
+		sp.countArchivedAtLimit(o, off+n-1 < sp.spso, n)
+		sp.setState(r, o.state, off, n)
+		r.lock, r.owner = 0, noOwner
+		return
+	}
+	sp.setState(r, Acquired, off, n)
+}

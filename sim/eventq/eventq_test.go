@@ -1,0 +1,313 @@
+package eventq
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sharesim/sharesim/sim/rng"
+)
+
+// check verifies the heap property and the slot/heap cross-links.
+func (q *Queue[T]) check(t *testing.T) {
+	t.Helper()
+	for i := range q.heap {
+		if i > 0 {
+			if p := (i - 1) / 4; less(&q.heap[i], &q.heap[p]) {
+				t.Fatalf("heap property violated at %d (parent %d)", i, p)
+			}
+		}
+		s := q.slots[q.heap[i].slot]
+		if s.pos != i || s.seq != q.heap[i].seq {
+			t.Fatalf("slot %d out of sync: pos %d seq %d, heap index %d seq %d",
+				q.heap[i].slot, s.pos, s.seq, i, q.heap[i].seq)
+		}
+	}
+	free := 0
+	for _, s := range q.slots {
+		if s.pos < 0 {
+			free++
+		}
+	}
+	if free != len(q.free) || free+len(q.heap) != len(q.slots) {
+		t.Fatalf("slot accounting: %d free slots, free list %d, heap %d, slots %d",
+			free, len(q.free), len(q.heap), len(q.slots))
+	}
+}
+
+func TestOrderByTimeThenInsertion(t *testing.T) {
+	var q Queue[string]
+	q.Push(30, "c1")
+	q.Push(10, "a1")
+	q.Push(20, "b1")
+	q.Push(10, "a2")
+	q.Push(30, "c2")
+	q.Push(-5, "neg")
+	q.Push(10, "a3")
+	q.Push(20, "b2")
+	want := []string{"neg", "a1", "a2", "a3", "b1", "b2", "c1", "c2"}
+	wantAt := []int64{-5, 10, 10, 10, 20, 20, 30, 30}
+	if q.Len() != len(want) {
+		t.Fatalf("Len = %d", q.Len())
+	}
+	for i := range want {
+		pa, pv, ok := q.Peek()
+		at, v, ok2 := q.Pop()
+		if !ok || !ok2 || at != wantAt[i] || v != want[i] || pa != at || pv != v {
+			t.Fatalf("pop %d: got (%d,%q,%v) peek (%d,%q,%v), want (%d,%q)",
+				i, at, v, ok2, pa, pv, ok, wantAt[i], want[i])
+		}
+		q.check(t)
+	}
+	if _, _, ok := q.Pop(); ok {
+		t.Fatal("Pop on empty queue reported ok")
+	}
+	if at, v, ok := q.Peek(); ok || at != 0 || v != "" {
+		t.Fatal("Peek on empty queue returned a value")
+	}
+}
+
+func TestManyTies(t *testing.T) {
+	q := New[int](0)
+	for i := range 1000 {
+		q.Push(7, i)
+	}
+	for i := range 1000 {
+		if _, v, _ := q.Pop(); v != i {
+			t.Fatalf("tie %d popped as %d", i, v)
+		}
+	}
+}
+
+func TestCancel(t *testing.T) {
+	var q Queue[string]
+	ha := q.Push(10, "a")
+	hb := q.Push(20, "b")
+	hc := q.Push(30, "c")
+	hd := q.Push(5, "d")
+	if hd.Seq() != 4 || ha.Seq() != 1 {
+		t.Fatalf("seqs %d %d, want 1 and 4", ha.Seq(), hd.Seq())
+	}
+	if !q.Pending(hb) || !q.Cancel(hb) {
+		t.Fatal("cancel of pending b failed")
+	}
+	q.check(t)
+	if q.Pending(hb) || q.Cancel(hb) {
+		t.Fatal("b still cancellable after cancel")
+	}
+	if !q.Cancel(hd) { // the current minimum
+		t.Fatal("cancel of top d failed")
+	}
+	q.check(t)
+	if q.Len() != 2 {
+		t.Fatalf("Len = %d, want 2", q.Len())
+	}
+	if _, v, _ := q.Pop(); v != "a" {
+		t.Fatalf("popped %q, want a", v)
+	}
+	if q.Cancel(ha) {
+		t.Fatal("cancel of popped a succeeded")
+	}
+	// New pushes reuse freed slots; old handles must stay stale.
+	he := q.Push(1, "e")
+	hf := q.Push(2, "f")
+	for _, h := range []Handle{ha, hb, hd} {
+		if q.Pending(h) || q.Cancel(h) {
+			t.Fatalf("stale handle %+v acted on a reused slot", h)
+		}
+	}
+	if q.Cancel(Handle{}) || q.Pending(Handle{}) {
+		t.Fatal("zero Handle is pending")
+	}
+	if q.Cancel(Handle{slot: 99, seq: 1}) {
+		t.Fatal("out-of-range handle cancelled something")
+	}
+	q.check(t)
+	var got []string
+	for q.Len() > 0 {
+		_, v, _ := q.Pop()
+		got = append(got, v)
+	}
+	if !slices.Equal(got, []string{"e", "f", "c"}) {
+		t.Fatalf("remaining order %v, want [e f c]", got)
+	}
+	if q.Pending(he) || q.Pending(hf) || q.Pending(hc) {
+		t.Fatal("popped handles still pending")
+	}
+}
+
+func TestPopReleasesPayload(t *testing.T) {
+	var q Queue[*int]
+	x := new(int)
+	q.Push(1, x)
+	q.Pop()
+	for _, s := range q.slots {
+		if s.v != nil {
+			t.Fatal("popped payload still referenced by the queue")
+		}
+	}
+	h := q.Push(1, x)
+	q.Cancel(h)
+	for _, s := range q.slots {
+		if s.v != nil {
+			t.Fatal("cancelled payload still referenced by the queue")
+		}
+	}
+}
+
+// refEvent is an entry of the reference model: a slice kept sorted by
+// (at, seq).
+type refEvent struct {
+	at  int64
+	seq uint64
+	v   int
+}
+
+// TestAgainstReference runs random operation sequences against the queue
+// and a trivially correct sorted slice, with fixed seeds.
+func TestAgainstReference(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rng.New(seed)
+		var q Queue[int]
+		var ref []refEvent
+		var handles []Handle // every handle ever issued, live or stale
+		var seq uint64
+		for step := range 5000 {
+			switch op := r.Intn(10); {
+			case op < 5: // push, with a narrow time range to force ties
+				at := r.Int63n(40) - 5
+				seq++
+				h := q.Push(at, step)
+				if h.Seq() != seq {
+					t.Fatalf("seed %d step %d: seq %d, want %d", seed, step, h.Seq(), seq)
+				}
+				handles = append(handles, h)
+				e := refEvent{at, seq, step}
+				i, _ := slices.BinarySearchFunc(ref, e, func(a, b refEvent) int {
+					if a.at != b.at {
+						return cmpInt(a.at, b.at)
+					}
+					return cmpInt(a.seq, b.seq)
+				})
+				ref = slices.Insert(ref, i, e)
+			case op < 8: // pop
+				at, v, ok := q.Pop()
+				if len(ref) == 0 {
+					if ok {
+						t.Fatalf("seed %d step %d: Pop on empty returned ok", seed, step)
+					}
+					continue
+				}
+				w := ref[0]
+				ref = ref[1:]
+				if !ok || at != w.at || v != w.v {
+					t.Fatalf("seed %d step %d: Pop = (%d,%d,%v), want (%d,%d)", seed, step, at, v, ok, w.at, w.v)
+				}
+			default: // cancel a random handle, possibly stale
+				if len(handles) == 0 {
+					continue
+				}
+				h := handles[r.Intn(len(handles))]
+				i := slices.IndexFunc(ref, func(e refEvent) bool { return e.seq == h.Seq() })
+				if got := q.Cancel(h); got != (i >= 0) {
+					t.Fatalf("seed %d step %d: Cancel = %v, want %v", seed, step, got, i >= 0)
+				}
+				if i >= 0 {
+					ref = slices.Delete(ref, i, i+1)
+				}
+			}
+			if q.Len() != len(ref) {
+				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(ref))
+			}
+			if at, v, ok := q.Peek(); ok != (len(ref) > 0) || (ok && (at != ref[0].at || v != ref[0].v)) {
+				t.Fatalf("seed %d step %d: Peek = (%d,%d,%v)", seed, step, at, v, ok)
+			}
+			if step%97 == 0 {
+				q.check(t)
+			}
+		}
+		// Drain and compare the tail.
+		for _, w := range ref {
+			at, v, ok := q.Pop()
+			if !ok || at != w.at || v != w.v {
+				t.Fatalf("seed %d drain: Pop = (%d,%d,%v), want (%d,%d)", seed, at, v, ok, w.at, w.v)
+			}
+		}
+		if q.Len() != 0 {
+			t.Fatalf("seed %d: %d events left after drain", seed, q.Len())
+		}
+	}
+}
+
+func cmpInt[I int64 | uint64](a, b I) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func TestSteadyStateDoesNotAllocate(t *testing.T) {
+	q := New[int](0)
+	r := rng.New(1)
+	for i := range 10000 {
+		q.Push(r.Int63n(1000000), i)
+	}
+	// Warm up: one cancel puts a slot on the free list's spare capacity.
+	q.Cancel(q.Push(0, 0))
+	allocs := testing.AllocsPerRun(1000, func() {
+		at, v, _ := q.Pop()
+		h := q.Push(at+r.Int63n(1000), v)
+		q.Cancel(h)
+		q.Push(at+r.Int63n(1000), v)
+	})
+	if allocs != 0 {
+		t.Fatalf("steady-state Push/Pop/Cancel allocated %.1f times per run", allocs)
+	}
+}
+
+// BenchmarkPushPop measures one Pop plus one Push on a queue holding
+// 10 000 events, the steady state of a running simulation.
+func BenchmarkPushPop(b *testing.B) {
+	const size = 10000
+	q := New[int](size)
+	r := rng.New(1)
+	for i := range size {
+		q.Push(r.Int63n(1000000), i)
+	}
+	// Precomputed delays keep generator cost out of the measurement.
+	delays := make([]int64, 4096)
+	for i := range delays {
+		delays[i] = 1 + r.Int63n(20000)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		at, v, _ := q.Pop()
+		q.Push(at+delays[i&4095], v)
+		i++
+	}
+}
+
+// BenchmarkPushCancel measures pushing an event and cancelling it again on
+// a queue holding 10 000 events, as when a timer is re-armed.
+func BenchmarkPushCancel(b *testing.B) {
+	const size = 10000
+	q := New[int](size)
+	r := rng.New(1)
+	for i := range size {
+		q.Push(r.Int63n(1000000), i)
+	}
+	delays := make([]int64, 4096)
+	for i := range delays {
+		delays[i] = r.Int63n(1000000)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		h := q.Push(delays[i&4095], i)
+		q.Cancel(h)
+		i++
+	}
+}
