@@ -325,10 +325,6 @@ func (c *acquireCall) logBatchEnd(off int64) int64 {
 		if lb.First > off {
 			break
 		}
-		end = max(lb.Last, off)
-		if lb.Last >= off {
-			return lb.Last
-		}
 		end = lb.Last
 	}
 	return end

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Version selects which Kafka release's share-partition behaviour the core follows.
@@ -366,6 +365,3 @@ func ResolveStartOffset(reset AutoOffsetReset, nowMs, logStart, highWatermark in
 	}
 	return highWatermark, nil
 }
-
-// durationMs converts a time.Duration to whole milliseconds (helper for callers).
-func durationMs(d time.Duration) int64 { return int64(d / time.Millisecond) }

@@ -14,12 +14,13 @@ const (
 	flagForced                      // force-archived (log start, compaction, abort): a rollback cannot revive it
 )
 
-// rec is the state of one offset, or of a whole batch tracked as a unit. 32 bytes.
+// rec is the state of one offset, or of a whole batch tracked as a unit. Its fields are
+// ordered so that it packs into 24 bytes.
 type rec struct {
 	deadline int64  // lock deadline in virtual ms; meaningful when lock != 0
 	lock     uint64 // id of the live lock, 0 when none
-	dc       int16  // delivery count
 	owner    int32  // member index; while pending, the owner a rollback restores
+	dc       int16  // delivery count
 	state    State  // shown state; while pending, the provisional target
 	flags    uint8
 }

@@ -239,7 +239,7 @@ func TestSPSOAfterLogStartJump(t *testing.T) {
 			h.now += 1000
 			h.fetchP("c2", model.FetchParams{MaxRecords: 4, BatchSize: 2})
 			h.sp.MoveLogStartOffset(6) // past the whole cache
-			h.advance(29000) // only 0-1 expire: archived below SPSO
+			h.advance(29000)           // only 0-1 expire: archived below SPSO
 			h.eq("span", h.span(), c.want)
 		})
 	}

@@ -335,6 +335,81 @@ var ruleCases = []struct {
 		h.eq("fetch", h.fetch("c1", 500), "0-1@1 4-5@1")
 		h.eq("states", h.states(), "0:ACQ/c1/1 1:ACQ/c1/1 2:ARC/-/1 3:ARC/-/1 4:ACQ/c1/1 5:ACQ/c1/1")
 	}},
+	{"compaction: cached AVAILABLE records the log no longer has are archived at fetch", "§2.2 T-COMPACT", cfg42, func(h *harness) {
+		h.produce(3, 2)
+		h.fetchP("c1", model.FetchParams{MaxRecords: 3, BatchSize: 3})
+		h.ackOK("c1", "0-2:release")
+		h.log = h.log[1:] // the compacted log no longer has 0-2
+		h.eq("fetch", h.fetch("c2", 500), "3-4@1")
+		h.eq("states", h.states(), "0:ARC/-/1 1:ARC/-/1 2:ARC/-/1 3:ACQ/c2/1 4:ACQ/c2/1")
+		h.ackOK("c2", "3-4:accept")
+		h.eq("span", h.span(), "spso=5 speo=5 window=0 next=5")
+	}},
+	{"SPSO jumps a compaction hole between cached batches", "§5.2 step 4", cfg42, func(h *harness) {
+		h.produce(2)
+		h.fetch("c1", 500)
+		h.skip(3)
+		h.produce(2)
+		h.compact()
+		h.fetch("c1", 500) // 5-6
+		_, code := h.ack("c1", "3:accept")
+		h.eq("ack wholly inside the hole", code.String(), "INVALID_REQUEST")
+		h.ackOK("c1", "0-1:accept 2-5:accept") // the hole's offsets are skipped
+		h.eq("jumped", h.span(), "spso=6 speo=6 window=1 next=7")
+	}},
+	{"a force-archived record is not revived by a failed release write", "§2.1 forced archiving", cfg42, func(h *harness) {
+		h.produce(2, 2)
+		h.fetch("c1", 500)
+		w, _ := h.ack("c1", "0-3:release")
+		h.sp.MoveLogStartOffset(2)
+		h.complete(w.ID, false)
+		h.eq("states", h.states(), "0:ARC/-/1 1:ARC/-/1 2:ACQ/c1/1 3:ACQ/c1/1")
+	}},
+	{"a RENEW applied before a failing range stays", "§6.5 quirk", cfg42, func(h *harness) {
+		h.produce(2)
+		h.fetch("c1", 500)
+		h.now += 10000
+		_, code := h.ack("c1", "0:renew 1:bogus")
+		h.eq("malformed", code.String(), "INVALID_REQUEST")
+		_, code = h.ack("c1", "0:renew 1-5:accept")
+		h.eq("out of range", code.String(), "INVALID_REQUEST")
+		v, _ := h.sp.Record(0)
+		if v.LockDeadlineMs != 40000 {
+			h.t.Errorf("offset 0 deadline %d, want 40000 (renewed at 10 s)", v.LockDeadlineMs)
+		}
+	}},
+	{"an acknowledgement range starting below SPSO applies from SPSO", "§6.3 step 2", cfg42, func(h *harness) {
+		h.produce(4)
+		h.fetch("c1", 500)
+		h.ackOK("c1", "0-1:accept")
+		h.eq("span", h.span(), "spso=2 speo=3 window=2 next=4")
+		h.ackOK("c1", "0-3:accept")
+		h.eq("drained", h.span(), "spso=4 speo=4 window=0 next=4")
+	}},
+	{"leave releases only the leaving member's records", "§7.5", cfg42, func(h *harness) {
+		h.produce(4)
+		h.fetchP("c1", model.FetchParams{MaxRecords: 2, BatchSize: 2, Mode: model.RecordLimit})
+		h.fetchP("c2", model.FetchParams{MaxRecords: 1, BatchSize: 1, Mode: model.RecordLimit})
+		h.fetchP("c1", model.FetchParams{MaxRecords: 1, BatchSize: 1, Mode: model.RecordLimit})
+		h.eq("interleaved", h.states(), "0:ACQ/c1/1 1:ACQ/c1/1 2:ACQ/c2/1 3:ACQ/c1/1")
+		h.leave("c1", true)
+		h.eq("after", h.states(), "0:AVA/-/1 1:AVA/-/1 2:ACQ/c2/1 3:AVA/-/1")
+	}},
+	{"a failed leave write rolls back to ACQUIRED", "§7.5", cfg42, func(h *harness) {
+		h.produce(2)
+		h.fetch("c1", 500)
+		h.leave("c1", false)
+		h.eq("held again", h.states(), "0:ACQ/c1/1 1:ACQ/c1/1")
+	}},
+	{"lock expiry of a batch straddling SPSO archives below and releases above", "§7.2", cfg42, func(h *harness) {
+		h.produce(4)
+		h.fetch("c1", 500)
+		h.sp.MoveLogStartOffset(2)
+		h.advance(30000)
+		// The batch is split; 0-1 stay cached (terminal) until the whole batch is done.
+		h.eq("states", h.states(), "0:ARC/-/1 1:ARC/-/1 2:AVA/-/1 3:AVA/-/1")
+		h.eq("span", h.span(), "spso=2 speo=3 window=2 next=2")
+	}},
 	{"state writes carry SPSO at issue time and the delivery-complete count", "§6.4, §12 KIP-1226", cfg42, func(h *harness) {
 		h.produce(4)
 		h.fetch("c1", 500)

@@ -1,0 +1,38 @@
+// Package model is sharesim's share-partition core: the state a Kafka partition leader
+// keeps for one share group on one topic-partition (KIP-932), as a pure Go value.
+//
+// The simulator, the explorer and the property tests all drive this same core. It does no
+// I/O, starts no goroutine, reads no clock and draws no random numbers: every method that
+// depends on time takes the virtual time nowMs (milliseconds) from its caller, and all
+// results are returned, never delivered behind the caller's back. Kafka 4.2 behaviour is
+// the default; Config.Version selects Kafka 4.1.
+//
+// # Driving a share-partition
+//
+//  1. Create it with New (fresh, at a start offset) or Load (from the share coordinator's
+//     Snapshot on a new leader).
+//  2. For a share fetch: read the partition log from NextFetchOffset (gate it with
+//     CanAcquire), then call Acquire with the producer batches the read returned. The
+//     returned ranges are what the consumer receives.
+//  3. For acknowledgements: Acknowledge. If it returns a *Write, the changes are provisional;
+//     send the write to the share coordinator (StateStore.Write) and report the outcome with
+//     CompleteWrite. The consumer's answer is the outcome.
+//  4. Locks are deadlines: NextDeadline says when the next lock fires; call ExpireLocks at
+//     that time. It returns the writes the expiries issue; complete each with CompleteWrite.
+//  5. When a member's share session ends (close or disconnect): ReleaseMember, and complete
+//     its write.
+//  6. When a read at the next fetch offset finds the log start offset moved past it:
+//     MoveLogStartOffset.
+//  7. On leader failover: Fence the old value, StateStore.Read with the new leader epoch, and
+//     Load a new one.
+//
+// # Where the rules live
+//
+// Record-state transitions and the delivery-count limit: transition.go (one function).
+// Acquisition, budgets, the in-flight cap, throttling: acquire.go. Acknowledgement
+// validation, RENEW and member release: ack.go. Locks: locks.go. SPSO/SPEO, the head rule,
+// the next fetch offset and forced archiving: offsets.go. State writes, commit and rollback:
+// writes.go. The share coordinator's merge and fencing and reload after failover:
+// persist.go. docs/semantics.md lists every rule with its source and the places where
+// sharesim knowingly differs from Kafka.
+package model
