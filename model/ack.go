@@ -159,8 +159,7 @@ func (sp *SharePartition) applyAck(nowMs int64, bi int, off int64, r *rec, first
 	if t == AckRelease {
 		sp.countArchivedAtLimit(o, false, last-first+1)
 	}
-	sp.setState(r, o.state, first, last-first+1)
-	r.dc = o.dc
+	sp.apply(r, o, first, last-first+1)
 	r.flags |= flagPending
 	w.add(first, last, o.state, o.dc)
 }
@@ -254,8 +253,7 @@ func (sp *SharePartition) leaveRec(r *rec, first, last int64, w *Write) {
 	below := last < sp.spso
 	o := sp.cfg.transition(Acquired, r.dc, trigLeave, below)
 	sp.countArchivedAtLimit(o, below, last-first+1)
-	sp.setState(r, o.state, first, last-first+1)
-	r.dc = o.dc
+	sp.apply(r, o, first, last-first+1)
 	r.flags |= flagPending
 	w.add(first, last, o.state, o.dc)
 }

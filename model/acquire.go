@@ -57,7 +57,7 @@ func (sp *SharePartition) Acquire(nowMs int64, member MemberID, p FetchParams, l
 	}
 	start := len(out)
 	if c.b0 > f {
-		sp.stats.ArchivedByCompaction += sp.forceArchive(f, c.b0-1, Available)
+		sp.stats.ArchivedByCompaction += sp.forceArchive(f, c.b0-1, Available, CauseCompacted)
 		if sp.gap.active && f >= sp.gap.start {
 			sp.gap.start = max(sp.gap.start, c.b0) // the log holds nothing in [f, b0)
 		}
@@ -245,8 +245,7 @@ func (sp *SharePartition) redeliverOffsets(c *acquireCall, b *batch, from, to, t
 		if lockID == 0 {
 			lockID, deadline = sp.newLock(c.nowMs, off, to)
 		}
-		sp.setState(r, Acquired, off, 1)
-		r.dc++
+		sp.apply(r, sp.cfg.transition(r.state, r.dc, trigAcquire, false), off, 1)
 		r.owner, r.lock, r.deadline = c.owner, lockID, deadline
 		c.acquired++
 		taken++
@@ -273,8 +272,8 @@ func (sp *SharePartition) appendRange(c *acquireCall, off int64, dc int16) {
 // acquireRec acquires a record standing for [first, last] (AVAILABLE → ACQUIRED).
 func (sp *SharePartition) acquireRec(c *acquireCall, r *rec, first, last int64) {
 	o := sp.cfg.transition(r.state, r.dc, trigAcquire, false)
-	sp.setState(r, o.state, first, last-first+1)
-	r.dc, r.owner = o.dc, c.owner
+	sp.apply(r, o, first, last-first+1)
+	r.owner = c.owner
 	r.lock, r.deadline = sp.newLock(c.nowMs, first, last)
 	c.acquired += last - first + 1
 }
@@ -368,7 +367,7 @@ func (sp *SharePartition) dropAborted(c *acquireCall, start int) {
 				kept = append(kept, AcquiredRange{First: cur, Last: lb.First - 1, DeliveryCount: r.DeliveryCount})
 			}
 			end := min(lb.Last, r.Last)
-			sp.stats.ArchivedAborted += sp.forceArchive(max(lb.First, cur), end, Acquired)
+			sp.stats.ArchivedAborted += sp.forceArchive(max(lb.First, cur), end, Acquired, CauseAborted)
 			cur = end + 1
 		}
 		if cur <= r.Last {

@@ -156,8 +156,8 @@ func (sp *SharePartition) expireRec(r *rec, first, last int64, out []*Write) []*
 	sp.stats.AcquisitionLockTimeouts += n
 	o := sp.cfg.transition(Acquired, r.dc, trigExpire, last < sp.spso)
 	sp.countArchivedAtLimit(o, last < sp.spso, n)
-	sp.setState(r, o.state, first, n)
-	r.dc, r.owner = o.dc, noOwner
+	sp.apply(r, o, first, n)
+	r.owner = noOwner
 	w := sp.beginWrite(WriteExpiry)
 	w.add(first, last, o.state, o.dc)
 	return append(out, sp.issueWrite(w))

@@ -158,7 +158,7 @@ func (sp *SharePartition) MoveLogStartOffset(logStart int64) {
 		sp.spso, sp.speo, sp.availFrom = logStart, logStart, logStart
 		return
 	}
-	sp.stats.ArchivedByLogStart += sp.forceArchive(sp.batches[0].first, logStart-1, Available)
+	sp.stats.ArchivedByLogStart += sp.forceArchive(sp.batches[0].first, logStart-1, Available, CauseLogStart)
 	sp.spso = logStart
 	sp.speo = max(sp.speo, logStart)
 	sp.findNext = true
@@ -168,7 +168,7 @@ func (sp *SharePartition) MoveLogStartOffset(logStart int64) {
 // bypassing the validity rule (T-LSO, T-COMPACT: AVAILABLE; T-ABORT: ACQUIRED). The record
 // is marked so that no rollback revives it; an acquired record's lock is cancelled. It
 // returns the number of offsets archived.
-func (sp *SharePartition) forceArchive(from, to int64, want State) int64 {
+func (sp *SharePartition) forceArchive(from, to int64, want State, cause Cause) int64 {
 	var n int64
 	for i := sp.firstEndingAtOrAfter(from); i < len(sp.batches) && sp.batches[i].first <= to; i++ {
 		b := &sp.batches[i]
@@ -177,23 +177,24 @@ func (sp *SharePartition) forceArchive(from, to int64, want State) int64 {
 				continue
 			}
 			if from <= b.first && b.last <= to {
-				n += sp.archiveRec(&b.whole, b.first, b.size())
+				n += sp.archiveRec(&b.whole, b.first, b.size(), cause)
 				continue
 			}
 			sp.split(i)
 		}
 		for off := max(from, b.first); off <= min(to, b.last); off++ {
 			if r := &b.recs[off-b.first]; r.state == want {
-				n += sp.archiveRec(r, off, 1)
+				n += sp.archiveRec(r, off, 1, cause)
 			}
 		}
 	}
 	return n
 }
 
-func (sp *SharePartition) archiveRec(r *rec, off, n int64) int64 {
+func (sp *SharePartition) archiveRec(r *rec, off, n int64, cause Cause) int64 {
 	sp.setState(r, Archived, off, n)
 	r.flags |= flagForced
+	r.setCause(cause)
 	if !r.pending() {
 		r.lock, r.owner = 0, noOwner
 	}

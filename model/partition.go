@@ -12,6 +12,9 @@ const (
 	flagPending   uint8 = 1 << iota // a state write covering the record is outstanding
 	flagLockFired                   // the lock fired while the record was pending
 	flagForced                      // force-archived (log start, compaction, abort): a rollback cannot revive it
+
+	causeShift = 3
+	causeMask  = uint8(7) << causeShift
 )
 
 // rec is the state of one offset, or of a whole batch tracked as a unit. Its fields are
@@ -26,6 +29,10 @@ type rec struct {
 }
 
 func (r *rec) pending() bool { return r.flags&flagPending != 0 }
+
+func (r *rec) cause() Cause { return Cause((r.flags & causeMask) >> causeShift) }
+
+func (r *rec) setCause(c Cause) { r.flags = r.flags&^causeMask | uint8(c)<<causeShift }
 
 // acquirable reports whether a fetch may take the record now.
 func (r *rec) acquirable() bool { return r.state == Available && !r.pending() }
@@ -105,6 +112,45 @@ type SharePartition struct {
 	journal    []undo
 
 	stats Stats
+
+	finalOn bool
+	final   []Finalized
+}
+
+// Finalized reports offsets that left the in-flight cache, with their final state: SPSO
+// passed them and their batch was dropped. Each cached offset is reported exactly once.
+type Finalized struct {
+	First, Last   int64
+	State         State // ACKNOWLEDGED or ARCHIVED
+	DeliveryCount int16
+	Cause         Cause
+}
+
+// TrackFinalized turns on the log of finalized offsets read by DrainFinalized. Off by
+// default so that callers who never drain it do not accumulate it.
+func (sp *SharePartition) TrackFinalized(on bool) {
+	sp.finalOn = on
+	if !on {
+		sp.final = nil
+	}
+}
+
+// DrainFinalized appends the offsets finalized since the last call to out and forgets them.
+func (sp *SharePartition) DrainFinalized(out []Finalized) []Finalized {
+	out = append(out, sp.final...)
+	sp.final = sp.final[:0]
+	return out
+}
+
+func (sp *SharePartition) logFinal(r *rec, first, last int64) {
+	if n := len(sp.final); n > 0 {
+		p := &sp.final[n-1]
+		if p.Last+1 == first && p.State == r.state && p.DeliveryCount == r.dc && p.Cause == r.cause() {
+			p.Last = last
+			return
+		}
+	}
+	sp.final = append(sp.final, Finalized{First: first, Last: last, State: r.state, DeliveryCount: r.dc, Cause: r.cause()})
 }
 
 // Stats are running counters of what the share-partition did, for metrics. They use
@@ -244,9 +290,16 @@ func (sp *SharePartition) memberName(i int32) MemberID {
 	return sp.memberNames[i]
 }
 
-// setState changes the shown state of a record standing for n offsets starting at off,
+// apply changes the shown state, delivery count and cause of a record standing for n offsets starting at off,
 // keeping the terminal count and the acquirable hint right. Every state change of a cached
 // record goes through here.
+func (sp *SharePartition) apply(r *rec, o outcome, off, n int64) {
+	sp.setState(r, o.state, off, n)
+	r.dc = o.dc
+	r.setCause(o.cause)
+}
+
+// setState changes the shown state only; see apply.
 func (sp *SharePartition) setState(r *rec, s State, off, n int64) {
 	if r.state.Terminal() {
 		sp.nTerminal -= n
@@ -305,6 +358,15 @@ func (sp *SharePartition) dropBatches(n int) {
 	for i := 0; i < n; i++ {
 		b := &sp.batches[i]
 		sp.nTerminal -= sp.terminalIn(b, b.first, b.last)
+		if sp.finalOn {
+			if b.recs == nil {
+				sp.logFinal(&b.whole, b.first, b.last)
+			} else {
+				for k := range b.recs {
+					sp.logFinal(&b.recs[k], b.first+int64(k), b.first+int64(k))
+				}
+			}
+		}
 		if b.recs != nil && len(sp.freeRecs) < freeRecsMax {
 			sp.freeRecs = append(sp.freeRecs, b.recs)
 		}

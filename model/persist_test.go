@@ -244,3 +244,29 @@ func TestSPSOAfterLogStartJump(t *testing.T) {
 		})
 	}
 }
+
+// Every cached offset is reported once when it leaves the cache, with why it ended.
+func TestFinalizedCauses(t *testing.T) {
+	c := cfg42()
+	c.DeliveryCountLimit = 2
+	h := newHarness(t, c)
+	h.sp.TrackFinalized(true)
+	h.produce(1, 1, 1, 1, 1, 1)
+	h.fetchP("c1", model.FetchParams{MaxRecords: 6, BatchSize: 1})
+	h.ackOK("c1", "0:accept 1:reject 2:gap 3:release")
+	h.fetch("c1", 1) // 3 again, dc 2
+	h.ackOK("c1", "3:release")
+	h.sp.MoveLogStartOffset(6)
+	h.advance(30000) // 4-5 expire below SPSO
+	var got []string
+	for _, f := range h.sp.DrainFinalized(nil) {
+		got = append(got, fmt.Sprintf("%d-%d/%s/%d/%s", f.First, f.Last, f.State.String()[:3], f.DeliveryCount, f.Cause))
+	}
+	want := "0-0/ACK/1/accepted 1-1/ARC/1/rejected 2-2/ARC/1/gap 3-3/ARC/2/limit 4-5/ARC/1/log-start"
+	if strings.Join(got, " ") != want {
+		t.Errorf("finalized:\n got  %s\n want %s", strings.Join(got, " "), want)
+	}
+	if len(h.sp.DrainFinalized(nil)) != 0 {
+		t.Error("drain must forget what it returned")
+	}
+}

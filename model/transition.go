@@ -22,7 +22,8 @@ const (
 type outcome struct {
 	state State
 	dc    int16
-	ok    bool // false: the trigger is not legal from this state; nothing changes
+	cause Cause // why the record ended where it did (terminal states)
+	ok    bool  // false: the trigger is not legal from this state; nothing changes
 }
 
 // transition applies an ordinary trigger to a record in state from with delivery count dc.
@@ -45,9 +46,11 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 	case Acquired:
 		switch t {
 		case trigAccept:
-			return outcome{state: Acknowledged, dc: dc, ok: true}
-		case trigReject, trigGap:
-			return outcome{state: Archived, dc: dc, ok: true}
+			return outcome{state: Acknowledged, dc: dc, cause: CauseAccepted, ok: true}
+		case trigReject:
+			return outcome{state: Archived, dc: dc, cause: CauseRejected, ok: true}
+		case trigGap:
+			return outcome{state: Archived, dc: dc, cause: CauseGap, ok: true}
 		case trigRelease:
 			return c.makeAvailable(dc, false)
 		case trigExpire, trigRollbackLF:
@@ -55,7 +58,7 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 		case trigLeave:
 			if c.Version == Kafka41 {
 				if belowStart {
-					return outcome{state: Archived, dc: dc, ok: true}
+					return outcome{state: Archived, dc: dc, cause: CauseLogStart, ok: true}
 				}
 				return outcome{state: Available, dc: dc - 1, ok: true}
 			}
@@ -68,8 +71,11 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 // makeAvailable is the limit substitution: a record returning to AVAILABLE whose delivery
 // count has reached the limit is ARCHIVED instead. The delivery count never changes.
 func (c *Config) makeAvailable(dc int16, belowStart bool) outcome {
-	if belowStart || int(dc) >= c.DeliveryCountLimit {
-		return outcome{state: Archived, dc: dc, ok: true}
+	if belowStart {
+		return outcome{state: Archived, dc: dc, cause: CauseLogStart, ok: true}
+	}
+	if int(dc) >= c.DeliveryCountLimit {
+		return outcome{state: Archived, dc: dc, cause: CauseLimit, ok: true}
 	}
 	return outcome{state: Available, dc: dc, ok: true}
 }
@@ -85,4 +91,29 @@ func ackTrigger(t AckType) trigger {
 		return trigReject
 	}
 	return trigGap
+}
+
+// Cause says why a record reached its terminal state (or CauseNone while it has not).
+type Cause uint8
+
+// Causes of a terminal state.
+const (
+	CauseNone      Cause = iota
+	CauseAccepted        // ACCEPT acknowledgement
+	CauseRejected        // REJECT acknowledgement
+	CauseGap             // GAP acknowledgement (no deliverable record at the offset)
+	CauseLimit           // delivery count reached group.share.delivery.count.limit
+	CauseLogStart        // below the log start offset (retention, DeleteRecords)
+	CauseCompacted       // no longer in the log at fetch (compaction)
+	CauseAborted         // part of an aborted transaction under read_committed
+)
+
+var causeNames = [...]string{"none", "accepted", "rejected", "gap", "limit", "log-start", "compacted", "aborted"}
+
+// String names the cause.
+func (c Cause) String() string {
+	if int(c) < len(causeNames) {
+		return causeNames[c]
+	}
+	return "unknown"
 }

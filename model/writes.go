@@ -126,9 +126,10 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 	if fired && sp.v42() {
 		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, off+n-1 < sp.spso)
 		sp.countArchivedAtLimit(o, off+n-1 < sp.spso, n)
-		sp.setState(r, o.state, off, n)
+		sp.apply(r, o, off, n)
 		r.lock, r.owner = 0, noOwner
 		return
 	}
 	sp.setState(r, Acquired, off, n)
+	r.setCause(CauseNone)
 }

@@ -1,0 +1,497 @@
+package proptest
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/model/refspec"
+	"pgregory.net/rapid"
+)
+
+const (
+	lockMs        = 1000
+	logBatchMax   = 6 // producer batch size 1..logBatchMax
+	compactGapMax = 3 // a compaction gap skips 1..compactGapMax offsets
+)
+
+var members = []string{"m1", "m2", "m3"}
+
+// pair is one outstanding write as issued by the core and by the spec.
+type pair struct {
+	core *model.Write // a clone, stable after CompleteWrite
+	spec *refspec.Write
+}
+
+// machine drives the core and the spec side by side.
+type machine struct {
+	cfg    model.Config
+	core   *model.SharePartition
+	spec   *refspec.Spec
+	cstore *model.StateStore
+	sstore *refspec.Store
+
+	log              []model.LogBatch
+	logStart, logEnd int64
+	now              int64
+	epoch            int32
+	writes           []pair
+	held             map[string][]model.AcquiredRange // recent acquisitions, to aim acks at
+
+	// Invariant memory, reset on failover (a new leader may legitimately show less).
+	lastSPSO  int64
+	lastViews map[int64]model.RecordView
+}
+
+func newMachine(t *rapid.T, v model.Version) *machine {
+	cfg := model.DefaultConfig()
+	cfg.Version = v
+	cfg.RelaxRanges = true
+	cfg.RecordLockDurationMs = lockMs
+	cfg.DeliveryCountLimit = rapid.IntRange(2, 5).Draw(t, "limit")
+	cfg.PartitionMaxRecordLocks = rapid.IntRange(3, 20).Draw(t, "cap")
+	if rapid.IntRange(0, 3).Draw(t, "readCommitted") == 0 {
+		cfg.IsolationLevel = model.ReadCommitted
+	}
+	core, err := model.New(cfg, 0)
+	if err != nil {
+		t.Fatalf("model.New: %v", err)
+	}
+	return &machine{
+		cfg: cfg, core: core, spec: refspec.New(specConfig(cfg), 0),
+		cstore: model.NewStateStore(0, -1), sstore: refspec.NewStore(0, -1),
+		held: map[string][]model.AcquiredRange{}, lastViews: map[int64]model.RecordView{},
+	}
+}
+
+func specConfig(c model.Config) refspec.Config {
+	v := refspec.V42
+	if c.Version == model.Kafka41 {
+		v = refspec.V41
+	}
+	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
+		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted}
+}
+
+func (m *machine) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"":          m.check,
+		"produce":   m.produce,
+		"fetch":     m.fetch,
+		"fetch2":    m.fetch, // fetching is the main driver: weight it double
+		"ack":       m.ack,
+		"ackHeld":   m.ackHeld,
+		"time":      m.advance,
+		"release":   m.release,
+		"complete":  m.complete,
+		"logStart":  m.moveLogStart,
+		"failover":  m.failover,
+		"complete2": m.complete,
+	}
+}
+
+// ---- actions ----
+
+func (m *machine) produce(t *rapid.T) {
+	first := m.logEnd
+	if rapid.IntRange(0, 4).Draw(t, "gapRoll") == 0 {
+		first += int64(rapid.IntRange(1, compactGapMax).Draw(t, "gap"))
+	}
+	size := int64(rapid.IntRange(1, logBatchMax).Draw(t, "size"))
+	b := model.LogBatch{First: first, Last: first + size - 1, Aborted: rapid.IntRange(0, 5).Draw(t, "abortRoll") == 0}
+	m.log = append(m.log, b)
+	m.logEnd = b.Last + 1
+	t.Logf("produce %+v", b)
+}
+
+func (m *machine) fetch(t *rapid.T) {
+	member := rapid.SampledFrom(members).Draw(t, "member")
+	if !m.core.CanAcquire() {
+		t.Logf("fetch %s: gate closed", member)
+		return
+	}
+	f := m.core.NextFetchOffset()
+	if f < m.logStart {
+		t.Logf("fetch %s at %d: below log start %d → MoveLogStartOffset", member, f, m.logStart)
+		m.core.MoveLogStartOffset(m.logStart)
+		m.spec.MoveLogStartOffset(m.logStart)
+		return
+	}
+	var avail []model.LogBatch
+	for _, b := range m.log {
+		if b.Last >= f {
+			avail = append(avail, b)
+		}
+	}
+	if len(avail) == 0 {
+		return
+	}
+	read := avail[:rapid.IntRange(1, len(avail)).Draw(t, "readBatches")]
+	p := model.FetchParams{
+		MaxRecords: rapid.IntRange(1, 10).Draw(t, "maxRecords"),
+		BatchSize:  rapid.IntRange(1, 10).Draw(t, "batchSize"),
+	}
+	if m.cfg.Version == model.Kafka42 && rapid.IntRange(0, 2).Draw(t, "modeRoll") == 0 {
+		p.Mode = model.RecordLimit
+	}
+	spsoBefore := m.core.StartOffset()
+	got, err := m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	if err != nil {
+		t.Fatalf("core Acquire: %v", err)
+	}
+	sread := make([]refspec.LogBatch, len(read))
+	for i, b := range read {
+		sread[i] = refspec.LogBatch{First: b.First, Last: b.Last, Aborted: b.Aborted}
+	}
+	want := m.spec.Acquire(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), sread)
+	t.Logf("fetch %s at %d %+v read %v → core %v spec %v", member, f, p, read, got, want)
+	for _, r := range got {
+		if r.First < spsoBefore {
+			knownCoreBug(t, bugAcquireBelowSPSO, "core acquired %+v below SPSO %d", r, spsoBefore)
+			t.Fatalf("invariant nothing-below-spso: acquired %+v below SPSO %d", r, spsoBefore)
+		}
+	}
+	if !reflect.DeepEqual(coreRanges(got), want) {
+		t.Fatalf("acquired ranges differ: core %v, spec %v", got, want)
+	}
+	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 &&
+		w > int64(m.cfg.PartitionMaxRecordLocks)+logBatchMax+compactGapMax {
+		t.Fatalf("invariant inflight-within-cap: window %d, cap %d", w, m.cfg.PartitionMaxRecordLocks)
+	}
+	m.held[member] = append(m.held[member], got...)
+	if n := len(m.held[member]); n > 8 {
+		m.held[member] = m.held[member][n-8:]
+	}
+}
+
+func drawType(t *rapid.T, label string) model.AckType {
+	// Mostly valid types; 5 is never valid, RENEW is invalid in 4.1.
+	return model.AckType(rapid.SampledFrom([]int{0, 1, 1, 2, 2, 3, 4, 5}).Draw(t, label))
+}
+
+func drawTypes(t *rapid.T, n int64) []model.AckType {
+	switch rapid.IntRange(0, 9).Draw(t, "typesShape") {
+	case 0: // wrong length or empty
+		k := rapid.IntRange(0, int(n)+1).Draw(t, "badLen")
+		if int64(k) == n && n > 1 {
+			k++
+		}
+		out := make([]model.AckType, k)
+		for i := range out {
+			out[i] = drawType(t, "type")
+		}
+		return out
+	case 1, 2, 3: // one type per offset
+		out := make([]model.AckType, n)
+		for i := range out {
+			out[i] = drawType(t, "type")
+		}
+		return out
+	}
+	return []model.AckType{drawType(t, "type")}
+}
+
+// ack acknowledges random ranges around the in-flight window.
+func (m *machine) ack(t *rapid.T) {
+	member := rapid.SampledFrom(members).Draw(t, "member")
+	lo := max(0, m.core.StartOffset()-2)
+	hi := max(lo, m.core.EndOffset()+2)
+	var ranges []model.AckRange
+	for range rapid.IntRange(1, 3).Draw(t, "nRanges") {
+		first := rapid.Int64Range(lo, hi).Draw(t, "first")
+		last := first + rapid.Int64Range(-1, 4).Draw(t, "len")
+		ranges = append(ranges, model.AckRange{First: first, Last: last, Types: drawTypes(t, max(1, last-first+1))})
+	}
+	if rapid.IntRange(0, 9).Draw(t, "unsorted") != 0 {
+		sortRanges(ranges)
+	}
+	m.doAck(t, member, ranges)
+}
+
+// ackHeld acknowledges parts of ranges the member was given recently.
+func (m *machine) ackHeld(t *rapid.T) {
+	member := rapid.SampledFrom(members).Draw(t, "member")
+	h := m.held[member]
+	if len(h) == 0 {
+		return
+	}
+	var ranges []model.AckRange
+	for range rapid.IntRange(1, 3).Draw(t, "nRanges") {
+		r := h[rapid.IntRange(0, len(h)-1).Draw(t, "which")]
+		first := rapid.Int64Range(r.First, r.Last).Draw(t, "first")
+		last := rapid.Int64Range(first, r.Last).Draw(t, "last")
+		if rapid.IntRange(0, 2).Draw(t, "whole") == 0 {
+			first, last = r.First, r.Last
+		}
+		ranges = append(ranges, model.AckRange{First: first, Last: last, Types: drawTypes(t, last-first+1)})
+	}
+	sortRanges(ranges)
+	m.doAck(t, member, ranges)
+}
+
+func sortRanges(rs []model.AckRange) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].First < rs[j-1].First; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+func (m *machine) doAck(t *rapid.T, member string, ranges []model.AckRange) {
+	sranges := make([]refspec.AckRange, len(ranges))
+	for i, r := range ranges {
+		ts := make([]refspec.AckType, len(r.Types))
+		for j, x := range r.Types {
+			ts[j] = refspec.AckType(x)
+		}
+		sranges[i] = refspec.AckRange{First: r.First, Last: r.Last, Types: ts}
+	}
+	cw, err := m.core.Acknowledge(m.now, model.MemberID(member), ranges)
+	code, sw := m.spec.Acknowledge(m.now, member, sranges)
+	t.Logf("ack %s %v → core %v/%v spec %v/%v", member, ranges, model.CodeOf(err), fmtWrite(cw), code, fmtSpecWrite(sw))
+	if want := specCode(code); model.CodeOf(err) != want {
+		t.Fatalf("ack outcome differs: core %v (%v), spec %v", model.CodeOf(err), err, want)
+	}
+	m.pairWrites(t, "ack", single(cw), specSingle(sw))
+}
+
+func (m *machine) advance(t *rapid.T) {
+	if d, ok := m.core.NextDeadline(); ok && d > m.now && rapid.IntRange(0, 3).Draw(t, "toDeadline") == 0 {
+		m.now = d
+	} else {
+		m.now += rapid.Int64Range(0, 2*lockMs).Draw(t, "dt")
+	}
+	cw := m.core.ExpireLocks(m.now, nil)
+	sw := m.spec.ExpireLocks(m.now)
+	t.Logf("time → %d: %d core / %d spec expiry writes", m.now, len(cw), len(sw))
+	m.pairWrites(t, "expiry", cw, sw)
+}
+
+func (m *machine) release(t *rapid.T) {
+	member := rapid.SampledFrom(members).Draw(t, "member")
+	cw := m.core.ReleaseMember(m.now, model.MemberID(member))
+	sw := m.spec.ReleaseMember(member)
+	t.Logf("release %s → core %v spec %v", member, fmtWrite(cw), fmtSpecWrite(sw))
+	m.pairWrites(t, "release", single(cw), specSingle(sw))
+	delete(m.held, member)
+}
+
+func (m *machine) complete(t *rapid.T) {
+	if len(m.writes) == 0 {
+		return
+	}
+	i := rapid.IntRange(0, len(m.writes)-1).Draw(t, "which")
+	ok := rapid.IntRange(0, 3).Draw(t, "failRoll") != 0
+	m.completeAt(t, i, ok)
+}
+
+// completeAt completes writes[i]: a successful write goes to both stores first.
+func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
+	p := m.writes[i]
+	m.writes = append(m.writes[:i], m.writes[i+1:]...)
+	var werr error = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected"}
+	if ok {
+		werr = m.cstore.Write(p.core)
+		if got, want := model.CodeOf(werr), specCode(m.sstore.Write(p.spec)); got != want {
+			t.Fatalf("store write outcome differs: core %v spec %v", got, want)
+		}
+	}
+	t.Logf("complete write %d/%d ok=%v err=%v", p.core.ID, p.spec.ID, ok, werr)
+	if err := m.core.CompleteWrite(m.now, p.core.ID, werr); err != nil {
+		t.Fatalf("core CompleteWrite(%d): %v", p.core.ID, err)
+	}
+	if !m.spec.CompleteWrite(p.spec.ID, werr == nil) {
+		t.Fatalf("spec CompleteWrite(%d): unknown id", p.spec.ID)
+	}
+}
+
+func (m *machine) moveLogStart(t *rapid.T) {
+	if m.logStart >= m.logEnd {
+		return
+	}
+	m.logStart = rapid.Int64Range(m.logStart+1, min(m.logEnd, m.logStart+8)).Draw(t, "logStart")
+	eager := rapid.Bool().Draw(t, "eager")
+	t.Logf("log start → %d (eager %v)", m.logStart, eager)
+	if eager {
+		m.core.MoveLogStartOffset(m.logStart)
+		m.spec.MoveLogStartOffset(m.logStart)
+	}
+}
+
+// failover completes, abandons or leaves as zombies the outstanding writes, then
+// rebuilds both sides from their stores under a new leader epoch.
+func (m *machine) failover(t *rapid.T) {
+	var zombies []pair
+	for len(m.writes) > 0 {
+		switch rapid.IntRange(0, 2).Draw(t, "fate") {
+		case 0:
+			m.completeAt(t, 0, true)
+		case 1:
+			m.writes = m.writes[1:] // lost with the old leader
+		default:
+			zombies = append(zombies, m.writes[0])
+			m.writes = m.writes[1:]
+		}
+	}
+	m.epoch++
+	csnap, err := m.cstore.Read(m.epoch)
+	if err != nil {
+		t.Fatalf("core store Read: %v", err)
+	}
+	ssnap, code := m.sstore.Read(m.epoch)
+	if code != refspec.OK {
+		t.Fatalf("spec store Read: %v", code)
+	}
+	if got, want := snapEntries(csnap), specSnapEntries(ssnap); !reflect.DeepEqual(got, want) ||
+		csnap.StartOffset != ssnap.StartOffset {
+		t.Fatalf("stores differ: core start %d %v, spec start %d %v", csnap.StartOffset, got, ssnap.StartOffset, want)
+	}
+	for _, z := range zombies { // the old leader's late writes must be fenced now
+		cerr, scode := m.cstore.Write(z.core), m.sstore.Write(z.spec)
+		if model.CodeOf(cerr) != specCode(scode) || cerr == nil {
+			t.Fatalf("zombie write: core %v spec %v (want fenced)", cerr, scode)
+		}
+	}
+	m.core.Fence()
+	core, err := model.Load(m.cfg, csnap, m.epoch, m.logStart)
+	if err != nil {
+		t.Fatalf("model.Load: %v", err)
+	}
+	spec, err := refspec.Load(specConfig(m.cfg), ssnap, m.epoch, m.logStart)
+	if err != nil {
+		t.Fatalf("refspec.Load: %v", err)
+	}
+	t.Logf("failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+	m.core, m.spec = core, spec
+	m.held = map[string][]model.AcquiredRange{}
+	m.lastViews = map[int64]model.RecordView{}
+	m.lastSPSO = m.core.StartOffset()
+}
+
+// ---- writes ----
+
+func single(w *model.Write) []*model.Write {
+	if w == nil {
+		return nil
+	}
+	return []*model.Write{w}
+}
+
+func specSingle(w *refspec.Write) []*refspec.Write {
+	if w == nil {
+		return nil
+	}
+	return []*refspec.Write{w}
+}
+
+func (m *machine) pairWrites(t *rapid.T, what string, cw []*model.Write, sw []*refspec.Write) {
+	if len(cw) != len(sw) {
+		t.Fatalf("%s: core issued %d writes %v, spec %d %v", what, len(cw), fmtWrites(cw), len(sw), fmtSpecWrites(sw))
+	}
+	for i := range cw {
+		if err := sameWrite(cw[i], sw[i], m.cfg.Version); err != nil {
+			t.Fatalf("%s write %d: %v\ncore %s\nspec %s", what, i, err, fmtWrite(cw[i]), fmtSpecWrite(sw[i]))
+		}
+		m.writes = append(m.writes, pair{core: cw[i].Clone(), spec: sw[i]})
+	}
+}
+
+type entry struct {
+	Offset int64
+	State  model.State
+	DC     int
+}
+
+func writeEntries(w *model.Write) []entry {
+	var out []entry
+	for _, b := range w.Batches {
+		for o := b.First; o <= b.Last; o++ {
+			out = append(out, entry{o, b.State, int(b.DeliveryCount)})
+		}
+	}
+	return out
+}
+
+func specEntries(es []refspec.Entry) []entry {
+	var out []entry
+	for _, e := range es {
+		out = append(out, entry{e.Offset, model.State(e.State), e.DC})
+	}
+	return out
+}
+
+func snapEntries(s model.Snapshot) []entry {
+	return writeEntries(&model.Write{Batches: s.Batches})
+}
+
+func specSnapEntries(s refspec.Snapshot) []entry {
+	var out []entry
+	for _, b := range s.Batches {
+		for o := b.First; o <= b.Last; o++ {
+			out = append(out, entry{o, model.State(b.State), b.DC})
+		}
+	}
+	return out
+}
+
+func sameWrite(c *model.Write, s *refspec.Write, v model.Version) error {
+	kinds := map[refspec.WriteKind]model.WriteKind{refspec.KindAck: model.WriteAck,
+		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry}
+	switch {
+	case c.Kind != kinds[s.Kind]:
+		return fmt.Errorf("kind %v vs %v", c.Kind, s.Kind)
+	case c.StartOffset != s.StartOffset:
+		return fmt.Errorf("start offset %d vs %d", c.StartOffset, s.StartOffset)
+	case c.StateEpoch != s.StateEpoch || c.LeaderEpoch != s.LeaderEpoch:
+		return fmt.Errorf("epochs %d/%d vs %d/%d", c.StateEpoch, c.LeaderEpoch, s.StateEpoch, s.LeaderEpoch)
+	case v == model.Kafka42 && c.DeliveryCompleteCount != s.DeliveryCompleteCount:
+		return fmt.Errorf("deliveryCompleteCount %d vs %d", c.DeliveryCompleteCount, s.DeliveryCompleteCount)
+	case !reflect.DeepEqual(writeEntries(c), specEntries(s.Entries)):
+		return fmt.Errorf("content differs")
+	}
+	return nil
+}
+
+func fmtWrite(w *model.Write) string {
+	if w == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("{%v start %d dcc %d %v}", w.Kind, w.StartOffset, w.DeliveryCompleteCount, writeEntries(w))
+}
+
+func fmtSpecWrite(w *refspec.Write) string {
+	if w == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("{%d start %d dcc %d %v}", w.Kind, w.StartOffset, w.DeliveryCompleteCount, specEntries(w.Entries))
+}
+
+func fmtWrites(ws []*model.Write) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, fmtWrite(w))
+	}
+	return out
+}
+
+func fmtSpecWrites(ws []*refspec.Write) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, fmtSpecWrite(w))
+	}
+	return out
+}
+
+func specCode(c refspec.Code) model.ErrorCode {
+	return map[refspec.Code]model.ErrorCode{refspec.OK: model.ErrNone, refspec.InvalidRequest: model.ErrInvalidRequest,
+		refspec.InvalidRecordState: model.ErrInvalidRecordState, refspec.FencedLeaderEpoch: model.ErrFencedLeaderEpoch,
+		refspec.FencedStateEpoch: model.ErrFencedStateEpoch}[c]
+}
+
+func coreRanges(rs []model.AcquiredRange) []refspec.Range {
+	var out []refspec.Range
+	for _, r := range rs {
+		out = append(out, refspec.Range{First: r.First, Last: r.Last, DC: int(r.DeliveryCount)})
+	}
+	return out
+}
