@@ -1,0 +1,603 @@
+package sim
+
+import (
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/eventq"
+)
+
+// Partition leaders: each holds the model cores of the share groups reading its partitions,
+// serves share fetches and acknowledgements, fires locks at the cores' deadlines, parks
+// fetches that found nothing (purgatory), and sends state writes to the share coordinator.
+
+// sharePart is one share-partition (share group × topic-partition).
+type sharePart struct {
+	id    int32
+	group int32
+	part  int32
+	// core is the leader's in-memory share-partition; nil while not loaded on the current
+	// leader (after a failover or an eviction).
+	core    *model.SharePartition
+	loading bool
+	// waiting lists requests parked until the core is loaded or has records.
+	parked []int32
+	// store is the share coordinator's durable state for this key.
+	store *model.StateStore
+
+	expiryOn bool
+	expiryAt int64
+	expiryH  eventq.Handle
+
+	track  recTrack
+	spso   spsoTracker
+	finals []model.Finalized
+}
+
+type reqKind uint8
+
+const (
+	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
+	reqAck                      // ShareAcknowledge
+)
+
+// request is one ShareFetch or ShareAcknowledge from a consumer to a broker, and its
+// response.
+type request struct {
+	kind     reqKind
+	consumer int32
+	gen      uint32
+	member   model.MemberID
+	broker   int32
+	final    bool // closes the share session (epoch -1)
+	renew    bool // a RENEW-only acknowledgement
+	parts    []int32
+	acks     []partAcks
+	params   model.FetchParams
+	maxWait  int64
+	sentMs   int64
+	results  []partResult
+	budget   int
+	acquired int
+	writes   int // acknowledgement writes outstanding
+	parked   bool
+	waitH    eventq.Handle
+	timeoutH eventq.Handle
+	waitOver bool // the fetch's MaxWait has passed
+	answered bool // response sent (or lost)
+	arrived  bool // the request reached its broker
+	detached bool // the poll loop does not wait for it
+	done     bool // the client has the outcome
+	inUse    bool
+}
+
+type partAcks struct {
+	sp     int32
+	ranges []model.AckRange
+	// offsets acknowledged, in the same order as the client queued them (for metrics)
+	entries []ackEntry
+}
+
+type partResult struct {
+	sp         int32
+	acquiredMs int64
+	ranges  []model.AcquiredRange
+	ackCode model.ErrorCode
+	hasAck  bool
+	err     model.ErrorCode
+}
+
+func (w *World) newRequest() int32 {
+	if n := len(w.freeReqs); n > 0 {
+		id := w.freeReqs[n-1]
+		w.freeReqs = w.freeReqs[:n-1]
+		r := &w.reqs[id]
+		parts, acks, results := r.parts[:0], r.acks[:0], r.results[:0]
+		*r = request{parts: parts, acks: acks, results: results, inUse: true}
+		return id
+	}
+	w.reqs = append(w.reqs, request{inUse: true})
+	return int32(len(w.reqs) - 1)
+}
+
+func (w *World) freeRequest(id int32) {
+	w.reqs[id].inUse = false
+	w.freeReqs = append(w.freeReqs, id)
+}
+
+// requestArrive is a request reaching its broker.
+func (w *World) requestArrive(id int32) {
+	r := &w.reqs[id]
+	c := w.consumers[r.consumer]
+	if !r.final && (c.gen != r.gen || !c.connected()) {
+		// The connection is gone: the broker never sees the request.
+		w.line("drop-request").str("client", string(r.member)).end()
+		return
+	}
+	b := w.brokers[r.broker]
+	for i := range r.acks {
+		w.applyAcks(id, &r.acks[i])
+	}
+	if r.kind == reqFetch {
+		for _, sp := range r.parts {
+			b.addSession(r.consumer, sp)
+		}
+		r.budget = r.params.MaxRecords
+		w.tryAcquire(id)
+	}
+	if r.final {
+		w.closeSession(r.consumer, r.broker)
+	}
+	w.maybeRespond(id)
+}
+
+// applyAcks applies one partition's acknowledgements of a request.
+func (w *World) applyAcks(id int32, pa *partAcks) {
+	r := &w.reqs[id]
+	s := w.shares[pa.sp]
+	res := r.result(pa.sp)
+	res.hasAck = true
+	p := w.parts[s.part]
+	switch {
+	case p.leader != r.broker:
+		res.ackCode = model.ErrNotLeaderOrFollower
+	case s.core == nil:
+		// Not loaded yet: the cache is empty, nothing is acquired here.
+		res.ackCode = model.ErrInvalidRecordState
+		w.ensureLoad(s)
+	default:
+		wr, err := s.core.Acknowledge(w.now, r.member, pa.ranges)
+		res.ackCode = model.CodeOf(err)
+		t := w.line("ack").str("client", string(r.member)).str("p", p.name).num("ranges", int64(len(pa.ranges))).str("code", res.ackCode.String())
+		if wr != nil {
+			t.num("write", int64(wr.ID))
+			r.writes++
+			w.sendWrite(s, wr, id)
+		}
+		t.end()
+		w.afterCoreOp(s)
+	}
+	w.noteAckOutcome(r, pa, res.ackCode, false)
+}
+
+func (r *request) result(sp int32) *partResult {
+	for i := range r.results {
+		if r.results[i].sp == sp {
+			return &r.results[i]
+		}
+	}
+	r.results = append(r.results, partResult{sp: sp})
+	return &r.results[len(r.results)-1]
+}
+
+// tryAcquire visits the request's partitions in rotated order and acquires records with the
+// request's remaining budget (the budget spans the whole request).
+func (w *World) tryAcquire(id int32) {
+	r := &w.reqs[id]
+	n := len(r.parts)
+	if n == 0 {
+		return
+	}
+	start := int(w.rSchedule.Intn(n))
+	for k := 0; k < n && r.budget > 0; k++ {
+		sp := r.parts[(start+k)%n]
+		s := w.shares[sp]
+		p := w.parts[s.part]
+		if p.leader != r.broker {
+			r.result(sp).err = model.ErrNotLeaderOrFollower
+			continue
+		}
+		if s.core == nil {
+			w.ensureLoad(s)
+			continue
+		}
+		got := w.acquireFrom(r, s)
+		r.acquired += got
+		r.budget -= got
+	}
+}
+
+// acquireFrom reads the log at the core's next fetch offset and acquires for the request.
+func (w *World) acquireFrom(r *request, s *sharePart) int {
+	core := s.core
+	if !core.CanAcquire() {
+		if core.InFlightCount() >= int64(w.cfg.Kafka.PartitionMaxRecordLocks) {
+			w.mark("cap-reached")
+		}
+		return 0
+	}
+	p := w.parts[s.part]
+	f := core.NextFetchOffset()
+	if start := p.log.StartOffset(); f < start {
+		// OFFSET_OUT_OF_RANGE: the log start moved past the next fetch offset.
+		w.moveLogStart(s, start)
+		return 0
+	}
+	upTo := p.log.EndOffset()
+	if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+		upTo = p.log.LastStableOffset()
+	}
+	p.readBuf = p.log.Read(f, int64(r.budget), upTo, p.readBuf[:0])
+	if len(p.readBuf) == 0 {
+		return 0
+	}
+	res := r.result(s.id)
+	res.acquiredMs = w.now
+	before := len(res.ranges)
+	var err error
+	params := r.params
+	params.MaxRecords = r.budget
+	res.ranges, err = core.Acquire(w.now, r.member, params, p.readBuf, res.ranges)
+	if err != nil {
+		w.err = err
+		return 0
+	}
+	got := 0
+	for _, ar := range res.ranges[before:] {
+		got += int(ar.Last - ar.First + 1)
+		w.noteDelivery(s, r, ar)
+	}
+	if got > 0 {
+		w.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
+	}
+	w.afterCoreOp(s)
+	return got
+}
+
+// moveLogStart applies a log-start move past the share-partition's start (T-LSO).
+func (w *World) moveLogStart(s *sharePart, logStart int64) {
+	core := s.core
+	beyond := core.EndOffset() + 1
+	if core.InFlightCount() == 0 {
+		beyond = core.EndOffset()
+	}
+	if never := logStart - max(beyond, core.StartOffset()); never > 0 {
+		w.metrics.deletedUndelivered += never
+		w.mark("retention-deleted-undelivered")
+	}
+	core.MoveLogStartOffset(logStart)
+	w.line("log-start").str("p", w.parts[s.part].name).num("offset", logStart).end()
+	w.afterCoreOp(s)
+}
+
+// maybeRespond answers the request once its acknowledgement writes completed, unless it is a
+// fetch that found nothing and may still wait (then it parks in purgatory).
+func (w *World) maybeRespond(id int32) {
+	r := &w.reqs[id]
+	if r.answered || r.writes > 0 {
+		return
+	}
+	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
+		if !r.parked {
+			w.park(id)
+		}
+		return
+	}
+	w.unpark(id)
+	w.respond(id)
+}
+
+func (r *request) hasErr() bool {
+	for i := range r.results {
+		if r.results[i].err != model.ErrNone {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) park(id int32) {
+	r := &w.reqs[id]
+	r.parked = true
+	for _, sp := range r.parts {
+		s := w.shares[sp]
+		s.parked = append(s.parked, id)
+	}
+	r.waitH = w.push(w.now+r.maxWait, event{kind: evMaxWait, ref: id})
+}
+
+func (w *World) unpark(id int32) {
+	r := &w.reqs[id]
+	if !r.parked {
+		return
+	}
+	r.parked = false
+	w.q.Cancel(r.waitH)
+	for _, sp := range r.parts {
+		s := w.shares[sp]
+		for i, x := range s.parked {
+			if x == id {
+				s.parked = append(s.parked[:i], s.parked[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// maxWait ends the wait of a parked fetch that found nothing in time.
+func (w *World) maxWait(id int32) {
+	r := &w.reqs[id]
+	if !r.parked {
+		return
+	}
+	r.waitOver = true
+	w.maybeRespond(id)
+}
+
+// wake retries the fetches parked on a share-partition (new data, released records, a
+// completed load).
+func (w *World) wake(s *sharePart) {
+	if len(s.parked) == 0 {
+		return
+	}
+	ids := append([]int32(nil), s.parked...)
+	for _, id := range ids {
+		r := &w.reqs[id]
+		if !r.parked || r.answered {
+			continue
+		}
+		w.tryAcquire(id)
+		if r.acquired > 0 || r.hasErr() {
+			w.maybeRespond(id)
+		}
+	}
+}
+
+// respond sends the response (or loses it).
+func (w *World) respond(id int32) {
+	r := &w.reqs[id]
+	r.answered = true
+	lat := w.cfg.Network.Latency.Sample(w.rNet)
+	if w.cfg.Network.ResponseLossPerMillion > 0 && w.rNet.Bool(uint64(w.cfg.Network.ResponseLossPerMillion), 1_000_000) {
+		w.mark("response-lost")
+		w.line("lose-response").str("client", string(r.member)).end()
+		return // the client's timeout handles it
+	}
+	w.push(w.now+lat, event{kind: evResponseArrive, ref: id, gen: r.gen})
+}
+
+// afterCoreOp reschedules the lock-expiry event and collects finalized offsets.
+func (w *World) afterCoreOp(s *sharePart) {
+	core := s.core
+	if core == nil {
+		return
+	}
+	s.finals = core.DrainFinalized(s.finals[:0])
+	for _, f := range s.finals {
+		w.noteFinalized(s, f)
+	}
+	s.spso.observe(w, s)
+	d, ok := core.NextDeadline()
+	if ok && s.expiryOn && s.expiryAt == d {
+		return
+	}
+	if s.expiryOn {
+		w.q.Cancel(s.expiryH)
+		s.expiryOn = false
+	}
+	if ok {
+		s.expiryOn, s.expiryAt = true, d
+		s.expiryH = w.push(d, event{kind: evExpire, a: s.id})
+	}
+}
+
+// expire fires the locks due on a share-partition.
+func (w *World) expire(sp int32) {
+	s := w.shares[sp]
+	s.expiryOn = false
+	if s.core == nil {
+		return
+	}
+	before := s.core.Stats().AcquisitionLockTimeouts
+	ws := s.core.ExpireLocks(w.now, nil)
+	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
+		w.metrics.lockTimeouts += n
+		w.mark("lock-expired")
+		w.line("expire").str("p", w.parts[s.part].name).num("records", n).end()
+		w.noteExpired(s, ws)
+	}
+	for _, wr := range ws {
+		w.sendWrite(s, wr, -1)
+	}
+	w.afterCoreOp(s)
+	w.wake(s)
+}
+
+// writeRec is a state write on its way to the share coordinator.
+type writeRec struct {
+	sp    int32
+	core  *model.SharePartition
+	w     *model.Write
+	req   int32
+	inUse bool
+}
+
+// sendWrite sends a state write; its response completes it on the core that issued it.
+func (w *World) sendWrite(s *sharePart, wr *model.Write, req int32) {
+	var id int32
+	if n := len(w.freeWrites); n > 0 {
+		id = w.freeWrites[n-1]
+		w.freeWrites = w.freeWrites[:n-1]
+	} else {
+		w.writes = append(w.writes, writeRec{})
+		id = int32(len(w.writes) - 1)
+	}
+	w.writes[id] = writeRec{sp: s.id, core: s.core, w: wr, req: req, inUse: true}
+	w.metrics.writes++
+	lat := w.cfg.Coordinator.WriteLatency.Sample(w.rNet)
+	if w.coordSlow > 0 {
+		lat = w.coordSlow
+	}
+	w.push(w.now+lat, event{kind: evWriteApply, ref: id})
+}
+
+// writeApply is a write reaching the share coordinator and its answer reaching the leader.
+func (w *World) writeApply(id int32) {
+	wr := w.writes[id]
+	w.writes[id] = writeRec{}
+	w.freeWrites = append(w.freeWrites, id)
+	s := w.shares[wr.sp]
+	var err error
+	switch {
+	case w.writeFail > 0:
+		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected write failure"}
+	case w.cfg.Coordinator.WriteFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
+		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
+	default:
+		err = s.store.Write(wr.w)
+	}
+	kind := wr.w.Kind
+	code := model.CodeOf(err)
+	if err != nil {
+		w.metrics.writesFailed++
+		w.mark("write-failed")
+	}
+	w.line("write").str("p", w.parts[s.part].name).str("kind", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
+	if kind != model.WriteExpiry && err != nil {
+		w.noteWriteFailed(s, wr.w)
+	}
+	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
+		w.err = cerr
+		return
+	}
+	if wr.core == s.core {
+		if model.IsFencingWriteError(err) {
+			w.evict(s, "fenced-write")
+		} else {
+			w.afterCoreOp(s)
+			w.wake(s)
+		}
+	}
+	if wr.req >= 0 {
+		r := &w.reqs[wr.req]
+		r.writes--
+		if err != nil {
+			res := r.result(wr.sp)
+			res.ackCode = model.AckErrorForWriteFailure(err)
+		}
+		w.maybeRespond(wr.req)
+	}
+}
+
+// ensureLoad starts reading the share-partition's state on its current leader.
+func (w *World) ensureLoad(s *sharePart) {
+	if s.core != nil || s.loading {
+		return
+	}
+	s.loading = true
+	w.push(w.now+w.cfg.Coordinator.ReadLatency.Sample(w.rNet), event{kind: evLoadDone, a: s.id})
+}
+
+// loadDone completes the state read and builds the core (§5.4, §8.3).
+func (w *World) loadDone(sp int32) {
+	s := w.shares[sp]
+	s.loading = false
+	p := w.parts[s.part]
+	snap, err := s.store.Read(p.leaderEpoch)
+	if err != nil {
+		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+		return
+	}
+	start := int64(0)
+	if snap.StartOffset < 0 {
+		start, err = model.ResolveStartOffset(w.cfg.Kafka.AutoOffsetReset, w.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
+		if err != nil {
+			w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+			return
+		}
+	}
+	core, err := model.Load(w.cfg.Kafka, snap, p.leaderEpoch, start)
+	if err != nil {
+		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+		w.mark("load-failed")
+		return
+	}
+	core.TrackFinalized(true)
+	s.core = core
+	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {
+		w.mark("failover-reload")
+	}
+	w.line("load").str("p", p.name).str("group", w.groups[s.group].cfg.Name).num("spso", core.StartOffset()).num("speo", core.EndOffset()).end()
+	w.noteLoaded(s)
+	w.afterCoreOp(s)
+	w.wake(s)
+}
+
+// evict discards a share-partition's core on its leader (§8.5); the next fetch reloads it.
+func (w *World) evict(s *sharePart, why string) {
+	if s.core == nil {
+		return
+	}
+	s.core.Fence()
+	s.core = nil
+	if s.expiryOn {
+		w.q.Cancel(s.expiryH)
+		s.expiryOn = false
+	}
+	w.line("evict").str("p", w.parts[s.part].name).str("why", why).end()
+	w.noteEvicted(s)
+	w.wake(s)
+}
+
+func (b *broker) addSession(c, sp int32) {
+	list := b.sessions[c]
+	for _, x := range list {
+		if x == sp {
+			return
+		}
+	}
+	b.sessions[c] = append(list, sp)
+}
+
+// closeSession ends consumer c's share session on broker b: every record it holds on the
+// session's partitions led here is released at once (T-LEAVE).
+func (w *World) closeSession(c, bi int32) {
+	b := w.brokers[bi]
+	list := b.sessions[c]
+	delete(b.sessions, c)
+	member := w.consumers[c].member
+	for _, sp := range list {
+		s := w.shares[sp]
+		if s.core == nil || w.parts[s.part].leader != bi {
+			continue
+		}
+		held := s.core.HeldBy(member)
+		if wr := s.core.ReleaseMember(w.now, member); wr != nil {
+			w.mark("release-on-leave")
+			w.line("release").str("client", string(member)).str("p", w.parts[s.part].name).num("records", held).end()
+			w.noteReleased(s, member)
+			w.sendWrite(s, wr, -1)
+		}
+		w.afterCoreOp(s)
+	}
+}
+
+// disconnect is consumer c's connections dropping (kill): each broker ends its sessions,
+// and a broker left with no session of the group evicts the group's share-partitions.
+func (w *World) disconnect(c int32) {
+	g := w.consumers[c].group
+	for bi, b := range w.brokers {
+		list, ok := b.sessions[c]
+		if !ok {
+			continue
+		}
+		parts := append([]int32(nil), list...)
+		w.closeSession(c, int32(bi))
+		if w.groupHasSession(g, b) {
+			continue
+		}
+		for _, sp := range parts {
+			s := w.shares[sp]
+			if w.parts[s.part].leader == int32(bi) {
+				w.evict(s, "last-session-disconnected")
+			}
+		}
+	}
+}
+
+func (w *World) groupHasSession(g int32, b *broker) bool {
+	for c := range b.sessions {
+		if w.consumers[c].group == g {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,394 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/dist"
+)
+
+// Config describes one simulated world: the cluster, the topics and their producers, the
+// consumer groups, the faults, and how long to run. Times are virtual milliseconds.
+// Scenario files (package scenarios) produce a Config; a Go caller can build one directly
+// from DefaultConfig.
+type Config struct {
+	// Kafka holds the share-group settings every share-partition uses (version, lock
+	// duration, delivery count limit, in-flight cap, isolation level, offset reset).
+	Kafka model.Config
+	// Brokers is the number of brokers; partition leaders are spread over them.
+	Brokers int
+	Topics  []Topic
+	// Producers write to the topics.
+	Producers []Producer
+	// Groups are the consumer groups (share or classic) reading the topics.
+	Groups      []Group
+	Coordinator Coordinator
+	Network     Network
+	Membership  Membership
+	Faults      []Fault
+	// Swarm, when set, adds faults drawn from the seed (swarm testing).
+	Swarm *Swarm
+	// DurationMs is the length of the main (fault) phase.
+	DurationMs int64
+	// HealMs is the length of the healing phase after it: faults stop, dead consumers
+	// restart, producers stop, and the groups should drain the log.
+	HealMs int64
+	// MetricsIntervalMs is the sampling interval of the metrics time series.
+	MetricsIntervalMs int64
+	// MaxEvents bounds the run; reaching it ends the run with an error.
+	MaxEvents int64
+}
+
+// Topic is a topic with its partitions and retention.
+type Topic struct {
+	Name       string
+	Partitions int
+	// RetentionMs is retention.ms; -1 keeps records forever.
+	RetentionMs int64
+	// RetentionRecords approximates retention.bytes in records; -1 disables it.
+	RetentionRecords int64
+	// RetentionCheckIntervalMs is log.retention.check.interval.ms (default 300000).
+	RetentionCheckIntervalMs int64
+}
+
+// RateKind is how a producer spaces its batches.
+type RateKind uint8
+
+// Producer rate kinds.
+const (
+	RateConstant RateKind = iota // evenly spaced batches
+	RatePoisson                  // exponential gaps with the same mean
+	RateBursts                   // BurstRecords at once every BurstEveryMs, nothing between
+)
+
+// Producer writes records to one topic.
+type Producer struct {
+	Name  string
+	Topic string
+	// RecordsPerSecond is the mean production rate.
+	RecordsPerSecond float64
+	Rate             RateKind
+	// BurstEveryMs and BurstRecords shape RateBursts.
+	BurstEveryMs int64
+	BurstRecords int
+	// BatchRecords is the number of records per producer batch (batch.size/linger.ms).
+	BatchRecords int
+	// Keys is the number of distinct record keys (0: no keys). Keys choose the partition.
+	Keys int
+	// StartMs and StopMs bound production (StopMs 0: until the main phase ends).
+	StartMs, StopMs int64
+	// PoisonPerMillion is the share of records that always fail processing, per million.
+	PoisonPerMillion int64
+	// CompactedPerMillion is the share of batches later removed by compaction, per million.
+	CompactedPerMillion int64
+	// Transactional producers commit (or abort) every TxnBatches batches.
+	Transactional bool
+	TxnBatches    int
+	// AbortPerMillion is the share of transactions aborted, per million.
+	AbortPerMillion int64
+	// TxnCommitDelayMs is how long a transaction stays open after its last batch before
+	// the commit or abort marker is written (read_committed readers wait for it).
+	TxnCommitDelayMs int64
+}
+
+// GroupType is share or classic.
+type GroupType uint8
+
+// Group types.
+const (
+	ShareGroup   GroupType = iota // KIP-932 share group
+	ClassicGroup                  // a classic consumer group, for comparison
+)
+
+// String names the group type.
+func (t GroupType) String() string {
+	if t == ClassicGroup {
+		return "classic"
+	}
+	return "share"
+}
+
+// Group is a consumer group.
+type Group struct {
+	Name      string
+	Type      GroupType
+	Topics    []string
+	Consumers []ConsumerSpec
+	// AutoCommitIntervalMs is auto.commit.interval.ms for a classic group (default 5000).
+	AutoCommitIntervalMs int64
+}
+
+// AckMode is share.acknowledgement.mode.
+type AckMode uint8
+
+// Acknowledgement modes.
+const (
+	AckImplicit AckMode = iota // the next poll accepts everything the previous poll returned
+	AckExplicit                // the application acknowledges each record
+)
+
+// CommitMode says how a consumer sends its acknowledgements.
+type CommitMode uint8
+
+// Commit modes.
+const (
+	CommitAsync CommitMode = iota // piggy-backed on the next fetch (or sent without waiting)
+	CommitSync                    // commitSync after each poll's records: wait for the outcome
+)
+
+// FailureAction is what the application does with a record it cannot process.
+type FailureAction uint8
+
+// Failure actions.
+const (
+	FailRelease FailureAction = iota // acknowledge RELEASE (explicit mode)
+	FailReject                       // acknowledge REJECT (explicit mode)
+	FailCrash                        // the process crashes (connection drops)
+	FailSkip                         // swallow the error and move on (implicit mode: accepted)
+)
+
+// ConsumerSpec describes Count identical consumer instances.
+type ConsumerSpec struct {
+	Name  string
+	Count int
+	// StartMs is when the instances start.
+	StartMs int64
+	// Processing is the per-record processing time.
+	Processing dist.Dist
+	// SlowFactor multiplies processing times (1: normal).
+	SlowFactor float64
+	AckMode    AckMode
+	Commit     CommitMode
+	// MaxPollRecords is max.poll.records (also the fetch's MaxRecords and BatchSize).
+	MaxPollRecords int
+	AcquireMode    model.AcquireMode
+	// MaxWaitMs is fetch.max.wait.ms: how long a broker holds a fetch that found nothing.
+	MaxWaitMs int64
+	// FailurePerMillion is the chance, per million processing attempts, of a transient
+	// failure; OnFailure says what happens then.
+	FailurePerMillion int64
+	OnFailure         FailureAction
+	// OnPoison says what happens when a poison record is processed.
+	OnPoison FailureAction
+	// RenewEveryMs renews the locks of records still being processed (explicit mode,
+	// Kafka 4.2); 0 disables.
+	RenewEveryMs int64
+	// RestartAfterCrashMs is how long a crashed instance (FailCrash) takes to come back;
+	// -1 never.
+	RestartAfterCrashMs int64
+}
+
+// Coordinator is the share coordinator's behaviour.
+type Coordinator struct {
+	WriteLatency dist.Dist
+	ReadLatency  dist.Dist
+	// WriteFailPerMillion is the chance that a state write fails.
+	WriteFailPerMillion int64
+}
+
+// Network is the client–broker network.
+type Network struct {
+	// Latency is the one-way latency of a request or a response.
+	Latency dist.Dist
+	// ResponseLossPerMillion is the chance that a response is lost (the request took effect).
+	ResponseLossPerMillion int64
+	// RequestTimeoutMs is request.timeout.ms: how long a client waits for a lost response.
+	RequestTimeoutMs int64
+}
+
+// Membership holds the group coordinator's timeouts.
+type Membership struct {
+	// SessionTimeoutMs is group.share.session.timeout.ms (and session.timeout.ms for classic).
+	SessionTimeoutMs int64
+	// HeartbeatIntervalMs is group.share.heartbeat.interval.ms.
+	HeartbeatIntervalMs int64
+}
+
+// FaultKind names a fault.
+type FaultKind uint8
+
+// Fault kinds.
+const (
+	FaultKill             FaultKind = iota + 1 // consumer process killed: connections drop
+	FaultClose                                 // consumer closes cleanly
+	FaultHang                                  // consumer hangs: no progress, connections stay
+	FaultNetCut                                // consumer cut off from brokers for DurationMs
+	FaultPause                                 // consumer paused (GC) for DurationMs
+	FaultLeaderFailover                        // partition leader moves to another broker
+	FaultWriteFail                             // share coordinator fails writes for DurationMs
+	FaultCoordinatorSlow                       // share coordinator write latency = ValueMs for DurationMs
+	FaultDeleteRecords                         // log start offset moved forward by ValueMs records
+	FaultDownstreamOutage                      // processing fails for DurationMs
+	FaultRenewStall                            // renewals stop for DurationMs
+	FaultLockExpiry                            // every lock of the partition fires now
+)
+
+var faultNames = map[FaultKind]string{
+	FaultKill: "kill", FaultClose: "close", FaultHang: "hang", FaultNetCut: "netcut", FaultPause: "pause",
+	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
+	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
+	FaultLockExpiry: "lock-expiry",
+}
+
+// String names the fault kind as scenario files spell it.
+func (k FaultKind) String() string {
+	if s, ok := faultNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("FaultKind(%d)", uint8(k))
+}
+
+// ParseFaultKind accepts the names String returns.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for k := FaultKill; k <= FaultLockExpiry; k++ {
+		if faultNames[k] == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fault %q", s)
+}
+
+// Fault is a fault on a schedule: at AtMs, then every EveryMs until UntilMs, each time with
+// probability PerMillion/1e6 (0 means always).
+type Fault struct {
+	Kind FaultKind
+	// Target names a consumer instance, a consumer spec (one of its instances, drawn from
+	// the faults stream), "topic/partition", or "" for a drawn target.
+	Target         string
+	AtMs           int64
+	EveryMs        int64
+	UntilMs        int64
+	PerMillion     int64
+	DurationMs     int64
+	RestartAfterMs int64 // for kill/close/hang: restart after this long; -1 never
+	ValueMs        int64 // latency for coordinator-slow; records for delete-records
+}
+
+// Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.
+type Swarm struct {
+	Kinds []FaultKind
+	Count int
+}
+
+// DefaultConfig returns a world with Kafka 4.2's defaults, 3 brokers and no topics.
+func DefaultConfig() Config {
+	return Config{
+		Kafka:   model.DefaultConfig(),
+		Brokers: 3,
+		Coordinator: Coordinator{
+			WriteLatency: dist.Must(dist.Constant(5)),
+			ReadLatency:  dist.Must(dist.Constant(5)),
+		},
+		Network:           Network{Latency: dist.Must(dist.Constant(1)), RequestTimeoutMs: 30000},
+		Membership:        Membership{SessionTimeoutMs: 45000, HeartbeatIntervalMs: 5000},
+		DurationMs:        600000,
+		MetricsIntervalMs: 10000,
+		MaxEvents:         500_000_000,
+	}
+}
+
+// DefaultConsumer returns a consumer spec with the Java client's defaults.
+func DefaultConsumer(name string) ConsumerSpec {
+	return ConsumerSpec{
+		Name:           name,
+		Count:          1,
+		Processing:     dist.Must(dist.Constant(10)),
+		SlowFactor:     1,
+		MaxPollRecords: model.DefaultMaxPollRecords,
+		MaxWaitMs:      500,
+		OnFailure:      FailCrash,
+		OnPoison:       FailCrash,
+
+		RestartAfterCrashMs: 10000,
+	}
+}
+
+// Validate checks the configuration and returns the first problem found.
+func (c *Config) Validate() error {
+	if err := c.Kafka.Validate(); err != nil {
+		return err
+	}
+	if c.Brokers < 1 {
+		return fmt.Errorf("brokers = %d: expected at least 1", c.Brokers)
+	}
+	if c.DurationMs <= 0 {
+		return fmt.Errorf("duration = %d ms: expected > 0", c.DurationMs)
+	}
+	if c.HealMs < 0 || c.MetricsIntervalMs <= 0 {
+		return fmt.Errorf("heal and metrics interval must be positive")
+	}
+	topics := map[string]bool{}
+	for _, t := range c.Topics {
+		if t.Name == "" || topics[t.Name] {
+			return fmt.Errorf("topic %q: names must be unique and non-empty", t.Name)
+		}
+		if t.Partitions < 1 || t.Partitions > 10000 {
+			return fmt.Errorf("topic %q: partitions = %d, expected 1..10000", t.Name, t.Partitions)
+		}
+		topics[t.Name] = true
+	}
+	for _, p := range c.Producers {
+		if !topics[p.Topic] {
+			return fmt.Errorf("producer %q: unknown topic %q", p.Name, p.Topic)
+		}
+		if p.RecordsPerSecond <= 0 || p.BatchRecords < 1 {
+			return fmt.Errorf("producer %q: needs a positive rate and batch size", p.Name)
+		}
+		if p.Rate == RateBursts && (p.BurstEveryMs <= 0 || p.BurstRecords < 1) {
+			return fmt.Errorf("producer %q: bursts need burst_every and burst_records", p.Name)
+		}
+		if p.Transactional && p.TxnBatches < 1 {
+			return fmt.Errorf("producer %q: transactional producers need txn_batches >= 1", p.Name)
+		}
+	}
+	names := map[string]bool{}
+	for _, g := range c.Groups {
+		if g.Name == "" || names[g.Name] {
+			return fmt.Errorf("group %q: names must be unique and non-empty", g.Name)
+		}
+		names[g.Name] = true
+		for _, t := range g.Topics {
+			if !topics[t] {
+				return fmt.Errorf("group %q: unknown topic %q", g.Name, t)
+			}
+		}
+		for _, cs := range g.Consumers {
+			if err := c.validateConsumer(g, cs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range c.Faults {
+		if f.Kind < FaultKill || f.Kind > FaultLockExpiry {
+			return fmt.Errorf("fault %d: unknown kind", f.Kind)
+		}
+		if f.EveryMs < 0 || f.AtMs < 0 || f.DurationMs < 0 {
+			return fmt.Errorf("fault %s: negative time", f.Kind)
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateConsumer(g Group, cs ConsumerSpec) error {
+	switch {
+	case cs.Name == "":
+		return fmt.Errorf("group %q: consumer without a name", g.Name)
+	case cs.Count < 0:
+		return fmt.Errorf("consumer %q: count %d", cs.Name, cs.Count)
+	case cs.Processing == nil:
+		return fmt.Errorf("consumer %q: no processing time distribution", cs.Name)
+	case cs.MaxPollRecords < 1:
+		return fmt.Errorf("consumer %q: max.poll.records = %d, expected >= 1", cs.Name, cs.MaxPollRecords)
+	case cs.AcquireMode == model.RecordLimit && c.Kafka.Version < model.Kafka42:
+		return fmt.Errorf("consumer %q: share.acquire.mode=record_limit needs Kafka 4.2", cs.Name)
+	case cs.RenewEveryMs > 0 && (cs.AckMode != AckExplicit || c.Kafka.Version < model.Kafka42):
+		return fmt.Errorf("consumer %q: renewing locks needs explicit acknowledgement and Kafka 4.2", cs.Name)
+	case cs.AckMode == AckImplicit && (cs.OnFailure == FailRelease || cs.OnFailure == FailReject):
+		return fmt.Errorf("consumer %q: on_failure: implicit acknowledgement cannot release or reject; use crash or skip", cs.Name)
+	case cs.AckMode == AckImplicit && (cs.OnPoison == FailRelease || cs.OnPoison == FailReject):
+		return fmt.Errorf("consumer %q: on_poison: implicit acknowledgement cannot release or reject; use crash or skip", cs.Name)
+	case cs.SlowFactor <= 0:
+		return fmt.Errorf("consumer %q: slow factor must be > 0", cs.Name)
+	}
+	return nil
+}

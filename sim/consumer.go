@@ -1,0 +1,546 @@
+package sim
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// The share consumer (KafkaShareConsumer): a poll loop with max.poll.records, client-side
+// buffering of acquired records, sequential processing, implicit or explicit
+// acknowledgement, commitSync or piggy-backed acknowledgements, RENEW on a cadence, and the
+// ways a consumer dies.
+
+type cState uint8
+
+const (
+	cStopped    cState = iota // not started yet
+	cPolling                  // waiting for fetch responses
+	cProcessing               // processing the records of the last poll
+	cCommitting               // waiting for commitSync responses
+	cIdle                     // no partitions: waiting for an assignment
+	cDead                     // killed or closed; connections gone
+	cHung                     // frozen; connections stay open
+)
+
+// delivery is one record handed to the consumer.
+type delivery struct {
+	sp         int32
+	off        int64
+	dc         int16
+	acquiredMs int64
+	deadline   int64 // lock deadline as the client knows it
+}
+
+// ackEntry is one queued acknowledgement.
+type ackEntry struct {
+	sp  int32
+	off int64
+	t   model.AckType
+}
+
+type consumer struct {
+	idx         int32
+	group       int32
+	spec        *ConsumerSpec
+	name        string
+	incarnation int
+	member      model.MemberID
+	gen         uint32
+	state       cState
+	pausedUntil int64
+	cutUntil    int64
+	assignment  []int32
+	buffer      []delivery
+	batch       []delivery
+	next        int
+	acks        []ackEntry
+	outstanding int
+	renewing bool
+	// restartAfterMs is the restart delay of the fault or crash that stopped the instance.
+	restartAfterMs int64
+}
+
+func (c *consumer) connected() bool { return c.state != cDead }
+
+// alive reports whether the process runs (not dead, not hung).
+func (c *consumer) alive() bool { return c.state != cDead && c.state != cHung && c.state != cStopped }
+
+var singleType = [5][]model.AckType{{0}, {1}, {2}, {3}, {4}}
+
+// consumerStart starts a new incarnation of consumer ci.
+func (w *World) consumerStart(ci int32) {
+	c := w.consumers[ci]
+	if c.state != cStopped && c.state != cDead {
+		return
+	}
+	c.incarnation++
+	c.gen++
+	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
+	c.state = cIdle
+	c.pausedUntil, c.cutUntil = 0, 0
+	c.buffer, c.batch, c.acks, c.next, c.outstanding = c.buffer[:0], c.batch[:0], c.acks[:0], 0, 0
+	c.assignment = nil
+	w.line("start").str("client", string(c.member)).end()
+	if w.groups[c.group].cfg.Type == ClassicGroup {
+		w.classicStart(c)
+		return
+	}
+	w.heartbeatNow(c)
+	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: ci, gen: c.gen})
+	w.poll(c)
+}
+
+// deferIfPaused re-queues a consumer event that arrives while the process is paused.
+func (w *World) deferIfPaused(c *consumer, e event) bool {
+	if w.now < c.pausedUntil {
+		w.push(c.pausedUntil, e)
+		return true
+	}
+	return false
+}
+
+// poll is KafkaShareConsumer.poll: acknowledge the previous poll's records (implicit mode),
+// then return buffered records or fetch.
+func (w *World) poll(c *consumer) {
+	if !c.alive() {
+		return
+	}
+	if c.spec.AckMode == AckImplicit {
+		for _, d := range c.batch {
+			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
+		}
+	}
+	c.batch, c.next = c.batch[:0], 0
+	if len(c.buffer) > 0 {
+		w.takeBatch(c)
+		w.sendAcks(c, false, false)
+		w.startProcessing(c)
+		return
+	}
+	if len(c.assignment) == 0 {
+		w.sendAcks(c, false, false)
+		c.state = cIdle
+		return // the next heartbeat with an assignment polls again
+	}
+	c.state = cPolling
+	w.sendFetches(c)
+}
+
+func (w *World) takeBatch(c *consumer) {
+	n := min(len(c.buffer), c.spec.MaxPollRecords)
+	c.batch = append(c.batch[:0], c.buffer[:n]...)
+	c.buffer = append(c.buffer[:0], c.buffer[n:]...)
+	for _, d := range c.batch {
+		w.metrics.bufferWaitMs += w.now - d.acquiredMs
+	}
+}
+
+// sendFetches sends one ShareFetch per leader of the assigned partitions, carrying the
+// queued acknowledgements for that leader's partitions, and a ShareAcknowledge to other
+// leaders that have acknowledgements waiting.
+func (w *World) sendFetches(c *consumer) {
+	byBroker := make([][]int32, len(w.brokers))
+	for _, sp := range c.assignment {
+		b := w.parts[w.shares[sp].part].leader
+		byBroker[b] = append(byBroker[b], sp)
+	}
+	acks := w.groupAcks(c)
+	for b := range w.brokers {
+		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
+			continue
+		}
+		id := w.newRequest()
+		r := &w.reqs[id]
+		r.kind, r.consumer, r.broker = reqFetch, c.idx, int32(b)
+		if len(byBroker[b]) == 0 {
+			r.kind = reqAck
+		}
+		r.parts = append(r.parts, byBroker[b]...)
+		r.acks = append(r.acks, acks[b]...)
+		r.params = model.FetchParams{MaxRecords: c.spec.MaxPollRecords, BatchSize: c.spec.MaxPollRecords, Mode: c.spec.AcquireMode}
+		r.maxWait = c.spec.MaxWaitMs
+		w.send(c, id)
+	}
+	if c.outstanding == 0 {
+		c.state = cIdle
+	}
+}
+
+// sendAcks sends the queued acknowledgements as ShareAcknowledge requests, one per leader.
+// final closes the share sessions (consumer close). sync makes the consumer wait.
+func (w *World) sendAcks(c *consumer, final, sync bool) int {
+	acks := w.groupAcks(c)
+	sent := 0
+	for b := range w.brokers {
+		_, hasSession := w.brokers[b].sessions[c.idx]
+		if len(acks[b]) == 0 && !(final && hasSession) {
+			continue
+		}
+		id := w.newRequest()
+		r := &w.reqs[id]
+		r.kind, r.consumer, r.broker, r.final = reqAck, c.idx, int32(b), final
+		r.acks = append(r.acks, acks[b]...)
+		if sync || final {
+			w.send(c, id)
+		} else {
+			w.sendDetached(c, id)
+		}
+		sent++
+	}
+	return sent
+}
+
+// groupAcks turns the queued acknowledgements into per-leader, per-partition ascending
+// ranges, and clears the queue. A record acknowledged twice keeps its last type.
+func (w *World) groupAcks(c *consumer) [][]partAcks {
+	out := make([][]partAcks, len(w.brokers))
+	if len(c.acks) == 0 {
+		return out
+	}
+	entries := append([]ackEntry(nil), c.acks...)
+	c.acks = c.acks[:0]
+	sort.SliceStable(entries, func(i, j int) bool {
+		if entries[i].sp != entries[j].sp {
+			return entries[i].sp < entries[j].sp
+		}
+		return entries[i].off < entries[j].off
+	})
+	for i := 0; i < len(entries); {
+		j := i
+		for j < len(entries) && entries[j].sp == entries[i].sp {
+			j++
+		}
+		sp := entries[i].sp
+		pa := partAcks{sp: sp}
+		for k := i; k < j; k++ {
+			e := entries[k]
+			if k+1 < j && entries[k+1].off == e.off {
+				continue // superseded by a later acknowledgement of the same offset
+			}
+			pa.entries = append(pa.entries, e)
+			if n := len(pa.ranges); n > 0 && pa.ranges[n-1].Last+1 == e.off && pa.ranges[n-1].Types[0] == e.t {
+				pa.ranges[n-1].Last = e.off
+				continue
+			}
+			pa.ranges = append(pa.ranges, model.AckRange{First: e.off, Last: e.off, Types: singleType[e.t]})
+		}
+		b := w.parts[w.shares[sp].part].leader
+		out[b] = append(out[b], pa)
+		i = j
+	}
+	return out
+}
+
+// send puts a request on the wire; the consumer waits for it.
+func (w *World) send(c *consumer, id int32) {
+	c.outstanding++
+	w.transmit(c, id)
+}
+
+// sendDetached puts a request on the wire without the poll loop waiting for it.
+func (w *World) sendDetached(c *consumer, id int32) {
+	w.reqs[id].detached = true
+	w.transmit(c, id)
+}
+
+func (w *World) transmit(c *consumer, id int32) {
+	r := &w.reqs[id]
+	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
+	w.metrics.requests++
+	if r.kind == reqAck || len(r.acks) > 0 {
+		w.metrics.ackRequests++
+	}
+	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
+	if w.now < c.cutUntil {
+		w.mark("request-lost-netcut")
+		return
+	}
+	r.arrived = true
+	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evRequestArrive, ref: id})
+}
+
+// responseArrive is a response reaching its consumer.
+func (w *World) responseArrive(id int32) {
+	r := &w.reqs[id]
+	c := w.consumers[r.consumer]
+	if r.done {
+		w.maybeFree(id)
+		return
+	}
+	if c.gen != r.gen || c.state == cDead || c.state == cHung || w.now < c.cutUntil {
+		if c.gen != r.gen || c.state == cDead {
+			r.done = true
+			w.q.Cancel(r.timeoutH)
+			w.maybeFree(id)
+		}
+		return // a hung or cut-off client never reads it; its timeout fires
+	}
+	if w.deferIfPaused(c, event{kind: evResponseArrive, ref: id, gen: r.gen}) {
+		return
+	}
+	r.done = true
+	w.q.Cancel(r.timeoutH)
+	w.handleResponse(c, r)
+	w.maybeFree(id)
+	if !r.detached {
+		c.outstanding--
+		w.afterResponse(c)
+	}
+}
+
+// requestTimeout is the client giving up on a request whose response never came.
+func (w *World) requestTimeout(id int32) {
+	r := &w.reqs[id]
+	if r.done {
+		return
+	}
+	c := w.consumers[r.consumer]
+	r.done = true
+	w.mark("request-timeout")
+	if c.gen == r.gen && c.state != cDead {
+		for i := range r.acks {
+			w.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
+		}
+		w.recordHistoryLost(r)
+	}
+	w.maybeFree(id)
+	if !r.detached && c.gen == r.gen {
+		c.outstanding--
+		if c.state != cHung && c.state != cDead {
+			w.afterResponse(c)
+		}
+	}
+}
+
+// maybeFree recycles a request that neither the client nor a broker still needs.
+func (w *World) maybeFree(id int32) {
+	r := &w.reqs[id]
+	if r.inUse && r.done && (!r.arrived || (r.answered && !r.parked && r.writes == 0)) {
+		w.freeRequest(id)
+	}
+}
+
+// handleResponse buffers the acquired records and takes note of acknowledgement outcomes.
+func (w *World) handleResponse(c *consumer, r *request) {
+	for i := range r.results {
+		res := &r.results[i]
+		if res.hasAck {
+			for k := range r.acks {
+				if r.acks[k].sp == res.sp {
+					w.noteAckResult(r, &r.acks[k], res.ackCode)
+				}
+			}
+		}
+		if len(res.ranges) == 0 {
+			continue
+		}
+		s := w.shares[res.sp]
+		p := w.parts[s.part]
+		for _, ar := range res.ranges {
+			for off := ar.First; off <= ar.Last; off++ {
+				if !p.log.HasRecord(off) {
+					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
+					continue
+				}
+				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
+			}
+		}
+	}
+	w.recordHistory(r)
+}
+
+// afterResponse moves the poll loop on after one of its requests finished.
+func (w *World) afterResponse(c *consumer) {
+	switch c.state {
+	case cPolling:
+		if len(c.buffer) > 0 {
+			w.takeBatch(c)
+			w.startProcessing(c)
+		} else if c.outstanding == 0 {
+			w.poll(c)
+		}
+	case cCommitting:
+		if c.outstanding == 0 {
+			w.poll(c)
+		}
+	}
+}
+
+// startProcessing hands the batch to the application, one record at a time.
+func (w *World) startProcessing(c *consumer) {
+	c.state = cProcessing
+	c.next = 0
+	if len(c.batch) == 0 {
+		w.batchDone(c)
+		return
+	}
+	w.scheduleNext(c)
+	if c.spec.RenewEveryMs > 0 && !c.renewing {
+		c.renewing = true
+		w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+	}
+}
+
+func (w *World) scheduleNext(c *consumer) {
+	d := c.spec.Processing.Sample(w.rProc)
+	if c.spec.SlowFactor != 1 {
+		d = int64(float64(d) * c.spec.SlowFactor)
+	}
+	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen})
+}
+
+// processDone is the application finishing one record.
+func (w *World) processDone(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || c.state != cProcessing {
+		return
+	}
+	if w.deferIfPaused(c, e) {
+		return
+	}
+	d := c.batch[c.next]
+	c.next++
+	action, ok := w.outcome(c, d)
+	w.noteProcessed(c, d, ok)
+	switch action {
+	case FailCrash:
+		w.line("crash").str("client", string(c.member)).str("p", w.parts[w.shares[d.sp].part].name).num("offset", d.off).end()
+		w.mark("consumer-crash")
+		w.kill(c, c.spec.RestartAfterCrashMs)
+		return
+	case FailRelease:
+		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRelease})
+	case FailReject:
+		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckReject})
+	default:
+		if c.spec.AckMode == AckExplicit {
+			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
+		}
+	}
+	if c.next < len(c.batch) {
+		w.scheduleNext(c)
+		return
+	}
+	w.batchDone(c)
+}
+
+// outcome decides what processing a record leads to: success (FailSkip, true) or the
+// configured action for a poison record, a downstream outage or a transient failure.
+func (w *World) outcome(c *consumer, d delivery) (FailureAction, bool) {
+	p := w.parts[w.shares[d.sp].part]
+	if isPoison(p.poison, d.off) {
+		return c.spec.OnPoison, false
+	}
+	if w.outage > 0 {
+		return c.spec.OnFailure, false
+	}
+	if c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {
+		return c.spec.OnFailure, false
+	}
+	return FailSkip, true
+}
+
+func isPoison(list []int64, off int64) bool {
+	i := sort.Search(len(list), func(i int) bool { return list[i] >= off })
+	return i < len(list) && list[i] == off
+}
+
+// batchDone is the end of one poll's records: commitSync, or poll again.
+func (w *World) batchDone(c *consumer) {
+	if c.spec.Commit == CommitSync {
+		if c.spec.AckMode == AckImplicit {
+			for _, d := range c.batch {
+				c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
+			}
+			c.batch = c.batch[:0]
+		}
+		if w.sendAcks(c, false, true) > 0 {
+			c.state = cCommitting
+			return
+		}
+	}
+	w.poll(c)
+}
+
+// renew sends RENEW for the records of the current poll not yet acknowledged (KIP-1222).
+func (w *World) renew(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen {
+		return
+	}
+	if w.deferIfPaused(c, e) {
+		return
+	}
+	if c.state != cProcessing || !c.alive() {
+		c.renewing = false
+		if c.alive() && c.state != cDead {
+			// keep the cadence while the consumer lives; it renews when processing again
+			c.renewing = true
+			w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+		}
+		return
+	}
+	w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+	if w.renewStall > 0 {
+		w.mark("renew-stalled")
+		return
+	}
+	queued := c.acks
+	c.acks = nil
+	for _, d := range c.batch[c.next:] {
+		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
+	}
+	for i := c.next; i < len(c.batch); i++ {
+		c.batch[i].deadline = w.now + w.cfg.Kafka.RecordLockDurationMs
+	}
+	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))
+	c.acks = queued
+}
+
+// kill ends the process: its connections drop, so every leader releases what it held.
+func (w *World) kill(c *consumer, restartAfterMs int64) {
+	if c.state == cDead || c.state == cStopped {
+		return
+	}
+	if w.groups[c.group].classic != nil {
+		w.classicKill(c, restartAfterMs)
+		return
+	}
+	w.line("kill").str("client", string(c.member)).end()
+	w.noteConsumerGone(c, causeCrash)
+	c.state = cDead
+	c.gen++
+	w.disconnect(c.idx)
+	if restartAfterMs >= 0 {
+		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+	}
+}
+
+// closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final
+// session epoch (the leaders then release everything else the member holds), leave the group.
+func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
+	if !c.alive() {
+		return
+	}
+	w.line("close").str("client", string(c.member)).end()
+	if w.groups[c.group].classic != nil {
+		w.classicMaybeCommit(c, true)
+		w.leaveGroup(c)
+		c.state = cDead
+		c.gen++
+		if restartAfterMs >= 0 {
+			w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+		}
+		return
+	}
+	w.noteConsumerGone(c, causeClose)
+	w.sendAcks(c, true, false)
+	w.leaveGroup(c)
+	c.state = cDead
+	c.gen++
+	if restartAfterMs >= 0 {
+		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+	}
+}

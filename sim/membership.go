@@ -1,0 +1,155 @@
+package sim
+
+// Group membership: heartbeats, the session timeout, and Kafka's simple assignor for share
+// groups (several members per partition when members outnumber partitions). Leaders never
+// consult the assignment: it only decides whom a member fetches from.
+
+// groupState is one consumer group.
+type groupState struct {
+	idx int32
+	cfg *Group
+	// sps lists the group's share-partitions (share groups) in topic, partition order; for
+	// classic groups, parts lists the partitions.
+	sps   []int32
+	parts []int32
+	// members in join order.
+	members []int32
+	lastHB  map[int32]int64
+	token   map[int32]int64
+	epoch   int32
+	// assignment[c] is member c's target assignment (share-partition ids or partitions).
+	assignment map[int32][]int32
+	classic    *classicGroup
+}
+
+func (g *groupState) isMember(c int32) bool {
+	for _, m := range g.members {
+		if m == c {
+			return true
+		}
+	}
+	return false
+}
+
+// heartbeatNow is a ShareGroupHeartbeat reaching the group coordinator: join if needed,
+// refresh the session, and learn the target assignment.
+func (w *World) heartbeatNow(c *consumer) {
+	g := w.groups[c.group]
+	g.lastHB[c.idx] = w.now
+	if !g.isMember(c.idx) {
+		g.members = append(g.members, c.idx)
+		g.token[c.idx]++
+		w.line("join").str("client", string(c.member)).str("group", g.cfg.Name).end()
+		w.reassign(g)
+		w.push(w.now+w.cfg.Membership.SessionTimeoutMs, event{kind: evSessionCheck, a: c.idx, x: g.token[c.idx]})
+	}
+	c.assignment = g.assignment[c.idx]
+}
+
+// heartbeat is the periodic heartbeat of a consumer.
+func (w *World) heartbeat(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || c.state == cDead || c.state == cHung {
+		return
+	}
+	if w.deferIfPaused(c, e) {
+		return
+	}
+	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
+	if w.now < c.cutUntil {
+		return // the heartbeat is lost
+	}
+	had := len(c.assignment)
+	w.heartbeatNow(c)
+	if c.state == cIdle && (len(c.assignment) > 0 || had > 0) {
+		if w.groups[c.group].classic != nil {
+			w.classicPoll(c)
+		} else {
+			w.poll(c)
+		}
+	}
+}
+
+// sessionCheck fences a member whose heartbeats stopped for the session timeout.
+func (w *World) sessionCheck(e event) {
+	c := w.consumers[e.a]
+	g := w.groups[c.group]
+	if !g.isMember(c.idx) || g.token[c.idx] != e.x {
+		return
+	}
+	due := g.lastHB[c.idx] + w.cfg.Membership.SessionTimeoutMs
+	if w.now < due {
+		w.push(due, event{kind: evSessionCheck, a: c.idx, x: e.x})
+		return
+	}
+	w.mark("member-session-timeout")
+	w.line("fence-member").str("client", string(c.member)).str("group", g.cfg.Name).end()
+	w.removeMember(g, c.idx)
+}
+
+// leaveGroup is a heartbeat with member epoch -1.
+func (w *World) leaveGroup(c *consumer) {
+	g := w.groups[c.group]
+	if g.isMember(c.idx) {
+		w.line("leave").str("client", string(c.member)).str("group", g.cfg.Name).end()
+		w.removeMember(g, c.idx)
+	}
+}
+
+func (w *World) removeMember(g *groupState, ci int32) {
+	for i, m := range g.members {
+		if m == ci {
+			g.members = append(g.members[:i], g.members[i+1:]...)
+			break
+		}
+	}
+	g.token[ci]++
+	delete(g.assignment, ci)
+	w.reassign(g)
+}
+
+// reassign recomputes the target assignment of a group.
+func (w *World) reassign(g *groupState) {
+	g.epoch++
+	if g.cfg.Type == ClassicGroup {
+		w.classicRebalance(g)
+		return
+	}
+	g.assignment = map[int32][]int32{}
+	for i, slots := range ShareAssignment(len(g.members), len(g.sps)) {
+		var list []int32
+		for _, p := range slots {
+			list = append(list, g.sps[p])
+		}
+		g.assignment[g.members[i]] = list
+	}
+	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(len(g.members))).end()
+}
+
+// ShareAssignment is the simple share assignor for m members (in join order) and p
+// partitions: with m ≤ p each partition goes to one member, round robin; with m > p each
+// partition goes to ⌈m/p⌉ distinct members and every member gets one or two partitions.
+// It returns, for each member, its partition indices in ascending order.
+func ShareAssignment(m, p int) [][]int {
+	out := make([][]int, m)
+	if m == 0 || p == 0 {
+		return out
+	}
+	if m <= p {
+		for i := 0; i < p; i++ {
+			out[i%m] = append(out[i%m], i)
+		}
+		return out
+	}
+	k := (m + p - 1) / p
+	for i := 0; i < p; i++ {
+		for j := 0; j < k; j++ {
+			mem := (i + j*p) % m
+			out[mem] = append(out[mem], i)
+		}
+	}
+	for _, l := range out {
+		sortInts(l)
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/sharesim/sharesim/sim/rng"
+)
+
+// Producers, retention and compaction: the partition logs' side of the world.
+
+type producerState struct {
+	idx   int32
+	cfg   *Producer
+	topic int32
+	// next is the sticky partition (no keys); txn is the open transaction id (0: none) and
+	// txnBatches the batches written in it.
+	next       int32
+	txn        int64
+	txnBatches int
+	txnSeq     int64
+	k          int64 // batches produced, for constant-rate spacing
+}
+
+// gapMs is the time to the producer's next batch.
+func (w *World) gapMs(p *producerState) int64 {
+	perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
+	switch p.cfg.Rate {
+	case RatePoisson:
+		return max(1, int64(math.Round(perBatchMs*w.rWork.ExpFloat64())))
+	case RateBursts:
+		return 0
+	}
+	// Constant: place batch k at start + round(k × interval) so rounding never drifts.
+	p.k++
+	at := p.cfg.StartMs + int64(math.Round(float64(p.k)*perBatchMs))
+	return max(1, at-w.now)
+}
+
+// produce writes one producer batch (or one burst) and schedules the next.
+func (w *World) produce(e event) {
+	p := w.producers[e.a]
+	if w.healing || (p.cfg.StopMs > 0 && w.now >= p.cfg.StopMs) || w.now >= w.cfg.DurationMs {
+		return
+	}
+	if p.cfg.Rate == RateBursts {
+		for left := p.cfg.BurstRecords; left > 0; left -= p.cfg.BatchRecords {
+			w.produceBatch(p, min(left, p.cfg.BatchRecords))
+		}
+		w.push(w.now+p.cfg.BurstEveryMs, event{kind: evProduce, a: p.idx})
+		return
+	}
+	w.produceBatch(p, p.cfg.BatchRecords)
+	w.push(w.now+w.gapMs(p), event{kind: evProduce, a: p.idx})
+}
+
+func (w *World) produceBatch(p *producerState, n int) {
+	t := w.topics[p.topic]
+	var pi int32
+	if p.cfg.Keys > 0 {
+		key := int32(w.rWork.Intn(p.cfg.Keys))
+		pi = t.first + key%int32(t.cfg.Partitions)
+	} else {
+		pi = t.first + p.next
+		p.next = (p.next + 1) % int32(t.cfg.Partitions)
+	}
+	part := w.parts[pi]
+	if p.cfg.Transactional && p.txn == 0 {
+		p.txnSeq++
+		p.txn = int64(p.idx)<<32 | p.txnSeq
+	}
+	b := part.log.AppendRecords(n, w.now, p.idx, p.txn)
+	w.metrics.produced += int64(n)
+	w.metrics.producedBatches++
+	if p.cfg.PoisonPerMillion > 0 {
+		for off := b.First; off <= b.Last; off++ {
+			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
+				part.poison = append(part.poison, off)
+			}
+		}
+	}
+	if p.cfg.CompactedPerMillion > 0 && w.rWork.Bool(uint64(p.cfg.CompactedPerMillion), 1_000_000) {
+		w.push(w.now+compactionLagMs, event{kind: evCompaction, a: pi, x: b.First})
+	}
+	w.line("produce").str("p", part.name).num("first", b.First).num("last", b.Last).end()
+	if p.cfg.Transactional {
+		p.txnBatches++
+		if p.txnBatches >= p.cfg.TxnBatches {
+			w.push(w.now+p.cfg.TxnCommitDelayMs, event{kind: evTxnCommit, a: p.idx, x: p.txn, b: pi})
+			p.txn, p.txnBatches = 0, 0
+		}
+	}
+	w.wakePartition(part)
+}
+
+// compactionLagMs is when the log cleaner removes a batch chosen for compaction.
+const compactionLagMs = 60000
+
+// txnCommit ends a transaction: a control marker on every partition it wrote (we track the
+// last one; the producer keeps each transaction on one partition at a time).
+func (w *World) txnCommit(e event) {
+	p := w.producers[e.a]
+	part := w.parts[e.b]
+	commit := !(p.cfg.AbortPerMillion > 0 && w.rWork.Bool(uint64(p.cfg.AbortPerMillion), 1_000_000))
+	for _, pt := range w.topicParts(p.topic) {
+		if pt.log.IsOpen(e.x) || pt == part {
+			pt.log.AppendControl(w.now, p.idx, e.x, commit)
+			w.line("txn-end").str("p", pt.name).num("txn", e.x).str("commit", boolStr(commit)).end()
+			if !commit {
+				w.mark("txn-aborted")
+			}
+			w.wakePartition(pt)
+		}
+	}
+}
+
+func (w *World) topicParts(t int32) []*partition {
+	ts := w.topics[t]
+	return w.parts[ts.first : ts.first+int32(ts.cfg.Partitions)]
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// wakePartition retries fetches parked on the share-partitions of a partition.
+func (w *World) wakePartition(p *partition) {
+	for _, sp := range p.shares {
+		w.wake(w.shares[sp])
+	}
+}
+
+// compaction removes a batch from the log, as the log cleaner would.
+func (w *World) compaction(e event) {
+	p := w.parts[e.a]
+	if p.log.Compact(e.x) {
+		w.mark("compacted")
+		w.line("compact").str("p", p.name).num("offset", e.x).end()
+	}
+}
+
+// retention applies a topic's retention to its partitions.
+func (w *World) retention(ti int32) {
+	t := w.topics[ti]
+	for _, p := range w.topicParts(ti) {
+		start, deleted := p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
+		if deleted > 0 {
+			w.mark("retention-deleted")
+			w.line("retention").str("p", p.name).num("start", start).num("deleted", deleted).end()
+		}
+		w.forgetLog(p)
+	}
+	w.push(w.now+t.cfg.RetentionCheckIntervalMs, event{kind: evRetention, a: ti})
+}
+
+// forgetLog drops log metadata no reader needs: below every group's start offset.
+func (w *World) forgetLog(p *partition) {
+	floor := p.log.EndOffset()
+	for _, sp := range p.shares {
+		s := w.shares[sp]
+		st := s.store.StartOffset()
+		if s.core != nil {
+			st = min(s.core.StartOffset(), st)
+			if st < 0 {
+				st = s.core.StartOffset()
+			}
+		}
+		if st < 0 {
+			return // a share-partition not yet initialised may read from anywhere
+		}
+		floor = min(floor, st)
+	}
+	for _, g := range w.groups {
+		if g.classic != nil {
+			floor = min(floor, g.classic.floor(p.idx))
+		}
+	}
+	p.log.Forget(floor)
+	i := 0
+	for i < len(p.poison) && p.poison[i] < floor {
+		i++
+	}
+	if i > 0 {
+		p.poison = append(p.poison[:0], p.poison[i:]...)
+	}
+}
+
+// keyOf is the record key of offset off on partition p (keys are a pure function of the
+// offset, so the log stores none).
+func (w *World) keyOf(p *partition, off int64) (int64, bool) {
+	b, ok := p.log.BatchAt(off)
+	if !ok || b.Control {
+		return 0, false
+	}
+	keys := w.producers[b.Producer].cfg.Keys
+	if keys <= 0 {
+		return 0, false
+	}
+	nParts := int64(w.topics[p.topic].cfg.Partitions)
+	perPart := (int64(keys) - int64(p.num) + nParts - 1) / nParts
+	if perPart <= 0 {
+		return 0, false
+	}
+	h := rng.Derive(w.seed, "key", uint64(p.idx)<<40^uint64(off))
+	return int64(h%uint64(perPart))*nParts + int64(p.num), true
+}

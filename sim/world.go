@@ -1,0 +1,397 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/eventq"
+	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
+)
+
+// The engine: one virtual clock, one event queue ordered by (time, sequence number), one root
+// seed split into named PRNG streams. Everything runs on the caller's goroutine; concurrency
+// exists only as the order in which events are queued.
+
+// PRNG stream names. Each subsystem draws only from its own stream, so adding a draw in one
+// never changes what another sees.
+const (
+	streamWorkload   = "workload"
+	streamProcessing = "processing"
+	streamFaults     = "faults"
+	streamNetwork    = "network"
+	streamScheduler  = "scheduler"
+)
+
+type evKind uint8
+
+const (
+	evProduce        evKind = iota + 1 // a: producer
+	evRequestArrive                    // ref: request reaches its broker
+	evResponseArrive                   // ref: response reaches its client
+	evRequestTimeout                   // ref: the client gives up on a request
+	evMaxWait                          // ref: a parked fetch's wait ends
+	evWriteApply                       // ref: a state write reaches the share coordinator
+	evLoadDone                         // a: share-partition whose state read completed
+	evExpire                           // a: share-partition with a lock deadline due
+	evProcessDone                      // a: consumer finished one record
+	evRenew                            // a: consumer renews its locks
+	evHeartbeat                        // a: consumer heartbeats
+	evSessionCheck                     // a: consumer, x: membership token
+	evConsumerStart                    // a: consumer (re)starts
+	evFault                            // a: fault index
+	evFaultEnd                         // a: fault index, b: target
+	evRetention                        // a: topic
+	evCompaction                       // a: partition, x: offset
+	evTxnCommit                        // a: producer, x: transaction id
+	evMetrics                          // sample the metrics
+	evHeal                             // the main phase ends
+	evClassicPoll                      // a: classic consumer (see classic.go)
+)
+
+// event is one queued event. Consumer events carry the consumer's incarnation generation;
+// an event of an older generation is stale and ignored.
+type event struct {
+	kind evKind
+	gen  uint32
+	a, b int32
+	ref  int32
+	x    int64
+}
+
+// Options are the caller's choices that do not change the simulated behaviour.
+type Options struct {
+	// TraceWriter receives the event trace, one line per event.
+	TraceWriter io.Writer
+	// KeepTrace keeps the trace lines in Result.Trace (for tests).
+	KeepTrace bool
+	// RecordHistory keeps the client-visible history in Result.History.
+	RecordHistory bool
+	// Observer is called after every event (invariant checkers).
+	Observer func(w *World)
+}
+
+// World is one simulated cluster with its clients.
+type World struct {
+	cfg  Config
+	opts Options
+	seed uint64
+
+	streams                               *rng.Streams
+	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
+
+	now    int64
+	q      *eventq.Queue[event]
+	events int64
+	endMs  int64
+	healing bool
+
+	topics     []*topicState
+	parts      []*partition
+	groups     []*groupState
+	shares     []*sharePart
+	consumers  []*consumer
+	producers  []*producerState
+	brokers    []*broker
+	reqs       []request
+	freeReqs   []int32
+	writes     []writeRec
+	freeWrites []int32
+	faults     []faultState
+	coordSlow  int64 // > 0: share coordinator write latency override
+	writeFail  int   // > 0: share coordinator fails writes
+	outage     int   // > 0: downstream outage, processing fails
+	renewStall int   // > 0: renewals stop
+
+	trace   traceWriter
+	history []Op
+	metrics metrics
+	marks   map[string]int64
+	err     error
+}
+
+// Result is what a run leaves behind.
+type Result struct {
+	Seed uint64
+	// TraceSHA256 is the SHA-256 of the whole event trace; one seed gives one hash.
+	TraceSHA256 string
+	Events      int64
+	EndMs       int64
+	Trace       []string
+	History     []Op
+	Metrics     Metrics
+	// Marks counts coverage marks: interesting things that happened.
+	Marks []Mark
+	// Final describes each share-partition at the end of the run.
+	Final []FinalState
+}
+
+// Mark is a named coverage counter.
+type Mark struct {
+	Name  string
+	Count int64
+}
+
+// Run builds a world from cfg, runs it with seed and returns what happened.
+func Run(cfg Config, seed uint64, opts Options) (*Result, error) {
+	w, err := New(cfg, seed, opts)
+	if err != nil {
+		return nil, err
+	}
+	return w.Run()
+}
+
+// New builds a world without running it.
+func New(cfg Config, seed uint64, opts Options) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := rng.NewStreams(seed)
+	w := &World{
+		cfg: cfg, opts: opts, seed: seed, streams: s,
+		rWork: s.Stream(streamWorkload), rProc: s.Stream(streamProcessing), rFault: s.Stream(streamFaults),
+		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler),
+		q:     eventq.New[event](1024),
+		endMs: cfg.DurationMs + cfg.HealMs,
+		marks: map[string]int64{},
+	}
+	w.trace.init(opts)
+	if err := w.build(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// NowMs is the virtual time.
+func (w *World) NowMs() int64 { return w.now }
+
+// Config returns the configuration the world was built from.
+func (w *World) Config() Config { return w.cfg }
+
+func (w *World) push(at int64, e event) eventq.Handle {
+	if at < w.now {
+		at = w.now
+	}
+	return w.q.Push(at, e)
+}
+
+// Run processes events until the end of the healing phase.
+func (w *World) Run() (*Result, error) {
+	for {
+		at, e, ok := w.q.Peek()
+		if !ok || at > w.endMs {
+			break
+		}
+		w.q.Pop()
+		w.now = at
+		w.events++
+		if w.events > w.cfg.MaxEvents {
+			return nil, fmt.Errorf("run exceeded %d events at %d ms", w.cfg.MaxEvents, w.now)
+		}
+		w.dispatch(e)
+		if w.err != nil {
+			return nil, w.err
+		}
+		if w.opts.Observer != nil {
+			w.opts.Observer(w)
+		}
+	}
+	w.now = max(w.now, w.endMs)
+	w.sampleMetrics()
+	return w.result(), nil
+}
+
+func (w *World) dispatch(e event) {
+	switch e.kind {
+	case evProduce:
+		w.produce(e)
+	case evRequestArrive:
+		w.requestArrive(e.ref)
+	case evResponseArrive:
+		w.responseArrive(e.ref)
+	case evRequestTimeout:
+		w.requestTimeout(e.ref)
+	case evMaxWait:
+		w.maxWait(e.ref)
+	case evWriteApply:
+		w.writeApply(e.ref)
+	case evLoadDone:
+		w.loadDone(e.a)
+	case evExpire:
+		w.expire(e.a)
+	case evProcessDone:
+		w.processDone(e)
+	case evRenew:
+		w.renew(e)
+	case evHeartbeat:
+		w.heartbeat(e)
+	case evSessionCheck:
+		w.sessionCheck(e)
+	case evConsumerStart:
+		w.consumerStart(e.a)
+	case evFault:
+		w.fault(e)
+	case evFaultEnd:
+		w.faultEnd(e)
+	case evRetention:
+		w.retention(e.a)
+	case evCompaction:
+		w.compaction(e)
+	case evTxnCommit:
+		w.txnCommit(e)
+	case evMetrics:
+		w.sampleMetrics()
+		if w.now+w.cfg.MetricsIntervalMs <= w.endMs {
+			w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
+		}
+	case evHeal:
+		w.heal()
+	case evClassicPoll:
+		w.classicStep(e)
+	default:
+		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
+	}
+}
+
+func (w *World) mark(name string) { w.marks[name]++ }
+
+// traceWriter hashes every trace line and optionally keeps or writes it.
+type traceWriter struct {
+	h    hash.Hash
+	out  io.Writer
+	keep bool
+	kept []string
+	buf  []byte
+	err  error
+}
+
+func (t *traceWriter) init(o Options) {
+	t.h = sha256.New()
+	t.out = o.TraceWriter
+	t.keep = o.KeepTrace
+}
+
+// line starts a trace line for the current event.
+func (w *World) line(kind string) *traceWriter {
+	t := &w.trace
+	t.buf = t.buf[:0]
+	t.buf = appendInt(t.buf, w.now)
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, kind...)
+	return t
+}
+
+func (t *traceWriter) str(key, v string) *traceWriter {
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, key...)
+	t.buf = append(t.buf, '=')
+	t.buf = append(t.buf, v...)
+	return t
+}
+
+func (t *traceWriter) num(key string, v int64) *traceWriter {
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, key...)
+	t.buf = append(t.buf, '=')
+	t.buf = appendInt(t.buf, v)
+	return t
+}
+
+func (t *traceWriter) ranges(key string, rs []model.AcquiredRange) *traceWriter {
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, key...)
+	t.buf = append(t.buf, '=')
+	for i, r := range rs {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.buf = appendInt(t.buf, r.First)
+		t.buf = append(t.buf, '-')
+		t.buf = appendInt(t.buf, r.Last)
+		t.buf = append(t.buf, '@')
+		t.buf = appendInt(t.buf, int64(r.DeliveryCount))
+	}
+	return t
+}
+
+func (t *traceWriter) end() {
+	t.buf = append(t.buf, '\n')
+	t.h.Write(t.buf)
+	if t.out != nil && t.err == nil {
+		_, t.err = t.out.Write(t.buf)
+	}
+	if t.keep {
+		t.kept = append(t.kept, string(t.buf[:len(t.buf)-1]))
+	}
+}
+
+func appendInt(b []byte, v int64) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, tmp[i:]...)
+}
+
+func (w *World) result() *Result {
+	r := &Result{
+		Seed:        w.seed,
+		TraceSHA256: hex.EncodeToString(w.trace.h.Sum(nil)),
+		Events:      w.events,
+		EndMs:       w.now,
+		Trace:       w.trace.kept,
+		History:     w.history,
+		Metrics:     w.metrics.export(w),
+		Final:       w.finalStates(),
+	}
+	names := make([]string, 0, len(w.marks))
+	for n := range w.marks {
+		names = append(names, n)
+	}
+	sortStrings(names)
+	for _, n := range names {
+		r.Marks = append(r.Marks, Mark{Name: n, Count: w.marks[n]})
+	}
+	return r
+}
+
+// partition is one topic-partition: its log and its leadership.
+type partition struct {
+	idx         int32
+	topic       int32
+	num         int32
+	name        string // "topic/num"
+	log         *plog.Log
+	leader      int32
+	leaderEpoch int32
+	shares      []int32 // share-partitions reading it
+	poison      []int64 // poison offsets, ascending
+	readBuf     []model.LogBatch
+}
+
+type topicState struct {
+	cfg   Topic
+	first int32 // index of partition 0 in World.parts
+}
+
+// broker holds the share sessions of clients; leadership is per partition.
+type broker struct {
+	idx int32
+	// sessions[c] lists the share-partitions consumer c fetched through this broker in its
+	// current incarnation (the share session's partitions).
+	sessions map[int32][]int32
+}
