@@ -14,7 +14,7 @@ const (
 	flagForced                      // force-archived (log start, compaction, abort): a rollback cannot revive it
 
 	causeShift = 3
-	causeMask  = uint8(7) << causeShift
+	causeMask  = uint8(15) << causeShift
 )
 
 // rec is the state of one offset, or of a whole batch tracked as a unit. Its fields are
@@ -410,6 +410,10 @@ func (sp *SharePartition) insertBatch(i int, nb batch) {
 	copy(sp.batches[i+1:], sp.batches[i:])
 	sp.batches[i] = nb
 }
+
+// DeliveryCompleteCount is the number of terminal cached offsets at or above SPSO
+// (KIP-1226's deliveryCompleteCount as the leader sees it now).
+func (sp *SharePartition) DeliveryCompleteCount() int64 { return sp.deliveryCompleteCount() }
 
 // deliveryCompleteCount is the number of terminal cached offsets at or above SPSO.
 func (sp *SharePartition) deliveryCompleteCount() int64 {

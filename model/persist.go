@@ -1,6 +1,6 @@
 package model
 
-import "sort"
+import "math"
 
 // Durable state: what the share coordinator stores for a share-partition, its merge rule
 // and epoch fencing (§8.1–8.2), and rebuilding a share-partition on a new leader (§8.3).
@@ -41,6 +41,12 @@ func (s *StateStore) Read(leaderEpoch int32) (Snapshot, error) {
 	return s.Snapshot(), nil
 }
 
+// StartOffset is the stored start offset (-1: never written).
+func (s *StateStore) StartOffset() int64 { return s.startOffset }
+
+// DeliveryCompleteCount is the stored delivery-complete count (-1: unknown).
+func (s *StateStore) DeliveryCompleteCount() int64 { return s.dcc }
+
 // Snapshot returns a copy of the stored state without the read's side effect.
 func (s *StateStore) Snapshot() Snapshot {
 	return Snapshot{
@@ -77,51 +83,57 @@ func (s *StateStore) Write(w *Write) error {
 	return nil
 }
 
-// mergeBatches merges two ascending, disjoint lists with the coordinator's rule into out.
+// mergeBatches merges two ascending, disjoint lists with the coordinator's rule into out,
+// dropping offsets below start. It walks both lists once; between two consecutive batch
+// boundaries both lists are constant, so one decision covers the whole segment.
 func mergeBatches(out, a, b []PersistedBatch, start int64) []PersistedBatch {
-	// Cut points: every batch boundary; between consecutive cut points both lists are
-	// constant, so one decision covers the whole segment.
-	cuts := make([]int64, 0, 2*(len(a)+len(b)))
-	for _, l := range [][]PersistedBatch{a, b} {
-		for _, x := range l {
-			cuts = append(cuts, x.First, x.Last+1)
+	const far = int64(math.MaxInt64)
+	i, j, pos := 0, 0, start
+	for {
+		for i < len(a) && a[i].Last < pos {
+			i++
 		}
-	}
-	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
-	ia, ib := 0, 0
-	for k := 0; k+1 < len(cuts); k++ {
-		lo, hi := max(cuts[k], start), cuts[k+1]-1
-		if lo > hi {
-			continue
+		for j < len(b) && b[j].Last < pos {
+			j++
 		}
-		for ia < len(a) && a[ia].Last < lo {
-			ia++
+		if i == len(a) && j == len(b) {
+			return out
 		}
-		for ib < len(b) && b[ib].Last < lo {
-			ib++
+		lo := far
+		if i < len(a) {
+			lo = min(lo, max(a[i].First, pos))
+		}
+		if j < len(b) {
+			lo = min(lo, max(b[j].First, pos))
 		}
 		var pa, pb *PersistedBatch
-		if ia < len(a) && a[ia].First <= lo {
-			pa = &a[ia]
+		hi := far
+		if i < len(a) {
+			if a[i].First <= lo {
+				pa, hi = &a[i], min(hi, a[i].Last)
+			} else {
+				hi = min(hi, a[i].First-1)
+			}
 		}
-		if ib < len(b) && b[ib].First <= lo {
-			pb = &b[ib]
+		if j < len(b) {
+			if b[j].First <= lo {
+				pb, hi = &b[j], min(hi, b[j].Last)
+			} else {
+				hi = min(hi, b[j].First-1)
+			}
 		}
 		win := pa
 		if pb != nil && (win == nil || pb.DeliveryCount > win.DeliveryCount ||
 			(pb.DeliveryCount == win.DeliveryCount && pb.State > win.State)) {
 			win = pb
 		}
-		if win == nil {
-			continue
-		}
 		if n := len(out); n > 0 && out[n-1].Last+1 == lo && out[n-1].State == win.State && out[n-1].DeliveryCount == win.DeliveryCount {
 			out[n-1].Last = hi
-			continue
+		} else {
+			out = append(out, PersistedBatch{First: lo, Last: hi, State: win.State, DeliveryCount: win.DeliveryCount})
 		}
-		out = append(out, PersistedBatch{First: lo, Last: hi, State: win.State, DeliveryCount: win.DeliveryCount})
+		pos = hi + 1
 	}
-	return out
 }
 
 // Load rebuilds a share-partition on a (new) leader from the durable state (§8.3, §5.4).
@@ -159,6 +171,9 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sh
 			return nil, errf(ErrInvalidArgument, pb.First, "negative delivery count")
 		}
 		r := rec{state: pb.State, dc: pb.DeliveryCount, owner: noOwner}
+		if pb.State.Terminal() {
+			r.setCause(CauseRestored)
+		}
 		sp.batches = append(sp.batches, batch{first: pb.First, last: pb.Last, whole: r})
 		if pb.State.Terminal() {
 			sp.nTerminal += pb.Last - pb.First + 1

@@ -106,9 +106,10 @@ const (
 	CauseLogStart        // below the log start offset (retention, DeleteRecords)
 	CauseCompacted       // no longer in the log at fetch (compaction)
 	CauseAborted         // part of an aborted transaction under read_committed
+	CauseRestored        // loaded in a terminal state from the share coordinator after a failover
 )
 
-var causeNames = [...]string{"none", "accepted", "rejected", "gap", "limit", "log-start", "compacted", "aborted"}
+var causeNames = [...]string{"none", "accepted", "rejected", "gap", "limit", "log-start", "compacted", "aborted", "restored"}
 
 // String names the cause.
 func (c Cause) String() string {

@@ -51,6 +51,9 @@ type request struct {
 	renew    bool // a RENEW-only acknowledgement
 	parts    []int32
 	acks     []partAcks
+	// rangeBuf and entryBuf back the acks' slices; they are reused with the request.
+	rangeBuf []model.AckRange
+	entryBuf []ackEntry
 	params   model.FetchParams
 	maxWait  int64
 	sentMs   int64
@@ -79,10 +82,10 @@ type partAcks struct {
 type partResult struct {
 	sp         int32
 	acquiredMs int64
-	ranges  []model.AcquiredRange
-	ackCode model.ErrorCode
-	hasAck  bool
-	err     model.ErrorCode
+	ranges     []model.AcquiredRange
+	ackCode    model.ErrorCode
+	hasAck     bool
+	err        model.ErrorCode
 }
 
 func (w *World) newRequest() int32 {
@@ -90,8 +93,8 @@ func (w *World) newRequest() int32 {
 		id := w.freeReqs[n-1]
 		w.freeReqs = w.freeReqs[:n-1]
 		r := &w.reqs[id]
-		parts, acks, results := r.parts[:0], r.acks[:0], r.results[:0]
-		*r = request{parts: parts, acks: acks, results: results, inUse: true}
+		parts, acks, results, rb, eb := r.parts[:0], r.acks[:0], r.results[:0], r.rangeBuf[:0], r.entryBuf[:0]
+		*r = request{parts: parts, acks: acks, results: results, rangeBuf: rb, entryBuf: eb, inUse: true}
 		return id
 	}
 	w.reqs = append(w.reqs, request{inUse: true})
@@ -163,6 +166,12 @@ func (r *request) result(sp int32) *partResult {
 		if r.results[i].sp == sp {
 			return &r.results[i]
 		}
+	}
+	if n := len(r.results); n < cap(r.results) {
+		r.results = r.results[:n+1]
+		pr := &r.results[n]
+		*pr = partResult{sp: sp, ranges: pr.ranges[:0]}
+		return pr
 	}
 	r.results = append(r.results, partResult{sp: sp})
 	return &r.results[len(r.results)-1]
@@ -328,8 +337,8 @@ func (w *World) wake(s *sharePart) {
 	if len(s.parked) == 0 {
 		return
 	}
-	ids := append([]int32(nil), s.parked...)
-	for _, id := range ids {
+	w.wakeBuf = append(w.wakeBuf[:0], s.parked...)
+	for _, id := range w.wakeBuf {
 		r := &w.reqs[id]
 		if !r.parked || r.answered {
 			continue

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -57,7 +59,7 @@ type consumer struct {
 	next        int
 	acks        []ackEntry
 	outstanding int
-	renewing bool
+	renewing    bool
 	// restartAfterMs is the restart delay of the fault or crash that stopped the instance.
 	restartAfterMs int64
 }
@@ -141,7 +143,13 @@ func (w *World) takeBatch(c *consumer) {
 // queued acknowledgements for that leader's partitions, and a ShareAcknowledge to other
 // leaders that have acknowledgements waiting.
 func (w *World) sendFetches(c *consumer) {
-	byBroker := make([][]int32, len(w.brokers))
+	if cap(w.brokerBuf) < len(w.brokers) {
+		w.brokerBuf = make([][]int32, len(w.brokers))
+	}
+	byBroker := w.brokerBuf[:len(w.brokers)]
+	for b := range byBroker {
+		byBroker[b] = byBroker[b][:0]
+	}
 	for _, sp := range c.assignment {
 		b := w.parts[w.shares[sp].part].leader
 		byBroker[b] = append(byBroker[b], sp)
@@ -158,7 +166,7 @@ func (w *World) sendFetches(c *consumer) {
 			r.kind = reqAck
 		}
 		r.parts = append(r.parts, byBroker[b]...)
-		r.acks = append(r.acks, acks[b]...)
+		w.fillAcks(r, acks[b])
 		r.params = model.FetchParams{MaxRecords: c.spec.MaxPollRecords, BatchSize: c.spec.MaxPollRecords, Mode: c.spec.AcquireMode}
 		r.maxWait = c.spec.MaxWaitMs
 		w.send(c, id)
@@ -181,7 +189,7 @@ func (w *World) sendAcks(c *consumer, final, sync bool) int {
 		id := w.newRequest()
 		r := &w.reqs[id]
 		r.kind, r.consumer, r.broker, r.final = reqAck, c.idx, int32(b), final
-		r.acks = append(r.acks, acks[b]...)
+		w.fillAcks(r, acks[b])
 		if sync || final {
 			w.send(c, id)
 		} else {
@@ -192,45 +200,70 @@ func (w *World) sendAcks(c *consumer, final, sync bool) int {
 	return sent
 }
 
-// groupAcks turns the queued acknowledgements into per-leader, per-partition ascending
-// ranges, and clears the queue. A record acknowledged twice keeps its last type.
-func (w *World) groupAcks(c *consumer) [][]partAcks {
-	out := make([][]partAcks, len(w.brokers))
+// ackSpan is the queued acknowledgements of one share-partition: w.ackBuf[lo:hi].
+type ackSpan struct {
+	sp     int32
+	lo, hi int
+}
+
+// groupAcks sorts the queued acknowledgements by share-partition and offset into w.ackBuf,
+// keeps the last type of an offset acknowledged twice, clears the queue, and returns the
+// spans per current leader (valid until the next call).
+func (w *World) groupAcks(c *consumer) [][]ackSpan {
+	if cap(w.spanBuf) < len(w.brokers) {
+		w.spanBuf = make([][]ackSpan, len(w.brokers))
+	}
+	out := w.spanBuf[:len(w.brokers)]
+	for b := range out {
+		out[b] = out[b][:0]
+	}
 	if len(c.acks) == 0 {
 		return out
 	}
-	entries := append([]ackEntry(nil), c.acks...)
+	buf := append(w.ackBuf[:0], c.acks...)
 	c.acks = c.acks[:0]
-	sort.SliceStable(entries, func(i, j int) bool {
-		if entries[i].sp != entries[j].sp {
-			return entries[i].sp < entries[j].sp
+	slices.SortStableFunc(buf, func(x, y ackEntry) int {
+		if x.sp != y.sp {
+			return cmp.Compare(x.sp, y.sp)
 		}
-		return entries[i].off < entries[j].off
+		return cmp.Compare(x.off, y.off)
 	})
-	for i := 0; i < len(entries); {
+	n := 0
+	for k, e := range buf {
+		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
+			continue // superseded by a later acknowledgement of the same offset
+		}
+		buf[n] = e
+		n++
+	}
+	buf = buf[:n]
+	w.ackBuf = buf
+	for i := 0; i < len(buf); {
 		j := i
-		for j < len(entries) && entries[j].sp == entries[i].sp {
+		for j < len(buf) && buf[j].sp == buf[i].sp {
 			j++
 		}
-		sp := entries[i].sp
-		pa := partAcks{sp: sp}
-		for k := i; k < j; k++ {
-			e := entries[k]
-			if k+1 < j && entries[k+1].off == e.off {
-				continue // superseded by a later acknowledgement of the same offset
-			}
-			pa.entries = append(pa.entries, e)
-			if n := len(pa.ranges); n > 0 && pa.ranges[n-1].Last+1 == e.off && pa.ranges[n-1].Types[0] == e.t {
-				pa.ranges[n-1].Last = e.off
-				continue
-			}
-			pa.ranges = append(pa.ranges, model.AckRange{First: e.off, Last: e.off, Types: singleType[e.t]})
-		}
-		b := w.parts[w.shares[sp].part].leader
-		out[b] = append(out[b], pa)
+		b := w.parts[w.shares[buf[i].sp].part].leader
+		out[b] = append(out[b], ackSpan{sp: buf[i].sp, lo: i, hi: j})
 		i = j
 	}
 	return out
+}
+
+// fillAcks copies the spans' acknowledgements into the request as ascending ranges.
+func (w *World) fillAcks(r *request, spans []ackSpan) {
+	for _, sp := range spans {
+		rs, es := len(r.rangeBuf), len(r.entryBuf)
+		for _, e := range w.ackBuf[sp.lo:sp.hi] {
+			r.entryBuf = append(r.entryBuf, e)
+			if n := len(r.rangeBuf); n > rs && r.rangeBuf[n-1].Last+1 == e.off && r.rangeBuf[n-1].Types[0] == e.t {
+				r.rangeBuf[n-1].Last = e.off
+				continue
+			}
+			r.rangeBuf = append(r.rangeBuf, model.AckRange{First: e.off, Last: e.off, Types: singleType[e.t]})
+		}
+		r.acks = append(r.acks, partAcks{sp: sp.sp, ranges: r.rangeBuf[rs:len(r.rangeBuf):len(r.rangeBuf)], entries: r.entryBuf[es:len(r.entryBuf):len(r.entryBuf)]})
+	}
 }
 
 // send puts a request on the wire; the consumer waits for it.

@@ -18,12 +18,12 @@ type DupCause uint8
 
 // Duplicate causes.
 const (
-	DupOther        DupCause = iota // none of the causes below was observed
-	DupLockExpiry                   // the lock expired while the record was still being processed
-	DupCrash                        // the consumer died after processing, before acknowledging
-	DupClose                        // the consumer closed; its last poll's records were released
-	DupFailover                     // the leader failed over before the acknowledgement committed
-	DupLostAck                      // the acknowledgement's write failed or its response was lost
+	DupOther      DupCause = iota // none of the causes below was observed
+	DupLockExpiry                 // the lock expired while the record was still being processed
+	DupCrash                      // the consumer died after processing, before acknowledging
+	DupClose                      // the consumer closed; its last poll's records were released
+	DupFailover                   // the leader failed over before the acknowledgement committed
+	DupLostAck                    // the acknowledgement's write failed or its response was lost
 	dupCauses
 )
 
@@ -126,36 +126,31 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 }
 
 type metrics struct {
-	produced, producedBatches   int64
-	deliveries, redeliveries    int64
-	processed, processedOK      int64
-	failedProcessing            int64
-	duplicates                  [dupCauses]int64
-	acks                        [5]int64
-	ackErrors, acksLost         int64
-	lockTimeouts                int64
-	final                       [8]int64 // finalized offsets by model.Cause
-	deletedUndelivered          int64
-	writes, writesFailed        int64
-	requests, ackRequests       int64
-	renewRequests               int64
-	bufferWaitMs                int64
-	dcHist                      [12]int64
-	e2e                         latencyHist
-	keyed, reordered            int64
-	reorderMaxOffsets           int64
-	reorderMaxMs                int64
-	spsoStuckMaxMs              int64
-	processedAfterLockExpiry    int64
-	series                      []Sample
-	lastKey                     map[keyRef]keyLast
-	consumerProcessed           map[int32]int64
+	produced, producedBatches    int64
+	deliveries, redeliveries     int64
+	processed, processedOK       int64
+	failedProcessing             int64
+	duplicates                   [dupCauses]int64
+	acks                         [5]int64
+	ackErrors, acksLost          int64
+	lockTimeouts                 int64
+	final                        [9]int64 // finalized offsets by model.Cause
+	deletedUndelivered           int64
+	writes, writesFailed         int64
+	requests, ackRequests        int64
+	renewRequests                int64
+	bufferWaitMs                 int64
+	dcHist                       [12]int64
+	e2e                          latencyHist
+	keyed, reordered             int64
+	reorderMaxOffsets            int64
+	reorderMaxMs                 int64
+	spsoStuckMaxMs               int64
+	processedAfterLockExpiry     int64
+	series                       []Sample
+	lastKey                      [][]keyLast // [group][key], off -1 when unseen
+	consumerProcessed            map[int32]int64
 	classicRedeliveredFromCommit int64
-}
-
-type keyRef struct {
-	group int32
-	key   int64
 }
 
 type keyLast struct {
@@ -274,16 +269,20 @@ func (w *World) noteOrder(s *sharePart, off int64) {
 		return
 	}
 	w.metrics.keyed++
-	k := keyRef{group: s.group, key: key}
-	last, seen := w.metrics.lastKey[k]
-	if seen && last.off > off {
+	keys := w.metrics.lastKey[s.group]
+	for int64(len(keys)) <= key {
+		keys = append(keys, keyLast{off: -1})
+	}
+	w.metrics.lastKey[s.group] = keys
+	last := keys[key]
+	if last.off > off {
 		w.metrics.reordered++
 		w.metrics.reorderMaxOffsets = max(w.metrics.reorderMaxOffsets, last.off-off)
 		w.metrics.reorderMaxMs = max(w.metrics.reorderMaxMs, w.now-last.ms)
 		w.mark("reordered")
 		return
 	}
-	w.metrics.lastKey[k] = keyLast{off: off, ms: w.now}
+	keys[key] = keyLast{off: off, ms: w.now}
 }
 
 // noteAckOutcome counts acknowledgements as a broker applies them (or as lost).
@@ -509,18 +508,18 @@ type Metrics struct {
 	RenewRequests     int64   `json:"renew_requests"`
 	BufferWaitMs      int64   `json:"buffer_wait_ms"`
 	// E2E is produce-to-accept latency of accepted records.
-	E2EP50Ms   int64 `json:"e2e_p50_ms"`
-	E2EP99Ms   int64 `json:"e2e_p99_ms"`
-	E2EMaxMs   int64 `json:"e2e_max_ms"`
+	E2EP50Ms   int64        `json:"e2e_p50_ms"`
+	E2EP99Ms   int64        `json:"e2e_p99_ms"`
+	E2EMaxMs   int64        `json:"e2e_max_ms"`
 	E2EBuckets []HistBucket `json:"e2e_buckets"`
 	// Reordering among records of the same key.
-	KeyedProcessed    int64 `json:"keyed_processed"`
-	Reordered         int64 `json:"reordered"`
-	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
-	ReorderMaxMs      int64 `json:"reorder_max_ms"`
-	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
-	ClassicReprocessed int64 `json:"classic_reprocessed"`
-	Series            []Sample `json:"-"`
+	KeyedProcessed     int64    `json:"keyed_processed"`
+	Reordered          int64    `json:"reordered"`
+	ReorderMaxOffsets  int64    `json:"reorder_max_offsets"`
+	ReorderMaxMs       int64    `json:"reorder_max_ms"`
+	SPSOStuckMaxMs     int64    `json:"spso_stuck_max_ms"`
+	ClassicReprocessed int64    `json:"classic_reprocessed"`
+	Series             []Sample `json:"-"`
 }
 
 // HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
@@ -569,15 +568,15 @@ func (m *metrics) export(w *World) Metrics {
 
 // FinalState describes one share-partition (or classic group partition) at the end.
 type FinalState struct {
-	Group        string `json:"group"`
-	Partition    string `json:"partition"`
-	StartOffset  int64  `json:"start_offset"`
-	LogStart     int64  `json:"log_start_offset"`
-	LogEnd       int64  `json:"log_end_offset"`
-	InFlight     int64  `json:"in_flight"`
-	Acquired     int64  `json:"acquired"`
-	Loaded       bool   `json:"loaded"`
-	Drained      bool   `json:"drained"`
+	Group       string `json:"group"`
+	Partition   string `json:"partition"`
+	StartOffset int64  `json:"start_offset"`
+	LogStart    int64  `json:"log_start_offset"`
+	LogEnd      int64  `json:"log_end_offset"`
+	InFlight    int64  `json:"in_flight"`
+	Acquired    int64  `json:"acquired"`
+	Loaded      bool   `json:"loaded"`
+	Drained     bool   `json:"drained"`
 }
 
 func (w *World) finalStates() []FinalState {

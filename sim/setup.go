@@ -40,7 +40,7 @@ func (w *World) build() error {
 		w.producers = append(w.producers, ps)
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
-	w.metrics.lastKey = map[keyRef]keyLast{}
+	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
 	w.metrics.consumerProcessed = map[int32]int64{}
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {

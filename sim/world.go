@@ -84,10 +84,10 @@ type World struct {
 	streams                               *rng.Streams
 	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
 
-	now    int64
-	q      *eventq.Queue[event]
-	events int64
-	endMs  int64
+	now     int64
+	q       *eventq.Queue[event]
+	events  int64
+	endMs   int64
 	healing bool
 
 	topics     []*topicState
@@ -106,6 +106,11 @@ type World struct {
 	writeFail  int   // > 0: share coordinator fails writes
 	outage     int   // > 0: downstream outage, processing fails
 	renewStall int   // > 0: renewals stop
+
+	wakeBuf   []int32
+	ackBuf    []ackEntry
+	spanBuf   [][]ackSpan
+	brokerBuf [][]int32
 
 	trace   traceWriter
 	history []Op
@@ -394,4 +399,27 @@ type broker struct {
 	// sessions[c] lists the share-partitions consumer c fetched through this broker in its
 	// current incarnation (the share session's partitions).
 	sessions map[int32][]int32
+}
+
+// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
+type SharePartitionInfo struct {
+	Group     string
+	Partition string
+	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
+	// not change it.
+	Core *model.SharePartition
+	// Store is the share coordinator's durable state for it.
+	Store          *model.StateStore
+	LogStartOffset int64
+	LogEndOffset   int64
+	LeaderEpoch    int32
+}
+
+// SharePartitions calls fn for every share-partition, in a fixed order.
+func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
+	for _, s := range w.shares {
+		p := w.parts[s.part]
+		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: s.store,
+			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
+	}
 }

@@ -1,0 +1,147 @@
+package sim_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
+	"github.com/sharesim/sharesim/sim/dist"
+)
+
+// busyConfig exercises most of the simulator: keys, transactions, compaction, poison
+// records, several consumer kinds, a classic group, and faults of every kind.
+func busyConfig() sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.DurationMs = 120_000
+	cfg.HealMs = 60_000
+	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
+	cfg.Kafka.IsolationLevel = model.ReadCommitted
+	cfg.Network.Latency = dist.Must(dist.Uniform(1, 5))
+	cfg.Network.ResponseLossPerMillion = 2000
+	cfg.Coordinator.WriteLatency = dist.Must(dist.Exponential(5))
+	cfg.Coordinator.WriteFailPerMillion = 5000
+	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 3, RetentionMs: 90_000, RetentionRecords: -1, RetentionCheckIntervalMs: 10_000}}
+	cfg.Producers = []sim.Producer{
+		{Name: "p", Topic: "t", RecordsPerSecond: 60, Rate: sim.RatePoisson, BatchRecords: 5, Keys: 30, PoisonPerMillion: 500, CompactedPerMillion: 20_000},
+		{Name: "tx", Topic: "t", RecordsPerSecond: 20, BatchRecords: 5, Transactional: true, TxnBatches: 3, AbortPerMillion: 200_000, TxnCommitDelayMs: 500},
+	}
+	imp := sim.DefaultConsumer("imp")
+	imp.Count = 2
+	imp.Processing = dist.Must(dist.LogNormalP50P99(20, 300))
+	exp := sim.DefaultConsumer("exp")
+	exp.Count = 2
+	exp.AckMode = sim.AckExplicit
+	exp.Processing = dist.Must(dist.Exponential(30))
+	exp.FailurePerMillion = 20_000
+	exp.OnFailure = sim.FailRelease
+	exp.OnPoison = sim.FailReject
+	exp.RenewEveryMs = 10_000
+	exp.AcquireMode = model.RecordLimit
+	exp.MaxPollRecords = 20
+	cls := sim.DefaultConsumer("cls")
+	cls.Count = 2
+	cls.Processing = dist.Must(dist.Exponential(10))
+	cls.OnPoison = sim.FailSkip
+	cfg.Groups = []sim.Group{
+		{Name: "share", Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{imp, exp}},
+		{Name: "classic", Type: sim.ClassicGroup, Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{cls}},
+	}
+	cfg.Faults = []sim.Fault{
+		{Kind: sim.FaultKill, Target: "imp", AtMs: 20_000, EveryMs: 30_000, RestartAfterMs: 5_000},
+		{Kind: sim.FaultHang, Target: "exp", AtMs: 25_000, RestartAfterMs: 40_000},
+		{Kind: sim.FaultNetCut, Target: "imp", AtMs: 50_000, DurationMs: 35_000},
+		{Kind: sim.FaultPause, Target: "exp", AtMs: 70_000, DurationMs: 32_000},
+		{Kind: sim.FaultLeaderFailover, AtMs: 40_000, EveryMs: 25_000},
+		{Kind: sim.FaultWriteFail, AtMs: 60_000, DurationMs: 3_000},
+		{Kind: sim.FaultCoordinatorSlow, AtMs: 80_000, DurationMs: 10_000, ValueMs: 200},
+		{Kind: sim.FaultDeleteRecords, Target: "t/1", AtMs: 90_000, ValueMs: 50},
+		{Kind: sim.FaultClose, Target: "cls", AtMs: 45_000, RestartAfterMs: 1_000},
+		{Kind: sim.FaultKill, Target: "cls", AtMs: 65_000, RestartAfterMs: 10_000},
+	}
+	return cfg
+}
+
+func runHash(t *testing.T, cfg sim.Config, seed uint64) *sim.Result {
+	t.Helper()
+	res, err := sim.Run(cfg, seed, sim.Options{})
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	return res
+}
+
+// One seed gives the same trace, byte for byte; different seeds give different traces.
+func TestDeterminismSameSeedSameTrace(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	cfg := busyConfig()
+	seen := map[string]uint64{}
+	for s := uint64(1); s <= uint64(seeds); s++ {
+		a, b := runHash(t, cfg, s), runHash(t, cfg, s)
+		if a.TraceSHA256 != b.TraceSHA256 || a.Events != b.Events {
+			t.Fatalf("seed %d: two runs differ: %s/%d vs %s/%d", s, a.TraceSHA256, a.Events, b.TraceSHA256, b.Events)
+		}
+		if prev, dup := seen[a.TraceSHA256]; dup {
+			t.Errorf("seeds %d and %d gave the same trace", prev, s)
+		}
+		seen[a.TraceSHA256] = s
+		if a.Events < 10_000 {
+			t.Errorf("seed %d: only %d events; the busy world should be busy", s, a.Events)
+		}
+	}
+}
+
+// The trace does not depend on GOMAXPROCS, nor on other worlds running at the same time.
+func TestDeterminismIndependentOfScheduling(t *testing.T) {
+	cfg := busyConfig()
+	want := runHash(t, cfg, 7).TraceSHA256
+	prev := runtime.GOMAXPROCS(1)
+	one := runHash(t, cfg, 7).TraceSHA256
+	runtime.GOMAXPROCS(prev)
+	if one != want {
+		t.Errorf("GOMAXPROCS=1 changed the trace")
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 4)
+	for i := range got {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res, err := sim.Run(cfg, 7, sim.Options{})
+			if err == nil {
+				got[i] = res.TraceSHA256
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i, h := range got {
+		if h != want {
+			t.Errorf("concurrent run %d: trace %s, want %s", i, h, want)
+		}
+	}
+}
+
+// The kept trace hashes to the reported SHA-256 and covers the interesting events.
+func TestBusyWorldCoverage(t *testing.T) {
+	res, err := sim.Run(busyConfig(), 3, sim.Options{KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := map[string]int64{}
+	for _, m := range res.Marks {
+		marks[m.Name] = m.Count
+	}
+	for _, want := range []string{"redelivery", "lock-expired", "failover-reload", "release-on-leave", "write-failed",
+		"consumer-crash", "fault-kill", "fault-leader-failover", "txn-aborted", "compacted", "duplicate-processing"} {
+		if marks[want] == 0 {
+			t.Errorf("mark %q never set; marks: %v", want, res.Marks)
+		}
+	}
+	if len(res.Trace) == 0 || int64(len(res.Trace)) != res.Events && len(res.Trace) < 1000 {
+		t.Errorf("trace has %d lines for %d events", len(res.Trace), res.Events)
+	}
+}
