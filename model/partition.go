@@ -442,7 +442,7 @@ func (sp *SharePartition) Record(off int64) (RecordView, bool) {
 }
 
 func (sp *SharePartition) view(r *rec, off int64) RecordView {
-	v := RecordView{Offset: off, State: r.state, DeliveryCount: r.dc, Pending: r.pending()}
+	v := RecordView{Offset: off, State: r.state, DeliveryCount: r.dc, Pending: r.pending(), Cause: r.cause()}
 	if r.state == Acquired {
 		v.Owner = sp.memberName(r.owner)
 	}

@@ -171,7 +171,10 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sh
 			return nil, errf(ErrInvalidArgument, pb.First, "negative delivery count")
 		}
 		r := rec{state: pb.State, dc: pb.DeliveryCount, owner: noOwner}
-		if pb.State.Terminal() {
+		switch {
+		case pb.State == Archived && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit:
+			r.setCause(CauseLimit) // archived on its last attempt: the limit is the best guess
+		case pb.State.Terminal():
 			r.setCause(CauseRestored)
 		}
 		sp.batches = append(sp.batches, batch{first: pb.First, last: pb.Last, whole: r})

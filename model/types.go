@@ -190,6 +190,8 @@ type RecordView struct {
 	// LockDeadlineMs is the virtual time at which the lock fires; valid when HasLock.
 	LockDeadlineMs int64
 	HasLock        bool
+	// Cause says why a terminal record ended where it did (CauseNone otherwise).
+	Cause Cause
 }
 
 // PartitionState is the lifecycle state of the share-partition object on its leader.

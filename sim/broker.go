@@ -82,6 +82,7 @@ type partAcks struct {
 type partResult struct {
 	sp         int32
 	acquiredMs int64
+	epoch      int32 // leader epoch of the acquisition
 	ranges     []model.AcquiredRange
 	ackCode    model.ErrorCode
 	hasAck     bool
@@ -229,7 +230,7 @@ func (w *World) acquireFrom(r *request, s *sharePart) int {
 		return 0
 	}
 	res := r.result(s.id)
-	res.acquiredMs = w.now
+	res.acquiredMs, res.epoch = w.now, p.leaderEpoch
 	before := len(res.ranges)
 	var err error
 	params := r.params
@@ -520,6 +521,19 @@ func (w *World) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
+	// Load's head rule already dropped the terminal prefix of the stored state; those
+	// offsets never come out of DrainFinalized, so they are counted here (from where the
+	// previous core's start offset had got to: below it everything was counted).
+	for _, pb := range snap.Batches {
+		first, last := max(pb.First, s.spso.last), min(pb.Last, core.StartOffset()-1)
+		if first <= last && pb.State.Terminal() {
+			cause := model.CauseRestored
+			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.cfg.Kafka.DeliveryCountLimit {
+				cause = model.CauseLimit // archived on its last attempt
+			}
+			w.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+		}
+	}
 	s.core = core
 	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {
 		w.mark("failover-reload")
@@ -535,6 +549,20 @@ func (w *World) evict(s *sharePart, why string) {
 	if s.core == nil {
 		return
 	}
+	// Offsets below the start offset whose cached batch was not dropped yet are final but
+	// not logged by the model (it logs whole batches as they go): count them now.
+	start := s.core.StartOffset()
+	s.core.ForEachRecord(func(v model.RecordView) bool {
+		if v.Offset >= start {
+			return false
+		}
+		cause := v.Cause
+		if cause == model.CauseNone {
+			cause = model.CauseRestored
+		}
+		w.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		return true
+	})
 	s.core.Fence()
 	s.core = nil
 	if s.expiryOn {
@@ -583,6 +611,15 @@ func (w *World) closeSession(c, bi int32) {
 // and a broker left with no session of the group evicts the group's share-partitions.
 func (w *World) disconnect(c int32) {
 	g := w.consumers[c].group
+	// Fetches parked for the dropped connection are discarded with it.
+	for id := range w.reqs {
+		r := &w.reqs[id]
+		if r.inUse && r.consumer == c && r.parked {
+			w.unpark(int32(id))
+			r.answered, r.done = true, true
+			w.maybeFree(int32(id))
+		}
+	}
 	for bi, b := range w.brokers {
 		list, ok := b.sessions[c]
 		if !ok {

@@ -32,6 +32,7 @@ type delivery struct {
 	off        int64
 	dc         int16
 	acquiredMs int64
+	epoch      int32 // leader epoch of the acquisition
 	deadline   int64 // lock deadline as the client knows it
 }
 
@@ -377,7 +378,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
+				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
 			}
 		}
 	}

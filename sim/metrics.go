@@ -240,6 +240,18 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
 	w.metrics.processed++
 	w.metrics.consumerProcessed[c.idx]++
 	s := w.shares[d.sp]
+	late := w.now > d.deadline
+	if ok && late && d.off < s.track.base {
+		// The record left the cache while this delivery's lock was expired: another
+		// delivery finished it, so this processing is a lock-expiry duplicate.
+		w.metrics.processedOK++
+		w.metrics.processedAfterLockExpiry++
+		w.metrics.duplicates[DupLockExpiry]++
+		w.mark("duplicate-processing")
+		w.mark("processed-after-lock-expiry")
+		w.noteOrder(s, d.off)
+		return
+	}
 	info := s.track.get(d.off)
 	if !ok {
 		w.metrics.failedProcessing++
@@ -248,12 +260,19 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
 	w.metrics.processedOK++
 	info.okCount++
 	if info.okCount >= 2 {
-		w.metrics.duplicates[info.lostCause]++
+		cause := info.lostCause
+		if late && cause == DupOther {
+			cause = DupLockExpiry // this processing is the one that outlived its lock
+		}
+		w.metrics.duplicates[cause]++
 		w.mark("duplicate-processing")
 	}
 	info.lostCause = DupOther
+	if d.epoch != w.parts[s.part].leaderEpoch {
+		info.lostCause = DupFailover // acquired from a former leader: the ack cannot stick
+	}
 	info.pendingOK, info.okBy = true, c.idx
-	if w.now > d.deadline {
+	if late {
 		w.metrics.processedAfterLockExpiry++
 		info.lostCause = DupLockExpiry
 		w.mark("processed-after-lock-expiry")
@@ -333,7 +352,18 @@ func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
 
 func (w *World) noteWriteFailed(s *sharePart, wr *model.Write) { w.mark("ack-write-rolled-back") }
 
-func (w *World) noteExpired(s *sharePart, ws []*model.Write) {}
+// noteExpired attributes records processed but not yet accepted whose lock expired.
+func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
+	for _, wr := range ws {
+		for _, b := range wr.Batches {
+			for off := b.First; off <= b.Last; off++ {
+				if info := s.track.peek(off); info != nil && info.pendingOK && info.lostCause == DupOther {
+					info.lostCause = DupLockExpiry
+				}
+			}
+		}
+	}
+}
 
 func (w *World) noteReleased(s *sharePart, member model.MemberID) {}
 
