@@ -233,7 +233,11 @@ func (sp *SharePartition) ReleaseMember(nowMs int64, member MemberID) *Write {
 			b = &sp.batches[i]
 		}
 		for off := b.first; off <= b.last; off++ {
-			if r := &b.recs[off-b.first]; sp.heldBy(r, owner) {
+			r := &b.recs[off-b.first]
+			if !sp.v42() && r.state == Acquired && r.owner != owner && r.owner != noOwner {
+				break // Kafka 4.1 (KAFKA-19953): another member's offset ends the release of this batch
+			}
+			if sp.heldBy(r, owner) {
 				sp.leaveRec(r, off, off, w)
 			}
 		}

@@ -166,11 +166,13 @@ func (sp *SharePartition) holeBefore(i int, c *acquireCall) int64 {
 // path, with throttling (4.2, §3.4).
 func (sp *SharePartition) redeliver(c *acquireCall, i int) {
 	b := &sp.batches[i]
-	from, to := max(b.first, c.b0, sp.spso), min(b.last, c.last)
-	throttled, firstDC := false, int16(0)
+	// Kafka does not clip the per-offset walk at SPSO: an offset below it is only
+	// acquirable after a rollback of a write whose lock fired (§6.4).
+	from, to := max(b.first, c.b0), min(b.last, c.last)
+	throttled := false
 	if sp.v42() {
-		maxDC, fdc, any := sp.acquirableDC(b, from, to)
-		throttled, firstDC = any && maxDC >= sp.cfg.throttleThreshold(), fdc
+		maxDC, any := sp.acquirableDC(b, from, to)
+		throttled = any && maxDC >= sp.cfg.throttleThreshold()
 		if throttled && c.acquired > 0 {
 			c.stop = true // the throttled batch goes out on its own in a later fetch
 			sp.stats.Throttled++
@@ -190,57 +192,58 @@ func (sp *SharePartition) redeliver(c *acquireCall, i int) {
 	}
 	sp.split(i)
 	b = &sp.batches[i]
-	take := b.size()
-	if throttled {
-		take = max(1, b.size()>>(firstDC-sp.cfg.throttleThreshold()+1))
-		c.stop = true
+	if sp.redeliverOffsets(c, b, from, to) > 0 && throttled {
+		c.stop = true // a throttled batch goes out on its own
 		sp.stats.Throttled++
 	}
-	sp.redeliverOffsets(c, b, from, to, take)
 }
 
-// acquirableDC returns the largest delivery count and the delivery count of the first
-// acquirable offset of b in [from, to], and whether there is any.
-func (sp *SharePartition) acquirableDC(b *batch, from, to int64) (maxDC, firstDC int16, any bool) {
+// acquirableDC returns the largest delivery count among the acquirable offsets of b in
+// [from, to] and whether there is any.
+func (sp *SharePartition) acquirableDC(b *batch, from, to int64) (maxDC int16, any bool) {
 	if b.recs == nil {
 		if b.whole.acquirable() && from <= to {
-			return b.whole.dc, b.whole.dc, true
+			return b.whole.dc, true
 		}
-		return 0, 0, false
+		return 0, false
 	}
 	for off := from; off <= to; off++ {
-		r := &b.recs[off-b.first]
-		if !r.acquirable() {
-			continue
+		if r := &b.recs[off-b.first]; r.acquirable() {
+			maxDC, any = max(maxDC, r.dc), true
 		}
-		if !any {
-			firstDC, any = r.dc, true
-		}
-		maxDC = max(maxDC, r.dc)
 	}
-	return maxDC, firstDC, any
+	return maxDC, any
 }
 
-// redeliverOffsets is the per-offset path: acquire up to take acquirable offsets of b in
-// [from, to], each locked on its own. In 4.2 an offset about to get its last delivery is
-// not acquired together with earlier offsets of the batch, and nothing follows an offset
-// acquired for the last time (last-attempt isolation, limit > 2).
-func (sp *SharePartition) redeliverOffsets(c *acquireCall, b *batch, from, to, take int64) {
+// redeliverOffsets is the per-offset path: acquire the acquirable offsets of b in
+// [from, to], each locked on its own, and return how many it took. Kafka 4.2 adds two
+// limits. Throttling: the first acquirable offset whose delivery count d is at least
+// T = max(2, ⌈L/2⌉) sets a limit max(1, N >> (d − T + 1)) on the offsets taken from the
+// batch (N its size), checked, as Kafka does, for equality after each take, so offsets
+// taken before it count. Last-attempt isolation (L > 2): an offset about to get its last
+// delivery is not taken together with earlier offsets of the batch, and nothing follows an
+// offset taken for the last time.
+func (sp *SharePartition) redeliverOffsets(c *acquireCall, b *batch, from, to int64) int64 {
 	limit := int16(sp.cfg.DeliveryCountLimit)
+	t := sp.cfg.throttleThreshold()
 	isolate := sp.v42() && limit > 2
+	base := len(c.out) // ranges are merged only within this pass over one cached batch
 	var lockID uint64
 	var deadline int64
-	taken := int64(0)
+	taken, most := int64(0), int64(-1)
 	for off := from; off <= to; off++ {
 		r := &b.recs[off-b.first]
 		if !r.acquirable() {
 			continue
 		}
-		if (c.p.Mode == RecordLimit && c.remaining() <= 0) || taken >= take {
-			return
+		if c.p.Mode == RecordLimit && c.remaining() <= 0 {
+			break
 		}
-		if isolate && taken > 0 && r.dc == limit-1 {
-			return
+		if isolate && taken > 0 && r.dc+1 >= limit {
+			break
+		}
+		if sp.v42() && most < 0 && r.dc >= t {
+			most = max(1, b.size()>>uint(r.dc-t+1))
 		}
 		if lockID == 0 {
 			lockID, deadline = sp.newLock(c.nowMs, off, to)
@@ -249,17 +252,19 @@ func (sp *SharePartition) redeliverOffsets(c *acquireCall, b *batch, from, to, t
 		r.owner, r.lock, r.deadline = c.owner, lockID, deadline
 		c.acquired++
 		taken++
-		sp.appendRange(c, off, r.dc)
-		if isolate && r.dc >= limit {
-			return
+		sp.appendRange(c, base, off, r.dc)
+		if (isolate && r.dc >= limit) || taken == most {
+			break
 		}
 	}
+	return taken
 }
 
 // appendRange adds one individually acquired offset to the result: merged with the previous
-// range when consecutive with the same delivery count (4.2, KAFKA-19957), else its own.
-func (sp *SharePartition) appendRange(c *acquireCall, off int64, dc int16) {
-	if n := len(c.out); sp.v42() && n > 0 {
+// range of the same pass (index ≥ base) when consecutive with the same delivery count (4.2,
+// KAFKA-19957; ranges of different cached batches are never merged), else its own.
+func (sp *SharePartition) appendRange(c *acquireCall, base int, off int64, dc int16) {
+	if n := len(c.out); sp.v42() && n > base {
 		p := &c.out[n-1]
 		if p.Last+1 == off && p.DeliveryCount == dc {
 			p.Last = off
@@ -291,6 +296,7 @@ func (sp *SharePartition) acquireNew(c *acquireCall, a, z int64) {
 		z = min(z, c.logBatchEnd(a+m-1))
 	}
 	at := sp.firstEndingAtOrAfter(a)
+	first := at == 0
 	if c.p.Mode == RecordLimit {
 		sp.newBatch(c, at, a, z, min(z-a+1, m))
 	} else {
@@ -307,8 +313,8 @@ func (sp *SharePartition) acquireNew(c *acquireCall, a, z int64) {
 		}
 		sp.newBatch(c, at, rs, z, z-rs+1)
 	}
-	if at == 0 || len(sp.batches) == 1 {
-		sp.spso = max(sp.spso, sp.batches[0].first)
+	if first {
+		sp.spso = a // the new batch is the first cache entry
 	}
 	sp.speo = max(sp.speo, z)
 	if sp.gap.active && sp.speo > sp.gap.end {
@@ -316,17 +322,18 @@ func (sp *SharePartition) acquireNew(c *acquireCall, a, z int64) {
 	}
 }
 
-// logBatchEnd returns the last offset of the log batch containing off, or of the last log
-// batch before it when off falls in a gap.
+// logBatchEnd returns the last offset of the log batch containing off, or off itself when
+// it falls in a gap between log batches.
 func (c *acquireCall) logBatchEnd(off int64) int64 {
-	end := off
 	for _, lb := range c.log {
 		if lb.First > off {
 			break
 		}
-		end = lb.Last
+		if lb.Last >= off {
+			return lb.Last
+		}
 	}
-	return end
+	return off
 }
 
 // newBatch inserts a new cache batch [first, last] at index at with its first n offsets

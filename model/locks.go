@@ -124,33 +124,52 @@ func (sp *SharePartition) fire(e lockEntry, out []*Write) []*Write {
 			if b.whole.lock != e.id {
 				continue
 			}
-			if b.first < sp.spso && sp.spso <= b.last && !b.whole.pending() {
-				sp.split(i) // offsets below SPSO are archived, the rest released
-			} else {
-				out = sp.expireRec(&b.whole, b.first, b.last, out)
+			if !(b.first < sp.spso && sp.spso <= b.last && !b.whole.pending()) {
+				out = sp.issueExpiry(sp.expireRec(&b.whole, b.first, b.last, nil), out)
 				continue
 			}
+			// A whole batch holding SPSO (after a log-start move) is split so that offsets
+			// below SPSO are archived and the rest released; its timer still issues one write.
+			sp.split(i)
+			b = &sp.batches[i]
+			var w *Write
+			for off := b.first; off <= b.last; off++ {
+				if r := &b.recs[off-b.first]; r.lock == e.id {
+					w = sp.expireRec(r, off, off, w)
+				}
+			}
+			out = sp.issueExpiry(w, out)
+			continue
 		}
 		from, to := max(e.first, b.first), min(e.last, b.last)
 		for off := from; off <= to; off++ {
 			r := &b.recs[off-b.first]
 			if r.lock == e.id {
-				out = sp.expireRec(r, off, off, out)
+				out = sp.issueExpiry(sp.expireRec(r, off, off, nil), out)
 			}
 		}
 	}
 	return out
 }
 
-// expireRec expires the lock of a record standing for offsets [first, last].
-func (sp *SharePartition) expireRec(r *rec, first, last int64, out []*Write) []*Write {
+func (sp *SharePartition) issueExpiry(w *Write, out []*Write) []*Write {
+	if w == nil {
+		return out
+	}
+	return append(out, sp.issueWrite(w))
+}
+
+// expireRec expires the lock of a record standing for offsets [first, last], adding the
+// change to w (a new expiry write when w is nil). It returns the write, or w unchanged
+// when nothing changed.
+func (sp *SharePartition) expireRec(r *rec, first, last int64, w *Write) *Write {
 	r.lock = 0
 	if r.pending() {
 		r.flags |= flagLockFired
-		return out
+		return w
 	}
 	if r.state != Acquired {
-		return out
+		return w
 	}
 	n := last - first + 1
 	sp.stats.AcquisitionLockTimeouts += n
@@ -158,9 +177,11 @@ func (sp *SharePartition) expireRec(r *rec, first, last int64, out []*Write) []*
 	sp.countArchivedAtLimit(o, last < sp.spso, n)
 	sp.apply(r, o, first, n)
 	r.owner = noOwner
-	w := sp.beginWrite(WriteExpiry)
+	if w == nil {
+		w = sp.beginWrite(WriteExpiry)
+	}
 	w.add(first, last, o.state, o.dc)
-	return append(out, sp.issueWrite(w))
+	return w
 }
 
 func (sp *SharePartition) countArchivedAtLimit(o outcome, belowStart bool, n int64) {

@@ -11,6 +11,12 @@ func (sp *SharePartition) advanceHead() {
 	}
 	if i, ok := sp.find(sp.spso); ok && !sp.batches[i].at(sp.spso).settledTerminal() {
 		return
+	} else if !ok {
+		// SPSO is not cached (the log start moved past it): Kafka looks at the batch just
+		// below SPSO, which must be settled terminal if it is tracked whole.
+		if f := sp.floor(sp.spso); f >= 0 && sp.batches[f].recs == nil && !sp.batches[f].whole.settledTerminal() {
+			return
+		}
 	}
 	hole := sp.firstUnfilledHole()
 	x, xi := int64(-1), -1
@@ -41,7 +47,9 @@ func (sp *SharePartition) advanceHead() {
 	}
 	switch {
 	case x == sp.lastCached():
-		next := max(x+1, sp.spso)
+		// Unconditional, as in Kafka: after a log-start jump past the whole cache SPSO can
+		// step back below the log start until the next fetch applies T-LSO again.
+		next := x + 1
 		sp.dropBatches(len(sp.batches))
 		sp.spso, sp.speo = next, next
 		sp.gap.active = false
@@ -89,6 +97,9 @@ func (sp *SharePartition) firstUnfilledHole() int64 {
 // (§4.2): the first acquirable cached offset (or unfetched reload hole) if something was
 // made available again, otherwise the offset after SPEO.
 func (sp *SharePartition) NextFetchOffset() int64 {
+	if len(sp.batches) == 0 || sp.spso > sp.lastCached() {
+		return sp.speo // nothing cached at or above SPSO: read new data from SPEO (= SPSO)
+	}
 	if sp.findNext {
 		hole := sp.firstUnfilledHole()
 		avail := sp.firstAcquirable()
@@ -99,9 +110,6 @@ func (sp *SharePartition) NextFetchOffset() int64 {
 			return avail
 		}
 		sp.findNext = false
-	}
-	if len(sp.batches) == 0 || sp.spso > sp.lastCached() {
-		return sp.speo
 	}
 	return sp.speo + 1
 }

@@ -258,7 +258,11 @@ var ruleCases = []struct {
 		h.eq("ack below SPSO", code.String(), "NONE")
 		h.advance(30000)
 		h.eq("archived on expiry", h.states(), "")
-		h.eq("span", h.span(), "spso=5 speo=5 window=0 next=5")
+		// Step 3 of the head rule is unconditional (as in Kafka): SPSO steps back to 4,
+		// below the log start, until the next fetch finds offset 4 out of range.
+		h.eq("span", h.span(), "spso=4 speo=4 window=0 next=4")
+		h.sp.MoveLogStartOffset(5)
+		h.eq("after the next fetch", h.span(), "spso=5 speo=5 window=0 next=5")
 	}},
 	{"in-flight cap gates fetches by window, not by acquired count", "§4.6", func() model.Config {
 		c := cfg42()

@@ -115,17 +115,20 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 		return
 	}
 	fired := r.flags&flagLockFired != 0
+	forced := r.flags&flagForced != 0
 	r.flags &^= flagPending | flagLockFired
-	if r.flags&flagForced != 0 {
+	if r.flags&flagForced != 0 && sp.v42() {
 		r.lock, r.owner = 0, noOwner
-		return
+		return // 4.2: force-archived records stay archived; 4.1's rollback revives them
 	}
-	if decremented && r.state == Available {
-		r.dc++
+	r.flags &^= flagForced
+	if decremented && (r.state == Available || forced) {
+		r.dc++ // 4.1's session release lowered it (a forced archive was an AVAILABLE target)
 	}
 	if fired && sp.v42() {
-		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, off+n-1 < sp.spso)
-		sp.countArchivedAtLimit(o, off+n-1 < sp.spso, n)
+		// Kafka's rollback does not look at SPSO: AVAILABLE, or ARCHIVED at the limit.
+		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, false)
+		sp.countArchivedAtLimit(o, false, n)
 		sp.apply(r, o, off, n)
 		r.lock, r.owner = 0, noOwner
 		return

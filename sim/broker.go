@@ -28,6 +28,8 @@ type sharePart struct {
 	expiryH  eventq.Handle
 
 	track  recTrack
+	// lsoCounted is the highest log start offset whose deleted offsets were counted.
+	lsoCounted int64
 	spso   spsoTracker
 	finals []model.Finalized
 }
@@ -259,10 +261,13 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	if core.InFlightCount() == 0 {
 		beyond = core.EndOffset()
 	}
-	if never := logStart - max(beyond, core.StartOffset()); never > 0 {
+	// Offsets below s.lsoCounted were accounted for at an earlier move (the head rule can
+	// step SPSO back below the log start, and the next fetch applies the move again).
+	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
 		w.metrics.deletedUndelivered += never
 		w.mark("retention-deleted-undelivered")
 	}
+	s.lsoCounted = max(s.lsoCounted, logStart)
 	core.MoveLogStartOffset(logStart)
 	w.line("log-start").str("p", w.parts[s.part].name).num("offset", logStart).end()
 	w.afterCoreOp(s)

@@ -250,6 +250,9 @@ func (w *World) dispatch(e event) {
 		w.txnCommit(e)
 	case evMetrics:
 		w.sampleMetrics()
+		for _, p := range w.parts {
+			w.forgetLog(p) // keep only the log metadata some reader still needs
+		}
 		if w.now+w.cfg.MetricsIntervalMs <= w.endMs {
 			w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
 		}

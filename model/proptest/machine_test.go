@@ -3,6 +3,7 @@ package proptest
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/model/refspec"
@@ -38,6 +39,9 @@ type machine struct {
 	writes           []pair
 	held             map[string][]model.AcquiredRange // recent acquisitions, to aim acks at
 
+	dead  bool     // a known core bug was hit: stop comparing
+	trace []string // actions so far, printed with a failure (rapid truncates its log)
+
 	// Invariant memory, reset on failover (a new leader may legitimately show less).
 	lastSPSO  int64
 	lastViews map[int64]model.RecordView
@@ -64,6 +68,16 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	}
 }
 
+func (m *machine) logf(t *rapid.T, format string, args ...any) {
+	m.trace = append(m.trace, fmt.Sprintf(format, args...))
+	t.Logf(format, args...)
+}
+
+func (m *machine) fatalf(t fataler, format string, args ...any) {
+	t.Fatalf(format+"\nconfig %s limit %d cap %d %v\ntrace:\n  %s", append(args, m.cfg.Version,
+		m.cfg.DeliveryCountLimit, m.cfg.PartitionMaxRecordLocks, m.cfg.IsolationLevel, strings.Join(m.trace, "\n  "))...)
+}
+
 func specConfig(c model.Config) refspec.Config {
 	v := refspec.V42
 	if c.Version == model.Kafka41 {
@@ -74,19 +88,47 @@ func specConfig(c model.Config) refspec.Config {
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	// rapid picks keys uniformly: repeated keys weight the common operations, and the
+	// disruptive ones (release, log-start move, failover) fire only part of the time.
+	acts := map[string]func(*rapid.T){
 		"":          m.check,
 		"produce":   m.produce,
+		"produce2":  m.produce,
+		"produce3":  m.produce,
 		"fetch":     m.fetch,
-		"fetch2":    m.fetch, // fetching is the main driver: weight it double
+		"fetch2":    m.fetch,
+		"fetch3":    m.fetch,
+		"fetch4":    m.fetch,
 		"ack":       m.ack,
 		"ackHeld":   m.ackHeld,
+		"ackOwned":  m.ackOwned,
+		"ackOwned2": m.ackOwned,
+		"ackOwned3": m.ackOwned,
 		"time":      m.advance,
-		"release":   m.release,
+		"time2":     m.advance,
 		"complete":  m.complete,
-		"logStart":  m.moveLogStart,
-		"failover":  m.failover,
 		"complete2": m.complete,
+		"release":   m.sometimes(2, m.release),
+		"logStart":  m.sometimes(3, m.moveLogStart),
+		"failover":  m.sometimes(4, m.failover),
+	}
+	for name, act := range acts {
+		acts[name] = func(t *rapid.T) {
+			if !m.dead {
+				coverage.steps.Add(1)
+				act(t)
+			}
+		}
+	}
+	return acts
+}
+
+// sometimes runs act with probability 1/n.
+func (m *machine) sometimes(n int, act func(*rapid.T)) func(*rapid.T) {
+	return func(t *rapid.T) {
+		if rapid.IntRange(1, n).Draw(t, "roll") == 1 {
+			act(t)
+		}
 	}
 }
 
@@ -94,25 +136,25 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 
 func (m *machine) produce(t *rapid.T) {
 	first := m.logEnd
-	if rapid.IntRange(0, 4).Draw(t, "gapRoll") == 0 {
+	if rapid.IntRange(0, 7).Draw(t, "gapRoll") == 0 {
 		first += int64(rapid.IntRange(1, compactGapMax).Draw(t, "gap"))
 	}
 	size := int64(rapid.IntRange(1, logBatchMax).Draw(t, "size"))
 	b := model.LogBatch{First: first, Last: first + size - 1, Aborted: rapid.IntRange(0, 5).Draw(t, "abortRoll") == 0}
 	m.log = append(m.log, b)
 	m.logEnd = b.Last + 1
-	t.Logf("produce %+v", b)
+	m.logf(t, "produce %+v", b)
 }
 
 func (m *machine) fetch(t *rapid.T) {
 	member := rapid.SampledFrom(members).Draw(t, "member")
 	if !m.core.CanAcquire() {
-		t.Logf("fetch %s: gate closed", member)
+		m.logf(t, "fetch %s: gate closed", member)
 		return
 	}
 	f := m.core.NextFetchOffset()
 	if f < m.logStart {
-		t.Logf("fetch %s at %d: below log start %d → MoveLogStartOffset", member, f, m.logStart)
+		m.logf(t, "fetch %s at %d: below log start %d → MoveLogStartOffset", member, f, m.logStart)
 		m.core.MoveLogStartOffset(m.logStart)
 		m.spec.MoveLogStartOffset(m.logStart)
 		return
@@ -135,33 +177,75 @@ func (m *machine) fetch(t *rapid.T) {
 		p.Mode = model.RecordLimit
 	}
 	spsoBefore := m.core.StartOffset()
-	got, err := m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	stale := false // a cached batch lies wholly below SPSO (after a log-start move)
+	m.core.ForEachBatch(func(b model.BatchView) bool { stale = stale || b.Last < spsoBefore; return true })
+	got, err, panicked := m.coreAcquire(member, p, read)
+	if panicked != nil {
+		if strings.Contains(fmt.Sprint(panicked), "negative shift") &&
+			m.known(t, bugThrottlePanic, "core Acquire panicked: %v", panicked) {
+			return
+		}
+		m.fatalf(t, "core Acquire panicked: %v", panicked)
+	}
 	if err != nil {
-		t.Fatalf("core Acquire: %v", err)
+		m.fatalf(t, "core Acquire: %v", err)
 	}
 	sread := make([]refspec.LogBatch, len(read))
 	for i, b := range read {
 		sread[i] = refspec.LogBatch{First: b.First, Last: b.Last, Aborted: b.Aborted}
 	}
 	want := m.spec.Acquire(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), sread)
-	t.Logf("fetch %s at %d %+v read %v → core %v spec %v", member, f, p, read, got, want)
+	m.logf(t, "fetch %s at %d %+v read %v → core %v spec %v", member, f, p, read, got, want)
 	for _, r := range got {
-		if r.First < spsoBefore {
-			knownCoreBug(t, bugAcquireBelowSPSO, "core acquired %+v below SPSO %d", r, spsoBefore)
-			t.Fatalf("invariant nothing-below-spso: acquired %+v below SPSO %d", r, spsoBefore)
+		if r.First < spsoBefore && !stale && m.cfg.Version == model.Kafka42 {
+			// Kafka 4.2 (and §4.3 step 4 literally) acquires below SPSO when stale
+			// batches remain below it, and 4.1 has no step-4 adjustment at all
+			// (§4.5); only the other cases break the invariant.
+			m.fatalf(t, "invariant nothing-below-spso: acquired %+v below SPSO %d", r, spsoBefore)
 		}
 	}
 	if !reflect.DeepEqual(coreRanges(got), want) {
-		t.Fatalf("acquired ranges differ: core %v, spec %v", got, want)
+		if sameOffsetsMerged(coreRanges(got), want) &&
+			m.known(t, bugMergeAcrossBatches, "core %v spec %v", got, want) {
+			return
+		}
+		if m.cfg.Version == model.Kafka42 && throttleFirstD(coreRanges(got), want, m.cfg.DeliveryCountLimit) &&
+			m.known(t, readingThrottleD, "core %v spec %v", got, want) {
+			return
+		}
+		if cutInGap(read, coreRanges(got), want) {
+			if m.known(t, bugCutRoundsDownInGap, "core %v spec %v", got, want) {
+				return
+			}
+		}
+		m.fatalf(t, "acquired ranges differ: core %v, spec %v", got, want)
 	}
 	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 &&
 		w > int64(m.cfg.PartitionMaxRecordLocks)+logBatchMax+compactGapMax {
-		t.Fatalf("invariant inflight-within-cap: window %d, cap %d", w, m.cfg.PartitionMaxRecordLocks)
+		m.fatalf(t, "invariant inflight-within-cap: window %d, cap %d", w, m.cfg.PartitionMaxRecordLocks)
+	}
+	// A new first cache batch sets SPSO to its start (§4.4); two known core slips.
+	if c, sp, sb := m.core.StartOffset(), m.spec.SPSO(), m.spec.Batches(); c == spsoBefore && sp != c && sb[0].First == sp {
+		if sp > c && len(sb) > 1 && m.known(t, bugSPSOSplitSpan, "core SPSO %d, spec %d", c, sp) {
+			return
+		}
+		if sp < c && m.cfg.Version == model.Kafka41 && m.known(t, bugNewFirstBatch41, "core SPSO %d, spec %d", c, sp) {
+			return
+		}
+	}
+	if len(got) > 0 {
+		coverage.acquired.Add(1)
 	}
 	m.held[member] = append(m.held[member], got...)
 	if n := len(m.held[member]); n > 8 {
 		m.held[member] = m.held[member][n-8:]
 	}
+}
+
+func (m *machine) coreAcquire(member string, p model.FetchParams, read []model.LogBatch) (got []model.AcquiredRange, err error, panicked any) {
+	defer func() { panicked = recover() }()
+	got, err = m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	return got, err, nil
 }
 
 func drawType(t *rapid.T, label string) model.AckType {
@@ -229,6 +313,48 @@ func (m *machine) ackHeld(t *rapid.T) {
 	m.doAck(t, member, ranges)
 }
 
+// ackOwned acknowledges runs of offsets the member holds right now (read from the
+// core's view; both sides get the same request), mostly with ACCEPT.
+func (m *machine) ackOwned(t *rapid.T) {
+	member := rapid.SampledFrom(members).Draw(t, "member")
+	var runs []model.AckRange
+	m.core.ForEachRecord(func(v model.RecordView) bool {
+		if v.State == model.Acquired && !v.Pending && v.Owner == model.MemberID(member) {
+			if n := len(runs); n > 0 && runs[n-1].Last == v.Offset-1 {
+				runs[n-1].Last = v.Offset
+			} else {
+				runs = append(runs, model.AckRange{First: v.Offset, Last: v.Offset})
+			}
+		}
+		return true
+	})
+	if len(runs) == 0 {
+		return
+	}
+	var ranges []model.AckRange
+	for _, r := range runs {
+		if rapid.IntRange(0, 2).Draw(t, "skipRun") == 0 {
+			continue
+		}
+		if rapid.IntRange(0, 2).Draw(t, "partRun") == 0 {
+			r.First = rapid.Int64Range(r.First, r.Last).Draw(t, "first")
+			r.Last = rapid.Int64Range(r.First, r.Last).Draw(t, "last")
+		}
+		ty := model.AckType(rapid.SampledFrom([]int{1, 1, 1, 1, 2, 2, 3, 0, 4}).Draw(t, "ownedType"))
+		if m.cfg.Version == model.Kafka41 && ty == model.AckRenew {
+			ty = model.AckAccept
+		}
+		r.Types = []model.AckType{ty}
+		if rapid.IntRange(0, 4).Draw(t, "perOffset") == 0 {
+			r.Types = drawTypes(t, r.Last-r.First+1)
+		}
+		ranges = append(ranges, r)
+	}
+	if len(ranges) > 0 {
+		m.doAck(t, member, ranges)
+	}
+}
+
 func sortRanges(rs []model.AckRange) {
 	for i := 1; i < len(rs); i++ {
 		for j := i; j > 0 && rs[j].First < rs[j-1].First; j-- {
@@ -248,9 +374,14 @@ func (m *machine) doAck(t *rapid.T, member string, ranges []model.AckRange) {
 	}
 	cw, err := m.core.Acknowledge(m.now, model.MemberID(member), ranges)
 	code, sw := m.spec.Acknowledge(m.now, member, sranges)
-	t.Logf("ack %s %v → core %v/%v spec %v/%v", member, ranges, model.CodeOf(err), fmtWrite(cw), code, fmtSpecWrite(sw))
+	m.logf(t, "ack %s %v → core %v/%v spec %v/%v", member, ranges, model.CodeOf(err), fmtWrite(cw), code, fmtSpecWrite(sw))
 	if want := specCode(code); model.CodeOf(err) != want {
-		t.Fatalf("ack outcome differs: core %v (%v), spec %v", model.CodeOf(err), err, want)
+		m.fatalf(t, "ack outcome differs: core %v (%v), spec %v", model.CodeOf(err), err, want)
+	}
+	if err == nil {
+		coverage.ackOK.Add(1)
+	} else {
+		coverage.ackErr.Add(1)
 	}
 	m.pairWrites(t, "ack", single(cw), specSingle(sw))
 }
@@ -263,7 +394,8 @@ func (m *machine) advance(t *rapid.T) {
 	}
 	cw := m.core.ExpireLocks(m.now, nil)
 	sw := m.spec.ExpireLocks(m.now)
-	t.Logf("time → %d: %d core / %d spec expiry writes", m.now, len(cw), len(sw))
+	m.logf(t, "time → %d: %d core / %d spec expiry writes", m.now, len(cw), len(sw))
+	coverage.expiryWrites.Add(int64(len(cw)))
 	m.pairWrites(t, "expiry", cw, sw)
 }
 
@@ -271,7 +403,14 @@ func (m *machine) release(t *rapid.T) {
 	member := rapid.SampledFrom(members).Draw(t, "member")
 	cw := m.core.ReleaseMember(m.now, model.MemberID(member))
 	sw := m.spec.ReleaseMember(member)
-	t.Logf("release %s → core %v spec %v", member, fmtWrite(cw), fmtSpecWrite(sw))
+	m.logf(t, "release %s → core %v spec %v", member, fmtWrite(cw), fmtSpecWrite(sw))
+	if m.cfg.Version == model.Kafka41 && cw != nil && (sw == nil || len(writeEntries(cw)) > len(sw.Entries)) &&
+		m.known(t, bugRelease19953_41, "core %s spec %s", fmtWrite(cw), fmtSpecWrite(sw)) {
+		return
+	}
+	if cw != nil {
+		coverage.releases.Add(1)
+	}
 	m.pairWrites(t, "release", single(cw), specSingle(sw))
 	delete(m.held, member)
 }
@@ -290,18 +429,21 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 	p := m.writes[i]
 	m.writes = append(m.writes[:i], m.writes[i+1:]...)
 	var werr error = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected"}
+	if !ok && p.core.Kind != model.WriteExpiry {
+		coverage.rollbacks.Add(1)
+	}
 	if ok {
 		werr = m.cstore.Write(p.core)
 		if got, want := model.CodeOf(werr), specCode(m.sstore.Write(p.spec)); got != want {
-			t.Fatalf("store write outcome differs: core %v spec %v", got, want)
+			m.fatalf(t, "store write outcome differs: core %v spec %v", got, want)
 		}
 	}
-	t.Logf("complete write %d/%d ok=%v err=%v", p.core.ID, p.spec.ID, ok, werr)
+	m.logf(t, "complete write %d/%d ok=%v err=%v", p.core.ID, p.spec.ID, ok, werr)
 	if err := m.core.CompleteWrite(m.now, p.core.ID, werr); err != nil {
-		t.Fatalf("core CompleteWrite(%d): %v", p.core.ID, err)
+		m.fatalf(t, "core CompleteWrite(%d): %v", p.core.ID, err)
 	}
 	if !m.spec.CompleteWrite(p.spec.ID, werr == nil) {
-		t.Fatalf("spec CompleteWrite(%d): unknown id", p.spec.ID)
+		m.fatalf(t, "spec CompleteWrite(%d): unknown id", p.spec.ID)
 	}
 }
 
@@ -311,7 +453,8 @@ func (m *machine) moveLogStart(t *rapid.T) {
 	}
 	m.logStart = rapid.Int64Range(m.logStart+1, min(m.logEnd, m.logStart+8)).Draw(t, "logStart")
 	eager := rapid.Bool().Draw(t, "eager")
-	t.Logf("log start → %d (eager %v)", m.logStart, eager)
+	m.logf(t, "log start → %d (eager %v)", m.logStart, eager)
+	coverage.lsoMoves.Add(1)
 	if eager {
 		m.core.MoveLogStartOffset(m.logStart)
 		m.spec.MoveLogStartOffset(m.logStart)
@@ -334,34 +477,35 @@ func (m *machine) failover(t *rapid.T) {
 		}
 	}
 	m.epoch++
+	coverage.failovers.Add(1)
 	csnap, err := m.cstore.Read(m.epoch)
 	if err != nil {
-		t.Fatalf("core store Read: %v", err)
+		m.fatalf(t, "core store Read: %v", err)
 	}
 	ssnap, code := m.sstore.Read(m.epoch)
 	if code != refspec.OK {
-		t.Fatalf("spec store Read: %v", code)
+		m.fatalf(t, "spec store Read: %v", code)
 	}
 	if got, want := snapEntries(csnap), specSnapEntries(ssnap); !reflect.DeepEqual(got, want) ||
 		csnap.StartOffset != ssnap.StartOffset {
-		t.Fatalf("stores differ: core start %d %v, spec start %d %v", csnap.StartOffset, got, ssnap.StartOffset, want)
+		m.fatalf(t, "stores differ: core start %d %v, spec start %d %v", csnap.StartOffset, got, ssnap.StartOffset, want)
 	}
 	for _, z := range zombies { // the old leader's late writes must be fenced now
 		cerr, scode := m.cstore.Write(z.core), m.sstore.Write(z.spec)
 		if model.CodeOf(cerr) != specCode(scode) || cerr == nil {
-			t.Fatalf("zombie write: core %v spec %v (want fenced)", cerr, scode)
+			m.fatalf(t, "zombie write: core %v spec %v (want fenced)", cerr, scode)
 		}
 	}
 	m.core.Fence()
 	core, err := model.Load(m.cfg, csnap, m.epoch, m.logStart)
 	if err != nil {
-		t.Fatalf("model.Load: %v", err)
+		m.fatalf(t, "model.Load: %v", err)
 	}
 	spec, err := refspec.Load(specConfig(m.cfg), ssnap, m.epoch, m.logStart)
 	if err != nil {
-		t.Fatalf("refspec.Load: %v", err)
+		m.fatalf(t, "refspec.Load: %v", err)
 	}
-	t.Logf("failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+	m.logf(t, "failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
 	m.core, m.spec = core, spec
 	m.held = map[string][]model.AcquiredRange{}
 	m.lastViews = map[int64]model.RecordView{}
@@ -386,14 +530,30 @@ func specSingle(w *refspec.Write) []*refspec.Write {
 
 func (m *machine) pairWrites(t *rapid.T, what string, cw []*model.Write, sw []*refspec.Write) {
 	if len(cw) != len(sw) {
-		t.Fatalf("%s: core issued %d writes %v, spec %d %v", what, len(cw), fmtWrites(cw), len(sw), fmtSpecWrites(sw))
+		if what == "expiry" && len(cw) > len(sw) && straddles(sw) {
+			if m.known(t, bugExpirySplitWrites, "core %v spec %v", fmtWrites(cw), fmtSpecWrites(sw)) {
+				return
+			}
+		}
+		m.fatalf(t, "%s: core issued %d writes %v, spec %d %v", what, len(cw), fmtWrites(cw), len(sw), fmtSpecWrites(sw))
 	}
 	for i := range cw {
-		if err := sameWrite(cw[i], sw[i], m.cfg.Version); err != nil {
-			t.Fatalf("%s write %d: %v\ncore %s\nspec %s", what, i, err, fmtWrite(cw[i]), fmtSpecWrite(sw[i]))
+		if err := sameWrite(cw[i], sw[i]); err != nil {
+			m.fatalf(t, "%s write %d: %v\ncore %s\nspec %s", what, i, err, fmtWrite(cw[i]), fmtSpecWrite(sw[i]))
 		}
 		m.writes = append(m.writes, pair{core: cw[i].Clone(), spec: sw[i]})
 	}
+}
+
+// straddles reports whether one of the writes holds offsets on both sides of its
+// start offset (a whole batch that contained SPSO when its lock fired).
+func straddles(ws []*refspec.Write) bool {
+	for _, w := range ws {
+		if n := len(w.Entries); n > 0 && w.Entries[0].Offset < w.StartOffset && w.Entries[n-1].Offset >= w.StartOffset {
+			return true
+		}
+	}
+	return false
 }
 
 type entry struct {
@@ -434,7 +594,7 @@ func specSnapEntries(s refspec.Snapshot) []entry {
 	return out
 }
 
-func sameWrite(c *model.Write, s *refspec.Write, v model.Version) error {
+func sameWrite(c *model.Write, s *refspec.Write) error {
 	kinds := map[refspec.WriteKind]model.WriteKind{refspec.KindAck: model.WriteAck,
 		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry}
 	switch {
@@ -444,7 +604,7 @@ func sameWrite(c *model.Write, s *refspec.Write, v model.Version) error {
 		return fmt.Errorf("start offset %d vs %d", c.StartOffset, s.StartOffset)
 	case c.StateEpoch != s.StateEpoch || c.LeaderEpoch != s.LeaderEpoch:
 		return fmt.Errorf("epochs %d/%d vs %d/%d", c.StateEpoch, c.LeaderEpoch, s.StateEpoch, s.LeaderEpoch)
-	case v == model.Kafka42 && c.DeliveryCompleteCount != s.DeliveryCompleteCount:
+	case c.DeliveryCompleteCount != s.DeliveryCompleteCount:
 		return fmt.Errorf("deliveryCompleteCount %d vs %d", c.DeliveryCompleteCount, s.DeliveryCompleteCount)
 	case !reflect.DeepEqual(writeEntries(c), specEntries(s.Entries)):
 		return fmt.Errorf("content differs")

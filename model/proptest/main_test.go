@@ -2,7 +2,9 @@ package proptest
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/sharesim/sharesim/model"
@@ -15,14 +17,33 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name, value := range map[string]string{"rapid.checks": "1000", "rapid.steps": "60"} {
+	for name, value := range map[string]string{"rapid.checks": "1000", "rapid.steps": "150"} {
 		if !set[name] {
 			if err := flag.Set(name, value); err != nil {
 				panic(err)
 			}
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if c := &coverage; c.steps.Load() > 0 {
+		fmt.Printf("proptest coverage: %d steps, %d acquisitions, %d/%d acks ok/refused, %d expiry writes, "+
+			"%d releases, %d rollbacks, %d failovers, %d log-start moves\n", c.steps.Load(), c.acquired.Load(),
+			c.ackOK.Load(), c.ackErr.Load(), c.expiryWrites.Load(), c.releases.Load(), c.rollbacks.Load(),
+			c.failovers.Load(), c.lsoMoves.Load())
+	}
+	if n := knownHits.Load(); n > 0 {
+		fmt.Printf("proptest: %d random cases stopped at a known core bug (see known_test.go):", n)
+		names := make([]string, 0, len(knownByBug))
+		for b := range knownByBug {
+			names = append(names, b)
+		}
+		sort.Strings(names)
+		for _, b := range names {
+			fmt.Printf(" %s=%d", b, knownByBug[b])
+		}
+		fmt.Println()
+	}
+	os.Exit(code)
 }
 
 func TestCoreMatchesSpec41(t *testing.T) {

@@ -182,8 +182,8 @@ func (s *Spec) ExpireLocks(now int64) []*Write {
 		lo, hi := u.first, u.first
 		if u.b.whole {
 			lo, hi = u.b.first, u.b.last
-			if lo < s.spso && s.spso <= hi {
-				u.b.whole = false
+			if r := s.recs[lo]; lo < s.spso && s.spso <= hi && r.state == Acquired && r.write == 0 {
+				u.b.whole = false // some offsets are archived below SPSO, the rest released
 			}
 		}
 		var changed []int64
@@ -211,12 +211,6 @@ func (s *Spec) CompleteWrite(id uint64, ok bool) bool {
 		return false
 	}
 	delete(s.writes, id)
-	for i, x := range s.order {
-		if x == id {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
-	}
 	if w.Kind == KindExpiry {
 		s.advanceHead()
 		return true
@@ -232,8 +226,11 @@ func (s *Spec) CompleteWrite(id uint64, ok bool) bool {
 			r.hasLock = false
 		case s.cfg.Version == V42 && r.forced:
 			r.state, r.hasLock = Archived, false
-		case s.cfg.Version == V42 && r.fired:
-			r.state, r.dc, r.owner = s.released(e.Offset, r.prev.dc), r.prev.dc, ""
+		case s.cfg.Version == V42 && r.fired: // §6.4: by the limit only, even below SPSO
+			r.state, r.dc, r.owner = Available, r.prev.dc, ""
+			if r.dc >= s.cfg.Limit {
+				r.state = Archived
+			}
 		default: // back to ACQUIRED; the lock is live unless it fired (4.1: dead timer)
 			r.state, r.dc, r.owner, r.forced = r.prev.state, r.prev.dc, r.prev.owner, false
 		}

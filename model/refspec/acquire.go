@@ -36,6 +36,9 @@ func (s *Spec) Acquire(now int64, member string, maxRecords, batchSize int, mode
 		}
 	}
 	s.forceArchiveAvailable(f, c.b0-1) // T-COMPACT
+	for o := f; o < c.b0; o++ {
+		delete(s.holes, o)
+	}
 	st := c.b0
 	if b := s.batchOf(st); b != nil {
 		st = b.first
@@ -57,12 +60,23 @@ func (s *Spec) Acquire(now int64, member string, maxRecords, batchSize int, mode
 			if c.count >= c.budget || c.stop {
 				break
 			}
-			if s.gapActive {
-				if lo, hi := max(cursor, s.spso), min(b.first-1, s.gapEnd); lo <= hi {
-					s.newSpan(c, lo, hi)
-					if c.count >= c.budget {
-						break
+			if s.speo <= s.gapEnd {
+				// Only offsets still unfetched are reload holes; the ones a read showed to
+				// be missing from the log (cleared above) are plain compaction gaps.
+				for lo, hi := max(cursor, s.spso), min(b.first-1, s.gapEnd); lo <= hi && c.count < c.budget; {
+					if !s.unfetched(lo) {
+						lo++
+						continue
 					}
+					end := lo
+					for end+1 <= hi && s.unfetched(end+1) {
+						end++
+					}
+					s.newSpan(c, lo, end)
+					lo = end + 1
+				}
+				if c.count >= c.budget {
+					break
 				}
 			}
 			cursor = b.last + 1
@@ -87,27 +101,14 @@ func (s *Spec) take(c *acq, o int64) {
 
 // redeliver handles one cached batch overlapping the request (§4.3 step 6).
 func (s *Spec) redeliver(c *acq, b *batch) {
-	lo, hi := max(b.first, c.b0, s.spso), min(b.last, c.last)
-	var acquirable []int64
-	maxDC := 0
+	lo, hi := max(b.first, c.b0), min(b.last, c.last)
+	throttled := false
 	for o := lo; o <= hi; o++ {
-		if r := s.recs[o]; r.state == Available && r.write == 0 {
-			acquirable = append(acquirable, o)
-			maxDC = max(maxDC, r.dc)
+		if r := s.recs[o]; r.state == Available && r.write == 0 && r.dc >= s.throttleT() {
+			throttled = s.cfg.Version == V42
 		}
 	}
-	if s.cfg.Version == V42 && len(acquirable) > 0 && maxDC >= s.throttleT() {
-		if c.count > 0 {
-			c.stop = true
-			return
-		}
-		n := b.last - b.first + 1
-		limit := n
-		if k := s.recs[acquirable[0]].dc - s.throttleT() + 1; k > 0 {
-			limit = max(1, n>>uint(k))
-		}
-		b.whole = false
-		s.perOffset(c, b, lo, hi, limit)
+	if throttled && c.count > 0 {
 		c.stop = true
 		return
 	}
@@ -115,7 +116,7 @@ func (s *Spec) redeliver(c *acq, b *batch) {
 	free := r0.state == Available && r0.write == 0
 	if b.whole {
 		size := b.last - b.first + 1
-		if b.first >= c.b0 && b.last <= c.last && (c.mode != RecordLimit || size <= c.budget-c.count) {
+		if !throttled && b.first >= c.b0 && b.last <= c.last && (c.mode != RecordLimit || size <= c.budget-c.count) {
 			if free {
 				for o := b.first; o <= b.last; o++ {
 					s.take(c, o)
@@ -130,26 +131,32 @@ func (s *Spec) redeliver(c *acq, b *batch) {
 		}
 		b.whole = false
 	}
-	s.perOffset(c, b, lo, hi, -1)
+	if s.perOffset(c, b, lo, hi) > 0 && throttled {
+		c.stop = true
+	}
 }
 
 func (s *Spec) throttleT() int { return max(2, (s.cfg.Limit+1)/2) }
 
-// perOffset acquires AVAILABLE offsets of a per-offset batch in [lo, hi]; limit < 0
-// means no throttling limit.
-func (s *Spec) perOffset(c *acq, b *batch, lo, hi, limit int64) {
+// perOffset acquires AVAILABLE offsets of a per-offset batch in [lo, hi] and returns
+// how many it took. In 4.2 the first acquirable offset with dc ≥ T sets the throttle
+// limit max(1, N>>(dc−T+1)), N the whole batch size; offsets taken before it count.
+func (s *Spec) perOffset(c *acq, b *batch, lo, hi int64) int64 {
 	v42, L := s.cfg.Version == V42, s.cfg.Limit
-	taken, start := int64(0), len(c.ranges)
+	taken, limit, start := int64(0), int64(-1), len(c.ranges)
 	for o := lo; o <= hi; o++ {
 		r := s.recs[o]
 		if r.state != Available || r.write != 0 {
 			continue
 		}
-		if (c.mode == RecordLimit && c.count >= c.budget) || (limit >= 0 && taken >= limit) {
+		if c.mode == RecordLimit && c.count >= c.budget {
 			break
 		}
 		if v42 && L > 2 && r.dc+1 >= L && taken > 0 {
 			break // last-attempt isolation
+		}
+		if v42 && limit < 0 && r.dc >= s.throttleT() {
+			limit = max(1, (b.last-b.first+1)>>uint(r.dc-s.throttleT()+1))
 		}
 		s.take(c, o)
 		taken++
@@ -159,20 +166,22 @@ func (s *Spec) perOffset(c *acq, b *batch, lo, hi, limit int64) {
 		} else {
 			c.ranges = append(c.ranges, Range{o, o, r.dc})
 		}
-		if v42 && L > 2 && r.dc >= L {
+		if (v42 && L > 2 && r.dc >= L) || taken == limit {
 			break
 		}
 	}
+	return taken
 }
 
-// roundUp returns the last offset of the log batch holding t (or the next one).
+// roundUp returns the last offset of the log batch holding t, or t itself when t
+// lies in a compaction gap, never past z.
 func (c *acq) roundUp(t, z int64) int64 {
 	for _, lb := range c.log {
-		if lb.Last >= t {
+		if lb.First <= t && t <= lb.Last {
 			return min(lb.Last, z)
 		}
 	}
-	return z
+	return min(t, z)
 }
 
 // newSpan acquires never-fetched offsets [a, z] (§4.4).
@@ -180,7 +189,6 @@ func (s *Spec) newSpan(c *acq, a, z int64) {
 	if len(s.batches) == 0 && s.speo > a {
 		a = s.speo
 	}
-	a = max(a, s.spso)
 	m := c.budget - c.count
 	if a > z || m <= 0 {
 		return

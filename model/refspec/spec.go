@@ -5,7 +5,8 @@
 // the core with the same operations and compare what they show.
 //
 // Readings chosen where the semantics doc leaves room (Kafka 4.2's most plausible
-// behaviour; the lead reconciles these with the core):
+// behaviour; the lead reconciles these with the core). Where it says "Kafka's code",
+// the reading was checked against the 4.2-line SharePartition.java / InFlightState.java:
 //
 //  1. The find-next flag (§4.2) is not stored: NextFetchOffset always scans. This is
 //     equivalent because the flag is set whenever a non-pending AVAILABLE offset (or a
@@ -13,41 +14,56 @@
 //  2. Lock firing order is (deadline, creation moment, first offset). A moment is one
 //     Acquire or Acknowledge call; locks made by a split inherit the moment of the
 //     lock they replace, so split offsets fire in ascending order with their peers.
-//  3. New spans never start below SPSO (both versions): §4.3's "records below SPSO are
-//     never acquired" wins over the literal step-4 rule, which misses the case of
-//     cached batches left wholly below SPSO by a log-start move. Reload holes are also
-//     filled only from SPSO on.
-//  4. A budget cut rounds up to the end of the log batch holding offset a+m−1 (the next
-//     batch if that offset is a compaction hole) but never past the span's own end.
-//  5. Throttling: with d = dc of the first acquirable offset, k = d−T+1; the take limit
-//     is max(1, N>>k) when k > 0 and N (no reduction) when k ≤ 0.
+//  3. Step 4 of §4.3 is taken literally (as Kafka 4.2's code has it): s moves to SPSO
+//     only when no cached batch starts at or before it. So after a log-start move that
+//     leaves cached batches wholly below SPSO, a read whose first log batch straddles
+//     SPSO acquires its offsets below SPSO (§4.3's "never below SPSO" does not hold
+//     there; the property test exempts that case from the invariant). Reload holes,
+//     however, exist only from SPSO on (§8.3), so hole fills start at SPSO at least.
+//  4. A budget cut rounds up to the end of the log batch holding offset a+m−1; when
+//     that offset lies in a compaction gap the span ends at a+m−1 itself (Kafka's
+//     lookup returns the offset when no batch holds it). Never past the span's end.
+//  5. Throttling (§3.4): a batch is throttled if an acquirable offset in the request
+//     has dc ≥ T; the limit max(1, N>>(d−T+1)) takes d from the first acquirable offset
+//     with dc ≥ T (Kafka's reading; the doc's "first acquirable" leaves d < T open) and
+//     counts every offset taken from the batch, stopping when the count reaches it.
 //  6. Last-attempt isolation stops taking offsets from that batch only; the call goes
 //     on with later batches and new records (only throttling stops the whole call).
 //  7. Merging of per-offset acquisitions (4.2) joins offsets of the same cached batch
-//     taken in one per-offset pass; ranges of different batches are never merged.
+//     taken in one per-offset pass; ranges of different batches are never merged
+//     (KAFKA-19957, apache/kafka#21064: "cache 0-4 and 5-9, acquired 3..6 → [3-4],[5-6]").
 //  8. T-COMPACT and T-LSO archive every offset whose shown state is AVAILABLE, pending
 //     or not (a pending provisional RELEASE too). In 4.2 such offsets stay ARCHIVED if
 //     their write fails; in 4.1 rollback restores them like any other pending offset.
-//  9. A failed ack/release write in 4.2 whose lock fired meanwhile lands as T-EXPIRE
-//     would: ARCHIVED below SPSO or at the limit, else AVAILABLE.
+//  9. A failed ack/release write in 4.2 whose lock fired meanwhile lands AVAILABLE, or
+//     ARCHIVED at the limit, as §6.4 says, even below SPSO (unlike T-EXPIRE; Kafka's
+//     rollback does not look at SPSO either).
 //  10. A batch split during a failed Acknowledge stays split (splits are one-way); only
 //     the provisional state changes are undone (RENEW too stays, per §6.5).
-//  11. Head rule: when SPSO is not inside a cached batch, step 1 passes iff some cached
-//     batch starts below SPSO. Step 3 in 4.2 sets SPSO := max(SPSO, X+1) (4.1: X+1), so
-//     SPSO never decreases in 4.2 even when the log start moved past the whole cache.
+//  11. Head rule (§5.2): when SPSO is not inside a cached batch (log start moved past
+//     the cache), step 1 needs the batch just below SPSO, if tracked whole, to be
+//     terminal and not pending (Kafka's check); a per-offset one passes (Kafka would
+//     fail the lookup with an exception). This only decides when dead batches below
+//     SPSO are dropped. Step 3 sets SPSO := X+1 unconditionally in both versions, as
+//     the doc and Kafka's code say, so after a log-start jump past the whole cache
+//     SPSO can step back below the log start until the next fetch re-applies T-LSO.
 //  12. The window size is SPEO−SPSO+1 whenever the cache is non-empty (also when all of
 //     it lies below SPSO after a log-start move), else 0.
-//  13. T-LEAVE and T-EXPIRE split a whole batch only when SPSO lies strictly inside it.
+//  13. T-LEAVE and T-EXPIRE split a whole batch only when SPSO lies strictly inside it
+//     and the batch is ACQUIRED and not pending (Kafka's code).
 //     4.1 models KAFKA-19953: in a per-offset batch, an offset ACQUIRED by another
 //     member stops the release of the rest of that batch.
 //  14. T-ABORT splits a cached batch unless it is tracked whole and lies inside the
 //     aborted log batch being processed.
 //  15. deliveryCompleteCount is computed for both versions, after the write's own
 //     (provisional) changes are applied.
-//  16. After a reload, an offset is "unfetched" while the window is active if it is in
-//     [SPSO, loaded end] and not cached. The window is dropped for good once SPEO >
-//     loaded end. A compaction gap inside a reload hole is never filled, so it stalls
-//     SPSO while the window lasts (the doc's rule taken literally).
+//  16. Reload gap window (§8.3) as the doc has it, a set of holes: offsets in
+//     [SPSO, loaded end] that no cached batch covers are "unfetched" until SPEO passes
+//     the loaded end. One addition: a read at f whose first log batch starts at
+//     b0 > f proves [f, b0) holds no records, so T-COMPACT also turns the holes there
+//     into plain compaction gaps (otherwise the next fetch would return f forever).
+//     Kafka's code keeps a single cursor instead, which can stall the head rule at a
+//     batch that merely starts at the cursor; the doc's abstraction is kept here.
 package refspec
 
 import (
@@ -203,18 +219,17 @@ type Spec struct {
 	spso, speo              int64
 	recs                    map[int64]*rec
 	batches                 map[int64]*batch // keyed by first offset
-	gapActive               bool             // reload gap window
-	gapEnd                  int64
+	gapEnd                  int64            // loaded end of the reload gap window
+	holes                   map[int64]bool   // unfetched reload holes (while SPEO ≤ gapEnd)
 	moment                  int64
 	lastWrite               uint64
 	writes                  map[uint64]*Write // outstanding
-	order                   []uint64          // outstanding ids in issue order
 }
 
 // New returns an empty share-partition starting at startOffset.
 func New(cfg Config, startOffset int64) *Spec {
 	return &Spec{cfg: cfg, spso: startOffset, speo: startOffset, recs: map[int64]*rec{},
-		batches: map[int64]*batch{}, writes: map[uint64]*Write{}}
+		batches: map[int64]*batch{}, writes: map[uint64]*Write{}, holes: map[int64]bool{}, gapEnd: -1}
 }
 
 // PersistedBatch is one batch of a snapshot.
@@ -240,10 +255,15 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sp
 	}
 	s := New(cfg, start)
 	s.stateEpoch, s.leaderEpoch = snap.StateEpoch, leaderEpoch
+	prev := start - 1
 	for i, pb := range snap.Batches {
 		if pb.First < start || pb.Last < pb.First || (i > 0 && pb.First <= snap.Batches[i-1].Last) {
 			return nil, fmt.Errorf("refspec: bad persisted batch %+v (start %d)", pb, start)
 		}
+		for o := prev + 1; o < pb.First; o++ {
+			s.holes[o] = true
+		}
+		prev = pb.Last
 		s.batches[pb.First] = &batch{first: pb.First, last: pb.Last, whole: true}
 		for o := pb.First; o <= pb.Last; o++ {
 			s.recs[o] = &rec{state: pb.State, dc: pb.DC}
@@ -251,8 +271,7 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sp
 		s.speo = pb.Last
 	}
 	if len(snap.Batches) > 0 {
-		s.gapEnd, s.gapActive = s.speo, true
-		s.gapActive = s.firstUnfetched(start, s.speo) >= 0
+		s.gapEnd = s.speo
 	}
 	s.advanceHead()
 	return s, nil
@@ -298,10 +317,14 @@ func (s *Spec) View(o int64) (View, bool) {
 }
 
 // Outstanding returns the ids of writes not yet completed, in issue order.
-func (s *Spec) Outstanding() []uint64 { return append([]uint64(nil), s.order...) }
-
-// WriteByID returns an outstanding write.
-func (s *Spec) WriteByID(id uint64) *Write { return s.writes[id] }
+func (s *Spec) Outstanding() []uint64 {
+	var ids []uint64
+	for id := range s.writes {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
 
 // NextDeadline returns the earliest lock deadline.
 func (s *Spec) NextDeadline() (int64, bool) {
@@ -352,7 +375,7 @@ func (s *Spec) lastCached() int64 {
 
 // unfetched reports whether o is a hole of the reload gap window.
 func (s *Spec) unfetched(o int64) bool {
-	return s.gapActive && o >= s.spso && o <= s.gapEnd && s.recs[o] == nil
+	return s.speo <= s.gapEnd && s.holes[o] && o >= s.spso && s.recs[o] == nil
 }
 
 func (s *Spec) firstUnfetched(lo, hi int64) int64 {
@@ -364,12 +387,7 @@ func (s *Spec) firstUnfetched(lo, hi int64) int64 {
 	return -1
 }
 
-func (s *Spec) setSPEO(v int64) {
-	s.speo = v
-	if s.speo > s.gapEnd {
-		s.gapActive = false
-	}
-}
+func (s *Spec) setSPEO(v int64) { s.speo = v }
 
 func (s *Spec) released(o int64, dc int) State {
 	if o < s.spso || dc >= s.cfg.Limit {
@@ -411,7 +429,6 @@ func (s *Spec) issue(kind WriteKind, offs []int64) *Write {
 		w.Entries = append(w.Entries, Entry{Offset: o, State: r.state, DC: r.dc})
 	}
 	s.writes[w.ID] = w
-	s.order = append(s.order, w.ID)
 	return w
 }
 
@@ -419,6 +436,9 @@ func (s *Spec) issue(kind WriteKind, offs []int64) *Write {
 
 // NextFetchOffset is where the next log read starts.
 func (s *Spec) NextFetchOffset() int64 {
+	if len(s.batches) == 0 || s.spso > s.lastCached() {
+		return s.speo
+	}
 	prevEnd := s.spso - 1
 	for _, b := range s.sorted() {
 		if h := s.firstUnfetched(max(prevEnd+1, s.spso), b.first-1); h >= 0 {
@@ -430,9 +450,6 @@ func (s *Spec) NextFetchOffset() int64 {
 			}
 		}
 		prevEnd = max(prevEnd, b.last)
-	}
-	if len(s.batches) == 0 || s.spso > s.lastCached() {
-		return s.speo
 	}
 	return s.speo + 1
 }
@@ -488,7 +505,7 @@ func (s *Spec) advanceHead() {
 		if r := s.recs[s.spso]; r.write != 0 || !r.state.terminal() {
 			return
 		}
-	} else if bs[0].first >= s.spso {
+	} else if f := s.floor(s.spso); f.whole && (s.recs[f.first].write != 0 || !s.recs[f.first].state.terminal()) {
 		return
 	}
 	x, xi := int64(-1), -1
@@ -510,11 +527,9 @@ scan:
 	v42 := s.cfg.Version == V42
 	switch {
 	case x == s.lastCached(): // step 3
-		if !v42 || x+1 > s.spso {
-			s.spso = x + 1
-		}
+		s.spso = x + 1
 		s.recs, s.batches = map[int64]*rec{}, map[int64]*batch{}
-		s.speo, s.gapActive = s.spso, false
+		s.speo = s.spso
 	case x == bs[xi].last: // step 4
 		next := bs[xi+1].first
 		if h := s.firstUnfetched(x+1, next-1); h >= 0 {
