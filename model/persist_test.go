@@ -241,9 +241,9 @@ func TestSPSOAfterLogStartJump(t *testing.T) {
 			h.fetchP("c3", two) // 4-5
 			h.ackOK("c2", "2-3:release")
 			h.now += 1000
-			h.fetchP("c4", two)        // 2-3 again, locked one second later
-			h.sp.MoveLogStartOffset(6) // past the whole cache
-			h.advance(29000)           // 0-1 and 4-5 expire below SPSO and are archived
+			h.fetchP("c4", two)                                                     // 2-3 again, locked one second later
+			h.sp.MoveLogStartOffset(6)                                              // past the whole cache
+			h.advance(29000)                                                        // 0-1 and 4-5 expire below SPSO and are archived
 			h.eq("states", h.states(), "2:ACQ/c4/2 3:ACQ/c4/2 4:ARC/-/1 5:ARC/-/1") // 0-1 passed and dropped
 			h.eq("span", h.span(), c.want)
 		})

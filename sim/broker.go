@@ -27,11 +27,11 @@ type sharePart struct {
 	expiryAt int64
 	expiryH  eventq.Handle
 
-	track  recTrack
+	track recTrack
 	// lsoCounted is the highest log start offset whose deleted offsets were counted.
 	lsoCounted int64
-	spso   spsoTracker
-	finals []model.Finalized
+	spso       spsoTracker
+	finals     []model.Finalized
 }
 
 type reqKind uint8
