@@ -30,8 +30,12 @@ type sharePart struct {
 	track recTrack
 	// lsoCounted is the highest log start offset whose deleted offsets were counted.
 	lsoCounted int64
-	spso       spsoTracker
-	finals     []model.Finalized
+	// frontier is the next offset not yet accounted for as finished (-1 before the first
+	// load); every offset below it was finalized, deleted, skipped by the offset reset, or
+	// held no record.
+	frontier int64
+	spso     spsoTracker
+	finals   []model.Finalized
 }
 
 type reqKind uint8
@@ -526,11 +530,17 @@ func (w *World) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
+	if s.frontier < 0 {
+		// First load: offsets below the start offset were never offered to the group
+		// (share.auto.offset.reset).
+		s.frontier = core.StartOffset()
+		w.metrics.skippedByReset += max(0, core.StartOffset()-p.log.StartOffset())
+	}
 	// Load's head rule already dropped the terminal prefix of the stored state; those
-	// offsets never come out of DrainFinalized, so they are counted here (from where the
-	// previous core's start offset had got to: below it everything was counted).
+	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
+	// ignores what an earlier leader already finalized).
 	for _, pb := range snap.Batches {
-		first, last := max(pb.First, s.spso.last), min(pb.Last, core.StartOffset()-1)
+		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
 		if first <= last && pb.State.Terminal() {
 			cause := model.CauseRestored
 			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.cfg.Kafka.DeliveryCountLimit {

@@ -151,6 +151,9 @@ type metrics struct {
 	lastKey                      [][]keyLast // [group][key], off -1 when unseen
 	consumerProcessed            map[int32]int64
 	classicRedeliveredFromCommit int64
+	skippedByReset               int64
+	silentLoss                   int64
+	silentLossFirst              int64
 }
 
 type keyLast struct {
@@ -396,6 +399,14 @@ func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
 
 // noteFinalized records offsets that left the in-flight cache with their final state.
 func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
+	if f.Last < s.frontier {
+		return // finalized by an earlier leader already (a reload redoes its work)
+	}
+	if f.First > s.frontier && s.frontier >= 0 {
+		w.checkGap(s, s.frontier, f.First-1)
+	}
+	f.First = max(f.First, s.frontier)
+	s.frontier = f.Last + 1
 	n := f.Last - f.First + 1
 	w.metrics.final[f.Cause] += n
 	dc := int(f.DeliveryCount)
@@ -421,6 +432,22 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 		}
 	}
 	s.track.trimTo(f.Last + 1)
+}
+
+// checkGap accounts for offsets SPSO passed without finalizing them: below the log start
+// (deleted), or holding no record (compaction). A record still in the log would have been
+// lost silently.
+func (w *World) checkGap(s *sharePart, from, to int64) {
+	p := w.parts[s.part]
+	for off := max(from, p.log.StartOffset()); off <= to; off++ {
+		if p.log.HasRecord(off) {
+			w.metrics.silentLoss++
+			w.mark("silent-loss")
+			if w.metrics.silentLossFirst < 0 {
+				w.metrics.silentLossFirst = off
+			}
+		}
+	}
 }
 
 // Sample is one point of the metrics time series.
@@ -543,11 +570,17 @@ type Metrics struct {
 	E2EMaxMs   int64        `json:"e2e_max_ms"`
 	E2EBuckets []HistBucket `json:"e2e_buckets"`
 	// Reordering among records of the same key.
-	KeyedProcessed     int64    `json:"keyed_processed"`
-	Reordered          int64    `json:"reordered"`
-	ReorderMaxOffsets  int64    `json:"reorder_max_offsets"`
-	ReorderMaxMs       int64    `json:"reorder_max_ms"`
-	SPSOStuckMaxMs     int64    `json:"spso_stuck_max_ms"`
+	KeyedProcessed    int64 `json:"keyed_processed"`
+	Reordered         int64 `json:"reordered"`
+	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
+	ReorderMaxMs      int64 `json:"reorder_max_ms"`
+	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
+	// SkippedByOffsetReset counts records produced before a share-partition was first
+	// initialised that share.auto.offset.reset put out of reach (latest).
+	SkippedByOffsetReset int64 `json:"skipped_by_offset_reset"`
+	// SilentLoss counts records the start offset passed without any final state: never
+	// expected; the no-silent-loss check fails on it.
+	SilentLoss         int64    `json:"silent_loss"`
 	ClassicReprocessed int64    `json:"classic_reprocessed"`
 	Series             []Sample `json:"-"`
 }
@@ -570,7 +603,7 @@ func (m *metrics) export(w *World) Metrics {
 		Requests: m.requests, AckRequests: m.ackRequests, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
 		E2EP50Ms: m.e2e.quantile(0.5), E2EP99Ms: m.e2e.quantile(0.99), E2EMaxMs: m.e2e.max,
 		KeyedProcessed: m.keyed, Reordered: m.reordered, ReorderMaxOffsets: m.reorderMaxOffsets, ReorderMaxMs: m.reorderMaxMs,
-		SPSOStuckMaxMs: m.spsoStuckMaxMs, ClassicReprocessed: m.classicRedeliveredFromCommit, Series: m.series,
+		SPSOStuckMaxMs: m.spsoStuckMaxMs, SkippedByOffsetReset: m.skippedByReset, SilentLoss: m.silentLoss, ClassicReprocessed: m.classicRedeliveredFromCommit, Series: m.series,
 	}
 	for i, d := range m.duplicates {
 		out.Duplicates[DupCause(i).String()] = d

@@ -42,6 +42,7 @@ func (w *World) build() error {
 	}
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
 	w.metrics.consumerProcessed = map[int32]int64{}
+	w.metrics.silentLossFirst = -1
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
 			return err
@@ -67,7 +68,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1)}
+			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1), frontier: -1}
 			w.shares = append(w.shares, s)
 			p.shares = append(p.shares, s.id)
 			gs.sps = append(gs.sps, s.id)

@@ -1,0 +1,325 @@
+// Package checker holds sharesim's checks: a catalogue of named invariants evaluated while a
+// simulation runs (sim.Options.Observer), checks on the client-visible history, and liveness
+// checks after the healing phase. Each check is named after what it protects and documents the
+// Kafka rule or bug behind it.
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
+)
+
+// Violation is one failed check.
+type Violation struct {
+	Check     string `json:"check"`
+	Message   string `json:"message"`
+	TimeMs    int64  `json:"time_ms"`
+	Event     int64  `json:"event"`
+	Group     string `json:"group,omitempty"`
+	Partition string `json:"partition,omitempty"`
+	Offsets   string `json:"offsets,omitempty"`
+	Member    string `json:"member,omitempty"`
+}
+
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %d ms (event %d)", v.Check, v.TimeMs, v.Event)
+	if v.Partition != "" {
+		fmt.Fprintf(&b, " on %s/%s", v.Group, v.Partition)
+	}
+	if v.Offsets != "" {
+		fmt.Fprintf(&b, " offsets %s", v.Offsets)
+	}
+	if v.Member != "" {
+		fmt.Fprintf(&b, " member %s", v.Member)
+	}
+	fmt.Fprintf(&b, ": %s", v.Message)
+	return b.String()
+}
+
+// Info describes one check of the catalogue.
+type Info struct {
+	Name string
+	// When is "event" (after every event), "deep" (every DeepEvery events and at the end),
+	// "history" (on the client-visible history) or "end" (after the run).
+	When string
+	Doc  string
+}
+
+// Catalogue lists every check, in a fixed order.
+var Catalogue = []Info{
+	{"inflight-within-cap", "event", "The in-flight window SPEO−SPSO+1 never exceeds group.share.partition.max.record.locks by more than one producer batch (4.2 trims inside acquire; 4.1 only gates, so it may overshoot by a fetch). Kafka once exceeded the cap when many members released at once."},
+	{"spso-monotonic", "event", "A leader's SPSO never moves backwards, except to below the log start offset after a log-start jump (the head rule's step 3, as Kafka does). 4.1 moved SPSO backwards in step 4 after a log-start jump (fixed by KAFKA-19859)."},
+	{"core-consistent", "deep", "The share-partition's structure holds: cached batches ordered and disjoint, an owner exactly when ACQUIRED or pending, every live lock in the deadline heap, counters right, no AVAILABLE record at the delivery limit (4.2), exactly one live lock per ACQUIRED record (4.2)."},
+	{"terminal-states-absorbing", "deep", "An offset seen ACKNOWLEDGED or ARCHIVED with no write outstanding never shows another state on the same leader (a lock firing during an acknowledgement once turned an accepted record available again)."},
+	{"accepted-never-redelivered", "history", "A record whose ACCEPT the client saw succeed is never delivered again (barring admin offset resets)."},
+	{"acquired-ranges-ordered", "history", "The ranges of one fetch result are ascending and disjoint, and every delivery count is at least 1."},
+	{"no-silent-loss", "end", "Every produced record ends acknowledged, archived, deleted by retention, or is still in flight: offsets finalized plus offsets never delivered before deletion plus offsets still pending equal the log end."},
+	{"liveness", "end", "After the healing phase every share-partition has drained: SPSO reached the log end (or everything left is terminal) and nothing is ACQUIRED."},
+}
+
+// DefaultChecks are the checks run when a scenario names none.
+var DefaultChecks = []string{"inflight-within-cap", "spso-monotonic", "core-consistent", "terminal-states-absorbing",
+	"accepted-never-redelivered", "acquired-ranges-ordered", "no-silent-loss", "liveness"}
+
+// DeepEvery is how often (in events) the deep checks run; they also run at the end.
+const DeepEvery = 997
+
+// Checker evaluates checks on one run.
+type Checker struct {
+	cfg     sim.Config
+	on      map[string]bool
+	events  int64
+	maxOver int64
+	sps     map[string]*spState
+	out     []Violation
+	limit   int
+}
+
+type spState struct {
+	core     *model.SharePartition
+	spso     int64
+	terminal map[int64]model.State
+}
+
+// New returns a checker running the named checks (DefaultChecks when names is empty).
+func New(cfg sim.Config, names []string) (*Checker, error) {
+	if len(names) == 0 {
+		names = DefaultChecks
+	}
+	c := &Checker{cfg: cfg, on: map[string]bool{}, sps: map[string]*spState{}, limit: 100}
+	for _, n := range names {
+		if !known(n) {
+			return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+		c.on[n] = true
+	}
+	maxBatch := int64(1)
+	for _, p := range cfg.Producers {
+		maxBatch = max(maxBatch, int64(p.BatchRecords), int64(p.BurstRecords))
+	}
+	c.maxOver = maxBatch
+	if cfg.Kafka.Version < model.Kafka42 {
+		maxPoll := int64(0)
+		for _, g := range cfg.Groups {
+			for _, cs := range g.Consumers {
+				maxPoll = max(maxPoll, int64(cs.MaxPollRecords))
+			}
+		}
+		c.maxOver += maxPoll
+	}
+	return c, nil
+}
+
+func known(n string) bool {
+	for _, i := range Catalogue {
+		if i.Name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Names lists the check names.
+func Names() []string {
+	out := make([]string, len(Catalogue))
+	for i, c := range Catalogue {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// NeedsHistory reports whether a history check is on (the run must record the history).
+func (c *Checker) NeedsHistory() bool {
+	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"]
+}
+
+func (c *Checker) report(v Violation) {
+	if len(c.out) < c.limit {
+		c.out = append(c.out, v)
+	}
+}
+
+// Observe is the sim.Options.Observer: it runs the per-event checks and, every DeepEvery
+// events, the deep ones.
+func (c *Checker) Observe(w *sim.World) {
+	c.events++
+	deep := c.events%DeepEvery == 0
+	w.SharePartitions(func(i sim.SharePartitionInfo) {
+		c.observe(w, i, deep)
+	})
+}
+
+func (c *Checker) state(i sim.SharePartitionInfo) *spState {
+	key := i.Group + "\x00" + i.Partition
+	st := c.sps[key]
+	if st == nil {
+		st = &spState{}
+		c.sps[key] = st
+	}
+	if st.core != i.Core {
+		// A new leader (or a reload): its SPSO comes from the durable state.
+		st.core, st.spso, st.terminal = i.Core, -1, nil
+		if i.Core != nil {
+			st.spso = i.Core.StartOffset()
+		}
+	}
+	return st
+}
+
+func (c *Checker) observe(w *sim.World, i sim.SharePartitionInfo, deep bool) {
+	st := c.state(i)
+	core := i.Core
+	if core == nil {
+		return
+	}
+	at := func(check, msg string) Violation {
+		return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition}
+	}
+	if c.on["inflight-within-cap"] {
+		limit := int64(c.cfg.Kafka.PartitionMaxRecordLocks) + c.maxOver
+		if n := core.InFlightCount(); n > limit {
+			c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d exceeds the cap %d plus %d", n, c.cfg.Kafka.PartitionMaxRecordLocks, c.maxOver)))
+		}
+	}
+	if c.on["spso-monotonic"] {
+		spso := core.StartOffset()
+		if spso < st.spso && spso >= i.LogStartOffset {
+			c.report(at("spso-monotonic", fmt.Sprintf("SPSO moved back from %d to %d (log start %d)", st.spso, spso, i.LogStartOffset)))
+		}
+		st.spso = spso
+	}
+	if deep {
+		c.deep(w, i, st)
+	}
+}
+
+// deep runs the O(window) checks on one share-partition.
+func (c *Checker) deep(w *sim.World, i sim.SharePartitionInfo, st *spState) {
+	core := i.Core
+	if core == nil {
+		return
+	}
+	at := func(check, msg, offsets string) Violation {
+		return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition, Offsets: offsets}
+	}
+	if c.on["core-consistent"] {
+		if err := core.CheckConsistency(); err != nil {
+			c.report(at("core-consistent", err.Error(), ""))
+		}
+	}
+	if c.on["terminal-states-absorbing"] {
+		if st.terminal == nil {
+			st.terminal = map[int64]model.State{}
+		}
+		core.ForEachRecord(func(v model.RecordView) bool {
+			prev, seen := st.terminal[v.Offset]
+			switch {
+			case seen && v.State != prev && !v.Pending:
+				c.report(at("terminal-states-absorbing", fmt.Sprintf("offset was %s, now %s", prev, v.State), fmt.Sprint(v.Offset)))
+				delete(st.terminal, v.Offset)
+			case !seen && v.State.Terminal() && !v.Pending:
+				st.terminal[v.Offset] = v.State
+			}
+			return true
+		})
+		// Forget offsets that left the cache.
+		start := core.StartOffset()
+		for off := range st.terminal {
+			if off < start {
+				if _, ok := core.Record(off); !ok {
+					delete(st.terminal, off)
+				}
+			}
+		}
+	}
+}
+
+// Finish runs the end-of-run and history checks and returns every violation, in order.
+func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
+	w.SharePartitions(func(i sim.SharePartitionInfo) {
+		c.deep(w, i, c.state(i))
+	})
+	if c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] {
+		c.checkHistory(res.History)
+	}
+	if c.on["no-silent-loss"] {
+		c.checkNoSilentLoss(res)
+	}
+	if c.on["liveness"] && c.cfg.HealMs > 0 {
+		for _, f := range res.Final {
+			if !f.Drained || f.Acquired > 0 {
+				c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group, Partition: f.Partition,
+					Message: fmt.Sprintf("not drained after the healing phase: start offset %d, log end %d, %d in flight, %d acquired", f.StartOffset, f.LogEnd, f.InFlight, f.Acquired)})
+			}
+		}
+	}
+	sort.SliceStable(c.out, func(a, b int) bool {
+		if c.out[a].TimeMs != c.out[b].TimeMs {
+			return c.out[a].TimeMs < c.out[b].TimeMs
+		}
+		return c.out[a].Event < c.out[b].Event
+	})
+	return c.out
+}
+
+// checkHistory checks the client-visible history.
+func (c *Checker) checkHistory(h []sim.Op) {
+	type key struct {
+		group, part string
+		off         int64
+	}
+	accepted := map[key]int64{}
+	for _, op := range h {
+		if op.Kind == "ack" && op.Code == "NONE" && op.ReturnMs >= 0 {
+			for _, r := range op.Acks {
+				for off := r.First; off <= r.Last; off++ {
+					t := r.Types[0]
+					if len(r.Types) > 1 {
+						t = r.Types[off-r.First]
+					}
+					if t == model.AckAccept {
+						k := key{op.Group, op.Partition, off}
+						if _, ok := accepted[k]; !ok {
+							accepted[k] = op.ReturnMs
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, op := range h {
+		if op.Kind != "fetch" {
+			continue
+		}
+		prev := int64(-1)
+		for _, r := range op.Acquired {
+			if c.on["acquired-ranges-ordered"] && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
+				c.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+					Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("range %d-%d@%d after %d", r.First, r.Last, r.DeliveryCount, prev)})
+			}
+			prev = r.Last
+			if !c.on["accepted-never-redelivered"] {
+				continue
+			}
+			for off := r.First; off <= r.Last; off++ {
+				if t, ok := accepted[key{op.Group, op.Partition, off}]; ok && op.CallMs > t {
+					c.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
+						Member: op.Client, Offsets: fmt.Sprint(off), Message: fmt.Sprintf("accepted at %d ms, delivered again (delivery count %d)", t, r.DeliveryCount)})
+				}
+			}
+		}
+	}
+}
+
+// checkNoSilentLoss reports records the start offset passed without a final state.
+func (c *Checker) checkNoSilentLoss(res *sim.Result) {
+	if n := res.Metrics.SilentLoss; n > 0 {
+		c.report(Violation{Check: "no-silent-loss", TimeMs: res.EndMs, Event: res.Events,
+			Message: fmt.Sprintf("%d records were passed by the start offset with no final state (neither acknowledged, archived nor deleted)", n)})
+	}
+}
