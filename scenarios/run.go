@@ -1,0 +1,543 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// ScriptResult is the outcome of running a scripted scenario.
+type ScriptResult struct {
+	Name string
+	File string
+	// Pass is true when every expectation held and no step failed.
+	Pass bool
+	// Steps is the number of steps run.
+	Steps int
+	// Failures lists every failed expectation or step, in step order.
+	Failures []Failure
+	// Log has one line per step describing what it did and what the core answered.
+	Log []string
+}
+
+// Failure is one failed expectation (or a step that could not be carried out).
+type Failure struct {
+	File string
+	// Step is the step's number (from 1) and Action its action.
+	Step   int
+	Action string
+	// Line and Column locate the step; ExpectLine the expectation (0 if none).
+	Line, Column int
+	ExpectLine   int
+	// What names the expectation: acquired, error, spso, states[3], consistency, ...
+	What            string
+	Expected, Found string
+}
+
+// String formats the failure as file:line:column: step N (action): what: expected X, found Y.
+func (f Failure) String() string {
+	loc := f.File
+	if f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	return fmt.Sprintf("%s: step %d (%s): %s: expected %s, found %s", loc, f.Step, f.Action, f.What, f.Expected, f.Found)
+}
+
+// String summarises the result: PASS, or FAIL with one line per failure.
+func (r *ScriptResult) String() string {
+	if r.Pass {
+		return fmt.Sprintf("PASS %s (%d steps)", r.Name, r.Steps)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s (%d steps, %d failures)", r.Name, r.Steps, len(r.Failures))
+	for _, f := range r.Failures {
+		b.WriteString("\n  " + f.String())
+	}
+	return b.String()
+}
+
+type logBatch struct {
+	model.LogBatch
+	ts int64
+}
+
+type openWrite struct {
+	w      *model.Write
+	doomed bool // fail_next_write armed when it was issued
+}
+
+// runner drives one share-partition as its leader would: it keeps the log, reads it from
+// the next fetch offset, sends state writes to a model.StateStore, and rebuilds the
+// share-partition from that store on failover.
+type runner struct {
+	cfg      model.Config
+	sp       *model.SharePartition
+	store    *model.StateStore
+	log      []logBatch
+	hw       int64
+	logStart int64
+	now      int64
+	epoch    int32
+	open     []openWrite
+	failNext int
+	res      *ScriptResult
+}
+
+// RunScript runs a scripted scenario and checks its expectations. The error is non-nil
+// only if s is not a scripted scenario or the share-partition cannot be created; failed
+// expectations are reported in the result.
+func RunScript(s *Scenario) (*ScriptResult, error) {
+	sc, err := s.Script()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := model.New(sc.Kafka, sc.StartOffset)
+	if err != nil {
+		return nil, &Error{File: s.file, Path: "kafka", Found: err.Error(), Expected: "a configuration the share-partition accepts"}
+	}
+	r := &runner{
+		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(0, -1),
+		hw: sc.StartOffset, logStart: sc.StartOffset, epoch: 1,
+		res: &ScriptResult{Name: s.Name(), File: s.file},
+	}
+	if _, err := r.store.Read(r.epoch); err != nil {
+		return nil, &Error{File: s.file, Found: err.Error(), Expected: "a fresh share coordinator"}
+	}
+	sp.SetEpochs(0, r.epoch)
+	for i := range sc.Steps {
+		r.step(&sc.Steps[i])
+		r.res.Steps++
+	}
+	r.res.Pass = len(r.res.Failures) == 0
+	return r.res, nil
+}
+
+// outcome is what one step did.
+type outcome struct {
+	code     model.ErrorCode // the error the client (or caller) sees
+	msg      string
+	coreErr  bool // the core rejected the call (not a write failure the script asked for)
+	acquired string
+	desc     string
+}
+
+func (r *runner) failure(st *Step, what, expected, found string) {
+	f := Failure{File: r.res.File, Step: st.N, Action: st.Action, Line: st.Line, Column: st.Column, What: what, Expected: expected, Found: found}
+	if st.Expect != nil {
+		f.ExpectLine = st.Expect.Line
+	}
+	r.res.Failures = append(r.res.Failures, f)
+}
+
+func (r *runner) step(st *Step) {
+	o := r.do(st)
+	line := fmt.Sprintf("step %d %s: %s", st.N, st.Action, o.desc)
+	if o.code != model.ErrNone {
+		line += " → " + o.code.String()
+	}
+	r.res.Log = append(r.res.Log, line)
+	e := st.Expect
+	if o.coreErr && (e == nil || e.Error == nil) {
+		found := o.code.String()
+		if o.msg != "" {
+			found += " (" + o.msg + ")"
+		}
+		r.failure(st, "error", "NONE", found)
+	}
+	if e != nil {
+		r.check(st, e, o)
+	}
+	if err := r.sp.CheckConsistency(); err != nil {
+		r.failure(st, "consistency", "the core's invariants to hold", err.Error())
+	}
+}
+
+func (r *runner) do(st *Step) outcome {
+	var o outcome
+	setErr := func(err error) {
+		o.code, o.coreErr = model.CodeOf(err), true
+		if err != nil {
+			o.msg = err.Error()
+		}
+	}
+	switch st.Action {
+	case ActProduce:
+		var parts []string
+		for _, n := range st.Batches {
+			b := logBatch{LogBatch: model.LogBatch{First: r.hw, Last: r.hw + int64(n) - 1, Aborted: st.Aborted}, ts: r.now}
+			r.log = append(r.log, b)
+			r.hw += int64(n)
+			parts = append(parts, fmt.Sprintf("%d-%d", b.First, b.Last))
+		}
+		o.desc = "batches " + strings.Join(parts, " ")
+		if st.Aborted {
+			o.desc += " (aborted)"
+		}
+	case ActFetch:
+		f := r.sp.NextFetchOffset()
+		rs, err := r.sp.Acquire(r.now, model.MemberID(st.Member), st.Fetch, r.read(f), nil)
+		if err != nil {
+			setErr(err)
+		}
+		o.acquired = renderAcquired(rs)
+		o.desc = fmt.Sprintf("%s from %d: %q", st.Member, f, o.acquired)
+	case ActAck:
+		w, err := r.sp.Acknowledge(r.now, model.MemberID(st.Member), st.Acks)
+		if err != nil {
+			setErr(err)
+		} else {
+			o.code = r.handle(w, st.Write)
+		}
+		o.desc = st.Member + " " + renderAcks(st.Acks)
+	case ActAdvance:
+		target := r.now + st.AdvanceMs
+		fired := 0
+		for {
+			dl, ok := r.sp.NextDeadline()
+			if !ok || dl > target {
+				break
+			}
+			r.now = max(r.now, dl)
+			ws := r.sp.ExpireLocks(r.now, nil)
+			clones := make([]*model.Write, len(ws))
+			for i, w := range ws {
+				clones[i] = w.Clone()
+			}
+			for _, w := range clones {
+				r.handleClone(w, st.Write)
+			}
+			fired += len(ws)
+		}
+		r.now = target
+		o.desc = fmt.Sprintf("to %s (%d expiry writes)", formatMs(r.now), fired)
+	case ActLeave:
+		w := r.sp.ReleaseMember(r.now, model.MemberID(st.Member))
+		o.code = r.handle(w, st.Write)
+		o.desc = st.Member
+	case ActMoveLogStart:
+		switch {
+		case st.Offset > r.hw:
+			r.failure(st, "move_log_start", fmt.Sprintf("an offset <= the log end %d", r.hw), strconv.FormatInt(st.Offset, 10))
+		case st.Offset < r.logStart:
+			r.failure(st, "move_log_start", fmt.Sprintf("an offset >= the log start %d", r.logStart), strconv.FormatInt(st.Offset, 10))
+		default:
+			r.logStart = st.Offset
+			keep := r.log[:0]
+			for _, b := range r.log {
+				if b.Last >= st.Offset {
+					keep = append(keep, b)
+				}
+			}
+			r.log = keep
+			r.sp.MoveLogStartOffset(st.Offset)
+		}
+		o.desc = fmt.Sprintf("log start %d", r.logStart)
+	case ActCompact:
+		removed := 0
+		keep := r.log[:0:0]
+		for _, b := range r.log {
+			inside := b.First >= st.First && b.Last <= st.Last
+			overlaps := b.Last >= st.First && b.First <= st.Last
+			if overlaps && !inside {
+				r.failure(st, "compact", "a range made of whole producer batches", fmt.Sprintf("batch %d-%d only partly inside %d-%d", b.First, b.Last, st.First, st.Last))
+				return o
+			}
+			if inside {
+				removed++
+				continue
+			}
+			keep = append(keep, b)
+		}
+		if removed == 0 {
+			r.failure(st, "compact", "a range holding producer batches", fmt.Sprintf("no batch inside %d-%d", st.First, st.Last))
+		}
+		r.log = keep
+		o.desc = fmt.Sprintf("removed %d batches", removed)
+	case ActFailover:
+		if st.PendingWrites == "stored" {
+			for _, ow := range r.open {
+				if !ow.doomed {
+					_ = r.store.Write(ow.w)
+				}
+			}
+		}
+		dropped := len(r.open)
+		r.open = nil
+		r.sp.Fence()
+		r.epoch++
+		snap, err := r.store.Read(r.epoch)
+		if err != nil {
+			setErr(err)
+			return o
+		}
+		start := snap.StartOffset
+		if start < 0 {
+			start, err = model.ResolveStartOffset(r.cfg.AutoOffsetReset, r.now, r.logStart, r.hw, r.offsetForTime)
+			if err != nil {
+				setErr(err)
+				return o
+			}
+		}
+		sp, err := model.Load(r.cfg, snap, r.epoch, start)
+		if err != nil {
+			setErr(err)
+			return o
+		}
+		r.sp = sp
+		if r.logStart > sp.StartOffset() {
+			sp.MoveLogStartOffset(r.logStart)
+		}
+		o.desc = fmt.Sprintf("leader epoch %d, %d outstanding writes %s, start %d", r.epoch, dropped, st.PendingWrites, sp.StartOffset())
+	case ActFailNext:
+		r.failNext += st.Count
+		o.desc = fmt.Sprintf("%d writes will fail", r.failNext)
+	case ActCommitWrite, ActFailWrite:
+		sel := r.selectWrites(st.Which)
+		if len(sel) == 0 {
+			r.failure(st, st.Action, "an outstanding write "+st.Which, fmt.Sprintf("%d outstanding writes %s", len(r.open), r.openIDs()))
+			return o
+		}
+		for _, ow := range sel {
+			code, err := r.complete(ow, st.Action == ActCommitWrite)
+			if err != nil {
+				setErr(err)
+				return o
+			}
+			o.code = code
+		}
+		o.desc = fmt.Sprintf("%d writes", len(sel))
+	}
+	return o
+}
+
+// read returns the log batches a read at offset f returns: from the batch holding f (or
+// the first after it) to the end.
+func (r *runner) read(f int64) []model.LogBatch {
+	var out []model.LogBatch
+	for _, b := range r.log {
+		if b.Last >= f {
+			out = append(out, b.LogBatch)
+		}
+	}
+	return out
+}
+
+func (r *runner) offsetForTime(ms int64) (int64, bool) {
+	for _, b := range r.log {
+		if b.ts >= ms {
+			return b.First, true
+		}
+	}
+	return 0, false
+}
+
+// handle issues a write the core returned and deals with it as the step asks.
+func (r *runner) handle(w *model.Write, mode string) model.ErrorCode {
+	if w == nil {
+		return model.ErrNone
+	}
+	return r.handleClone(w.Clone(), mode)
+}
+
+func (r *runner) handleClone(w *model.Write, mode string) model.ErrorCode {
+	ow := openWrite{w: w}
+	if r.failNext > 0 {
+		r.failNext--
+		ow.doomed = true
+	}
+	if mode == WritePending {
+		r.open = append(r.open, ow)
+		return model.ErrNone
+	}
+	code, _ := r.complete(ow, mode == WriteCommit)
+	return code
+}
+
+// complete ends a write: the share coordinator stores it (commit, unless doomed or fenced)
+// or fails it, and the share-partition learns the outcome.
+func (r *runner) complete(ow openWrite, commit bool) (model.ErrorCode, error) {
+	for i, x := range r.open {
+		if x.w.ID == ow.w.ID {
+			r.open = append(r.open[:i], r.open[i+1:]...)
+			break
+		}
+	}
+	var werr error
+	if commit && !ow.doomed {
+		werr = r.store.Write(ow.w)
+	} else {
+		werr = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "state write failed"}
+	}
+	if err := r.sp.CompleteWrite(r.now, ow.w.ID, werr); err != nil {
+		return model.CodeOf(err), err
+	}
+	return model.AckErrorForWriteFailure(werr), nil
+}
+
+func (r *runner) selectWrites(which string) []openWrite {
+	if len(r.open) == 0 {
+		return nil
+	}
+	switch which {
+	case "all":
+		return append([]openWrite(nil), r.open...)
+	case "oldest":
+		return []openWrite{r.open[0]}
+	case "newest":
+		return []openWrite{r.open[len(r.open)-1]}
+	}
+	id, _ := strconv.ParseUint(which, 10, 64)
+	for _, ow := range r.open {
+		if uint64(ow.w.ID) == id {
+			return []openWrite{ow}
+		}
+	}
+	return nil
+}
+
+func (r *runner) openIDs() string {
+	ids := make([]string, len(r.open))
+	for i, ow := range r.open {
+		ids[i] = strconv.FormatUint(uint64(ow.w.ID), 10)
+	}
+	return "[" + strings.Join(ids, " ") + "]"
+}
+
+func renderAcks(rs []model.AckRange) string {
+	parts := make([]string, len(rs))
+	for i, a := range rs {
+		ts := make([]string, len(a.Types))
+		for j, t := range a.Types {
+			ts[j] = strings.ToLower(t.String())
+		}
+		parts[i] = fmt.Sprintf("%d-%d:%s", a.First, a.Last, strings.Join(ts, ","))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (r *runner) check(st *Step, e *Expect, o outcome) {
+	if e.Acquired != nil && *e.Acquired != o.acquired {
+		r.failure(st, "acquired", quoteRanges(*e.Acquired), quoteRanges(o.acquired))
+	}
+	if e.Error != nil && *e.Error != o.code.String() {
+		found := o.code.String()
+		if o.msg != "" {
+			found += " (" + o.msg + ")"
+		}
+		r.failure(st, "error", *e.Error, found)
+	}
+	ints := []struct {
+		what string
+		want *int64
+		got  int64
+	}{
+		{"spso", e.SPSO, r.sp.StartOffset()},
+		{"speo", e.SPEO, r.sp.EndOffset()},
+		{"in_flight", e.InFlight, r.sp.InFlightCount()},
+		{"next_fetch_offset", e.NextFetchOffset, -1},
+		{"outstanding_writes", e.OutstandingWrites, int64(len(r.open))},
+		{"stored_start_offset", e.StoredStartOffset, r.store.StartOffset()},
+	}
+	for _, c := range ints {
+		if c.want == nil {
+			continue
+		}
+		got := c.got
+		if c.what == "next_fetch_offset" {
+			got = r.sp.NextFetchOffset()
+		}
+		if got != *c.want {
+			r.failure(st, c.what, strconv.FormatInt(*c.want, 10), strconv.FormatInt(got, 10))
+		}
+	}
+	if e.CanAcquire != nil {
+		if got := r.sp.CanAcquire(); got != *e.CanAcquire {
+			r.failure(st, "can_acquire", strconv.FormatBool(*e.CanAcquire), strconv.FormatBool(got))
+		}
+	}
+	for _, h := range e.Held {
+		if got := r.sp.HeldBy(model.MemberID(h.Member)); got != h.Count {
+			r.failure(st, "held."+h.Member, strconv.FormatInt(h.Count, 10), strconv.FormatInt(got, 10))
+		}
+	}
+	for _, oe := range e.States {
+		for off := oe.First; off <= oe.Last; off++ {
+			v, ok := r.sp.Record(off)
+			if got, match := matchRecord(oe, v, ok); !match {
+				r.failure(st, "states["+strconv.FormatInt(off, 10)+"]", oe.Text, got)
+				break
+			}
+		}
+	}
+	if len(e.Stored) > 0 {
+		snap := r.store.Snapshot()
+		for _, oe := range e.Stored {
+			for off := oe.First; off <= oe.Last; off++ {
+				var pb *model.PersistedBatch
+				for i := range snap.Batches {
+					if snap.Batches[i].First <= off && off <= snap.Batches[i].Last {
+						pb = &snap.Batches[i]
+					}
+				}
+				if got, match := matchStored(oe, pb); !match {
+					r.failure(st, "stored["+strconv.FormatInt(off, 10)+"]", oe.Text, got)
+					break
+				}
+			}
+		}
+	}
+}
+
+func quoteRanges(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+func renderRecord(v model.RecordView) string {
+	s := fmt.Sprintf("%s/%d", v.State, v.DeliveryCount)
+	if v.Owner != "" {
+		s += "/" + string(v.Owner)
+	}
+	if v.Pending {
+		s += "*"
+	}
+	return s
+}
+
+func matchRecord(oe OffsetExpect, v model.RecordView, ok bool) (string, bool) {
+	if !ok {
+		return "NOT_CACHED", oe.Absent
+	}
+	got := renderRecord(v)
+	if oe.Absent || v.State != oe.State {
+		return got, false
+	}
+	if oe.DeliveryCount >= 0 && int(v.DeliveryCount) != oe.DeliveryCount {
+		return got, false
+	}
+	if oe.Owner != "" && string(v.Owner) != oe.Owner {
+		return got, false
+	}
+	if oe.Pending && !v.Pending {
+		return got, false
+	}
+	return got, true
+}
+
+func matchStored(oe OffsetExpect, pb *model.PersistedBatch) (string, bool) {
+	if pb == nil {
+		return "NOT_STORED", oe.Absent
+	}
+	got := fmt.Sprintf("%s/%d", pb.State, pb.DeliveryCount)
+	if oe.Absent || pb.State != oe.State {
+		return got, false
+	}
+	if oe.DeliveryCount >= 0 && int(pb.DeliveryCount) != oe.DeliveryCount {
+		return got, false
+	}
+	return got, true
+}

@@ -1,0 +1,164 @@
+package scenarios
+
+// The key schema: every key a scenario file may contain, as a tree. The decoder uses it to
+// reject unknown keys (with a suggestion), and Set uses it to split a dotted override path
+// into keys (Kafka's keys contain dots, so a path is matched greedily against the keys
+// that exist at each level).
+
+type shapeKind uint8
+
+const (
+	shScalar  shapeKind = iota // a scalar (or anything the decoder checks itself)
+	shMap                      // a mapping with the fixed keys in fields
+	shList                     // a sequence of elem
+	shFreeMap                  // a mapping with arbitrary keys, values of shape elem
+	shPoly                     // a scalar, a sequence, or a mapping with the keys in fields
+)
+
+type shape struct {
+	kind   shapeKind
+	fields []field
+	elem   *shape
+}
+
+type field struct {
+	key string
+	sh  *shape
+}
+
+func (s *shape) lookup(key string) *shape {
+	for _, f := range s.fields {
+		if f.key == key {
+			return f.sh
+		}
+	}
+	return nil
+}
+
+func (s *shape) keys() []string {
+	out := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = f.key
+	}
+	return out
+}
+
+var scalar = &shape{kind: shScalar}
+
+func mapOf(keys ...any) *shape {
+	s := &shape{kind: shMap}
+	for i := 0; i < len(keys); i++ {
+		k := keys[i].(string)
+		sh := scalar
+		if i+1 < len(keys) {
+			if x, ok := keys[i+1].(*shape); ok {
+				sh = x
+				i++
+			}
+		}
+		s.fields = append(s.fields, field{k, sh})
+	}
+	return s
+}
+
+func listOf(elem *shape) *shape { return &shape{kind: shList, elem: elem} }
+
+func polyOf(m *shape) *shape { return &shape{kind: shPoly, fields: m.fields} }
+
+// distShape describes a distribution: a mapping with one key naming the family.
+var distShape = func() *shape {
+	d := &shape{kind: shPoly}
+	d.fields = []field{
+		{"constant", scalar},
+		{"uniform", mapOf("min", "max")},
+		{"exponential", mapOf("mean")},
+		{"lognormal", mapOf("p50", "p99", "mu", "sigma")},
+		{"pareto", mapOf("scale", "shape")},
+		{"normal", mapOf("mean", "stddev")},
+		{"bimodal", mapOf("a", d, "b", d, "p_b")},
+	}
+	return d
+}()
+
+// Kafka settings of the share-partition (model.Config).
+var kafkaShape = mapOf(
+	"version",
+	"share.record.lock.duration.ms",
+	"group.share.record.lock.duration.ms",
+	"group.share.min.record.lock.duration.ms",
+	"group.share.max.record.lock.duration.ms",
+	"group.share.delivery.count.limit",
+	"group.share.partition.max.record.locks",
+	"share.isolation.level",
+	"share.auto.offset.reset",
+	"relax_ranges",
+)
+
+var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")
+
+var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "burst_records", "batch_records",
+	"keys", "start", "stop", "poison", "compacted", "transactional", "txn_batches", "abort", "txn_commit_delay")
+
+var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor",
+	"share.acknowledgement.mode", "commit", "max.poll.records", "share.acquire.mode", "fetch.max.wait.ms",
+	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash")
+
+var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
+
+var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value")
+
+var commonTop = []any{"kind", "name", "title", "description", "questions", listOf(scalar), "seed", "kafka", kafkaShape}
+
+var workloadShape = mapOf(append(append([]any(nil), commonTop...),
+	"checks", listOf(scalar),
+	"duration", "heal", "metrics_interval", "max_events", "brokers",
+	"topics", listOf(topicShape),
+	"producers", listOf(producerShape),
+	"groups", listOf(groupShape),
+	"coordinator", mapOf("write_latency", distShape, "read_latency", distShape, "write_failure"),
+	"network", mapOf("latency", distShape, "response_loss", "request.timeout.ms"),
+	"membership", mapOf("group.share.session.timeout.ms", "group.share.heartbeat.interval.ms"),
+	"faults", listOf(faultShape),
+	"swarm", mapOf("kinds", listOf(scalar), "count"),
+)...)
+
+var expectShape = mapOf("acquired", "error",
+	"states", &shape{kind: shFreeMap, elem: scalar},
+	"spso", "speo", "in_flight", "next_fetch_offset", "outstanding_writes",
+	"held", &shape{kind: shFreeMap, elem: scalar},
+	"can_acquire", "stored_start_offset",
+	"stored", &shape{kind: shFreeMap, elem: scalar})
+
+var ackRangeShape = polyOf(mapOf("range", "type", "types", listOf(scalar)))
+
+// stepActions are the action keys of a step, in documentation order.
+var stepActions = []string{"produce", "fetch", "ack", "advance", "leave", "move_log_start", "compact",
+	"failover", "fail_next_write", "commit_write", "fail_write"}
+
+var stepShape = mapOf(
+	"produce", polyOf(mapOf("batches", listOf(scalar), "aborted")),
+	"fetch", polyOf(mapOf("member", "max_records", "batch_size", "mode")),
+	"ack", mapOf("member", "ranges", &shape{kind: shPoly, elem: ackRangeShape, fields: nil}, "write"),
+	"advance", polyOf(mapOf("by", "writes")),
+	"leave", polyOf(mapOf("member", "write")),
+	"move_log_start",
+	"compact",
+	"failover", polyOf(mapOf("pending_writes")),
+	"fail_next_write",
+	"commit_write",
+	"fail_write",
+	"expect", expectShape,
+	"note",
+)
+
+var scriptedShape = mapOf(append(append([]any(nil), commonTop...),
+	"start_offset",
+	"steps", listOf(stepShape),
+)...)
+
+func topShape(k Kind) *shape {
+	if k == KindScripted {
+		return scriptedShape
+	}
+	return workloadShape
+}

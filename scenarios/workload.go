@@ -1,0 +1,1113 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"github.com/sharesim/sharesim/checker"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
+)
+
+// KnownChecks are the check names a scenario's checks key accepts, besides "all". The
+// checker (package checker) gives them their meaning; a scenario only selects them.
+var KnownChecks = checker.Names()
+
+// maxQuestion is the number of user questions in user-questions.md.
+const maxQuestion = 25
+
+// scenario decodes the whole file.
+func (d *decoder) scenario(root *yaml.Node, defName string) (meta, sim.Config, *Script) {
+	m := meta{kind: KindWorkload, name: defName, seed: 1, checks: []string{"all"}}
+	if root.Kind != yaml.MappingNode {
+		d.fail(root, "", describe(root), "a mapping with the scenario's keys (kind, name, kafka, ...)")
+		return m, sim.Config{}, nil
+	}
+	// The kind decides which keys are allowed, so read it first.
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "kind" {
+			if k, ok := d.enum(root.Content[i+1], "kind", string(KindWorkload), string(KindScripted)); ok {
+				m.kind = Kind(k)
+			}
+		}
+	}
+	top := d.mapping(root, "", topShape(m.kind))
+	if top == nil {
+		return m, sim.Config{}, nil
+	}
+	// Keys valid only for the other kind get a clearer message than "unknown key".
+	d.retagKindErrors(m.kind)
+	d.meta(top, &m)
+	kafka := d.kafka(top, m.kind)
+	if m.kind == KindScripted {
+		return m, sim.Config{}, d.script(top, kafka)
+	}
+	return m, d.workload(top, kafka), nil
+}
+
+// retagKindErrors rewrites unknown-key problems for top-level keys of the other kind.
+func (d *decoder) retagKindErrors(k Kind) {
+	other := scriptedShape
+	if k == KindScripted {
+		other = workloadShape
+	}
+	for _, e := range d.errs {
+		if e.Found == "an unknown key" && !strings.Contains(e.Path, ".") && !strings.Contains(e.Path, "[") && other.lookup(e.Path) != nil {
+			e.Found = "a key of " + otherKind(k) + " scenarios"
+			e.Expected = "a key of " + string(k) + " scenarios (this file has kind: " + string(k) + ")"
+			e.Suggestion = ""
+		}
+	}
+}
+
+func otherKind(k Kind) string {
+	if k == KindScripted {
+		return string(KindWorkload)
+	}
+	return string(KindScripted)
+}
+
+func (d *decoder) meta(top *fields, m *meta) {
+	if n := top.get("name"); n != nil {
+		if v, ok := d.name(n, "name"); ok {
+			m.name = v
+		}
+	}
+	m.title = m.name
+	if n := top.get("title"); n != nil {
+		if v, ok := d.text(n, "title"); ok && v != "" {
+			m.title = strings.TrimSpace(v)
+		}
+	}
+	if n := top.get("description"); n != nil {
+		if v, ok := d.text(n, "description"); ok {
+			m.description = strings.TrimSpace(v)
+		}
+	}
+	if n := top.get("questions"); n != nil {
+		items, _ := d.list(n, "questions")
+		seen := map[int64]bool{}
+		for i, it := range items {
+			if q, ok := d.integer(it, indexPath("questions", i), 1, maxQuestion); ok {
+				if seen[q] {
+					d.fail(it, indexPath("questions", i), "question "+strconv.FormatInt(q, 10)+" a second time", "each question once")
+					continue
+				}
+				seen[q] = true
+				m.questions = append(m.questions, int(q))
+			}
+		}
+	}
+	if n := top.get("seed"); n != nil {
+		const want = "an integer in [0, 18446744073709551615]"
+		if s, ok := d.scalar(n, "seed", want); ok {
+			v, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 10, 64)
+			if err != nil {
+				d.fail(n, "seed", describe(n), want)
+			} else {
+				m.seed = v
+			}
+		}
+	}
+	if n := top.get("checks"); n != nil {
+		m.checks = d.checks(n)
+	}
+}
+
+func (d *decoder) checks(n *yaml.Node) []string {
+	allowed := append([]string{"all"}, KnownChecks...)
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if n.Value == "none" {
+			return []string{}
+		}
+		if v, ok := d.enum(n, "checks", allowed...); ok {
+			return []string{v}
+		}
+		return nil
+	}
+	items, _ := d.list(n, "checks")
+	out := []string{}
+	seen := map[string]bool{}
+	for i, it := range items {
+		p := indexPath("checks", i)
+		v, ok := d.scalar(it, p, "a check name")
+		if !ok {
+			continue
+		}
+		if !contains(allowed, v) {
+			e := d.errorAt(it, p, describe(it), "all or a check name: "+strings.Join(KnownChecks, ", "))
+			e.Suggestion = suggest(v, allowed)
+			d.errs = append(d.errs, e)
+			continue
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// kafkaSection is the decoded kafka: section with the nodes of its keys.
+type kafkaSection struct {
+	cfg model.Config
+	f   *fields
+	top *fields
+	ok  bool // decoded without problems
+}
+
+// kafkaKeyFor maps model.ConfigError keys to the key as the file may spell it.
+func (k *kafkaSection) node(key string) (*yaml.Node, string) {
+	if k.f != nil {
+		if key == "share.record.lock.duration.ms" && k.f.get(key) == nil && k.f.get("group.share.record.lock.duration.ms") != nil {
+			key = "group.share.record.lock.duration.ms"
+		}
+		if n := k.f.get(key); n != nil {
+			return n, k.f.p(key)
+		}
+		if n := k.top.get("kafka"); n != nil {
+			return n, joinPath("kafka", key)
+		}
+	}
+	return k.top.node, joinPath("kafka", key)
+}
+
+func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
+	ks := &kafkaSection{cfg: model.DefaultConfig(), top: top}
+	before := len(d.errs)
+	n := top.get("kafka")
+	if n != nil {
+		ks.f = d.mapping(n, "kafka", kafkaShape)
+	}
+	f := ks.f
+	c := &ks.cfg
+	if f != nil {
+		if v := f.get("version"); v != nil {
+			if s, ok := d.scalar(v, f.p("version"), "4.1 or 4.2"); ok {
+				if ver, err := model.ParseVersion(s); err == nil {
+					c.Version = ver
+				} else {
+					d.fail(v, f.p("version"), describe(v), `"4.1" or "4.2"`)
+				}
+			}
+		}
+		a, b := f.get("share.record.lock.duration.ms"), f.get("group.share.record.lock.duration.ms")
+		if a != nil && b != nil {
+			d.fail(f.key["group.share.record.lock.duration.ms"], f.p("group.share.record.lock.duration.ms"),
+				"both share.record.lock.duration.ms and group.share.record.lock.duration.ms", "one of them (they set the same lock duration)")
+		}
+		for _, k := range []string{"share.record.lock.duration.ms", "group.share.record.lock.duration.ms"} {
+			if v := f.get(k); v != nil {
+				if ms, ok := d.kafkaMs(v, f.p(k)); ok {
+					c.RecordLockDurationMs = ms
+				}
+			}
+		}
+		if v := f.get("group.share.min.record.lock.duration.ms"); v != nil {
+			if ms, ok := d.kafkaMs(v, f.p("group.share.min.record.lock.duration.ms")); ok {
+				c.MinRecordLockDurationMs = ms
+			}
+		}
+		if v := f.get("group.share.max.record.lock.duration.ms"); v != nil {
+			if ms, ok := d.kafkaMs(v, f.p("group.share.max.record.lock.duration.ms")); ok {
+				c.MaxRecordLockDurationMs = ms
+			}
+		}
+		if v := f.get("group.share.delivery.count.limit"); v != nil {
+			if x, ok := d.integer(v, f.p("group.share.delivery.count.limit"), math.MinInt32, math.MaxInt32); ok {
+				c.DeliveryCountLimit = int(x)
+			}
+		}
+		if v := f.get("group.share.partition.max.record.locks"); v != nil {
+			if x, ok := d.integer(v, f.p("group.share.partition.max.record.locks"), math.MinInt32, math.MaxInt32); ok {
+				c.PartitionMaxRecordLocks = int(x)
+			}
+		}
+		if v := f.get("share.isolation.level"); v != nil {
+			if s, ok := d.enum(v, f.p("share.isolation.level"), "read_uncommitted", "read_committed"); ok {
+				c.IsolationLevel, _ = model.ParseIsolationLevel(s)
+			}
+		}
+		if v := f.get("share.auto.offset.reset"); v != nil {
+			const want = "latest, earliest or by_duration:<ISO-8601 duration> (e.g. by_duration:PT1H)"
+			if s, ok := d.scalar(v, f.p("share.auto.offset.reset"), want); ok {
+				r, err := model.ParseAutoOffsetReset(strings.TrimSpace(s))
+				if err != nil {
+					e := d.errorAt(v, f.p("share.auto.offset.reset"), describe(v), want)
+					if sug := suggest(s, []string{"latest", "earliest"}); sug != "" {
+						e.Suggestion = sug
+					}
+					d.errs = append(d.errs, e)
+				} else {
+					c.AutoOffsetReset = r
+				}
+			}
+		}
+		if v := f.get("relax_ranges"); v != nil {
+			if kind != KindScripted {
+				d.fail(f.key["relax_ranges"], f.p("relax_ranges"), "relax_ranges in a workload scenario", "Kafka's own ranges (relax_ranges is allowed only in scripted scenarios)")
+			} else if b, ok := d.boolean(v, f.p("relax_ranges")); ok {
+				c.RelaxRanges = b
+			}
+		}
+	}
+	ks.ok = len(d.errs) == before
+	if ks.ok {
+		if err := c.Validate(); err != nil {
+			d.kafkaError(ks, err)
+			ks.ok = false
+		}
+	}
+	return ks
+}
+
+// kafkaError maps a model.Config validation error to the key it concerns.
+func (d *decoder) kafkaError(ks *kafkaSection, err error) {
+	var ce *model.ConfigError
+	if !errors.As(err, &ce) {
+		d.fail(ks.top.at("kafka"), "kafka", err.Error(), "valid Kafka settings")
+		return
+	}
+	key := ce.Key
+	if key == "version" {
+		n, p := ks.node("version")
+		d.fail(n, p, ce.Value, ce.Want)
+		return
+	}
+	n, p := ks.node(key)
+	found := ce.Value
+	switch {
+	case ks.f == nil || ks.f.get(strings.TrimPrefix(p, "kafka.")) == nil:
+		found = ce.Value + " (the default)"
+	case n.Kind == yaml.ScalarNode && n.Value != ce.Value:
+		found = n.Value + " (" + ce.Value + " ms)"
+	}
+	want := ce.Want
+	if strings.HasSuffix(key, ".ms") {
+		want += " ms"
+	}
+	if key == "share.record.lock.duration.ms" && !ks.cfg.RelaxRanges {
+		want += ", between group.share.min.record.lock.duration.ms and group.share.max.record.lock.duration.ms"
+	}
+	if !ks.cfg.RelaxRanges && (key == "group.share.delivery.count.limit" || key == "group.share.partition.max.record.locks" || key == "share.record.lock.duration.ms") {
+		want += " (Kafka's range"
+		if ks.top.get("steps") != nil || ks.top.get("start_offset") != nil {
+			want += "; scripted scenarios may set relax_ranges: true"
+		}
+		want += ")"
+	}
+	d.fail(n, p, found, want)
+}
+
+// workload decodes the keys of a workload scenario into a sim.Config.
+func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Kafka = ks.cfg
+	if n := top.get("duration"); n != nil {
+		if v, ok := d.duration(n, "duration", durPositive); ok {
+			cfg.DurationMs = v
+		}
+	}
+	if n := top.get("heal"); n != nil {
+		if v, ok := d.duration(n, "heal", 0); ok {
+			cfg.HealMs = v
+		}
+	}
+	if n := top.get("metrics_interval"); n != nil {
+		if v, ok := d.duration(n, "metrics_interval", durPositive); ok {
+			cfg.MetricsIntervalMs = v
+		}
+	}
+	if n := top.get("max_events"); n != nil {
+		if v, ok := d.integer(n, "max_events", 1, math.MaxInt64); ok {
+			cfg.MaxEvents = v
+		}
+	}
+	if n := top.get("brokers"); n != nil {
+		if v, ok := d.integer(n, "brokers", 1, 1000); ok {
+			cfg.Brokers = int(v)
+		}
+	}
+	w := &wctx{d: d, cfg: &cfg, ks: ks, topics: map[string]*sim.Topic{}}
+	w.topicsSection(top.get("topics"))
+	w.producersSection(top.get("producers"))
+	w.groupsSection(top.get("groups"))
+	w.coordinator(top.get("coordinator"))
+	w.network(top.get("network"))
+	w.membership(top.get("membership"))
+	w.faultsSection(top.get("faults"))
+	w.swarm(top.get("swarm"))
+	if d.failed() {
+		return cfg
+	}
+	if err := cfg.Validate(); err != nil {
+		w.simError(top, err)
+	}
+	return cfg
+}
+
+// wctx carries what later sections need from earlier ones.
+type wctx struct {
+	d      *decoder
+	cfg    *sim.Config
+	ks     *kafkaSection
+	topics map[string]*sim.Topic
+	// nodes by name, for mapping the simulator's validation errors back
+	topicF, producerF, groupF, consumerF map[string]*fields
+	faultF                               []*fields
+	// consumer instance and spec names, for fault targets
+	consumerNames map[string]bool
+	specNames     []string
+}
+
+func (w *wctx) topicsSection(n *yaml.Node) {
+	d := w.d
+	w.topicF = map[string]*fields{}
+	items, _ := d.list(n, "topics")
+	for i, it := range items {
+		p := indexPath("topics", i)
+		f := d.mapping(it, p, topicShape)
+		if f == nil {
+			continue
+		}
+		t := sim.Topic{Partitions: 1, RetentionMs: -1, RetentionRecords: -1, RetentionCheckIntervalMs: 300000}
+		if v := f.get("name"); v != nil {
+			if s, ok := d.name(v, f.p("name")); ok {
+				t.Name = s
+			}
+		} else {
+			d.fail(it, f.p("name"), "no value", "a topic name")
+		}
+		if v := f.get("partitions"); v != nil {
+			if x, ok := d.integer(v, f.p("partitions"), 1, 10000); ok {
+				t.Partitions = int(x)
+			}
+		}
+		if v := f.get("retention.ms"); v != nil {
+			if x, ok := d.duration(v, f.p("retention.ms"), durPlainMs|durNever); ok {
+				t.RetentionMs = x
+			}
+		}
+		if v := f.get("retention.records"); v != nil {
+			if x, ok := d.integer(v, f.p("retention.records"), -1, math.MaxInt64); ok {
+				t.RetentionRecords = x
+			}
+		}
+		if v := f.get("log.retention.check.interval.ms"); v != nil {
+			if x, ok := d.duration(v, f.p("log.retention.check.interval.ms"), durPlainMs|durPositive); ok {
+				t.RetentionCheckIntervalMs = x
+			}
+		}
+		if t.Name != "" {
+			if _, dup := w.topics[t.Name]; dup {
+				d.fail(f.get("name"), f.p("name"), describe(f.get("name"))+" a second time", "a unique topic name")
+				continue
+			}
+		}
+		w.cfg.Topics = append(w.cfg.Topics, t)
+		if t.Name != "" {
+			w.topics[t.Name] = &w.cfg.Topics[len(w.cfg.Topics)-1]
+			w.topicF[t.Name] = f
+		}
+	}
+	// The map points into the slice; rebuild after appends moved it.
+	for i := range w.cfg.Topics {
+		w.topics[w.cfg.Topics[i].Name] = &w.cfg.Topics[i]
+	}
+}
+
+func (w *wctx) topicNames() string {
+	names := make([]string, 0, len(w.cfg.Topics))
+	for _, t := range w.cfg.Topics {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return "a topic declared under topics (there are none)"
+	}
+	return "one of the topics: " + strings.Join(names, ", ")
+}
+
+func (w *wctx) topicRef(n *yaml.Node, path string) (string, bool) {
+	s, ok := w.d.str(n, path, "a topic name")
+	if !ok {
+		return "", false
+	}
+	if _, known := w.topics[s]; !known {
+		e := w.d.errorAt(n, path, describe(n), w.topicNames())
+		names := make([]string, 0, len(w.topics))
+		for k := range w.topics {
+			names = append(names, k)
+		}
+		e.Suggestion = suggest(s, names)
+		w.d.errs = append(w.d.errs, e)
+		return "", false
+	}
+	return s, true
+}
+
+func (w *wctx) producersSection(n *yaml.Node) {
+	d := w.d
+	w.producerF = map[string]*fields{}
+	items, _ := d.list(n, "producers")
+	for i, it := range items {
+		p := indexPath("producers", i)
+		f := d.mapping(it, p, producerShape)
+		if f == nil {
+			continue
+		}
+		pr := sim.Producer{Name: "p" + strconv.Itoa(i), BatchRecords: 10}
+		if v := f.get("name"); v != nil {
+			if s, ok := d.name(v, f.p("name")); ok {
+				pr.Name = s
+			}
+		}
+		if _, dup := w.producerF[pr.Name]; dup {
+			d.fail(f.at("name"), f.p("name"), pr.Name+" a second time", "a unique producer name")
+		}
+		w.producerF[pr.Name] = f
+		if v := f.get("topic"); v != nil {
+			if s, ok := w.topicRef(v, f.p("topic")); ok {
+				pr.Topic = s
+			}
+		} else if len(w.cfg.Topics) == 1 {
+			pr.Topic = w.cfg.Topics[0].Name
+		} else {
+			d.fail(it, f.p("topic"), "no value", w.topicNames())
+		}
+		if v := f.get("arrival"); v != nil {
+			if s, ok := d.enum(v, f.p("arrival"), "constant", "poisson", "bursts"); ok {
+				pr.Rate = map[string]sim.RateKind{"constant": sim.RateConstant, "poisson": sim.RatePoisson, "bursts": sim.RateBursts}[s]
+			}
+		}
+		bursts := pr.Rate == sim.RateBursts
+		for _, k := range []string{"burst_every", "burst_records"} {
+			if v := f.get(k); v != nil && !bursts {
+				d.fail(f.key[k], f.p(k), k+" with arrival "+producerArrival(pr.Rate), "arrival: bursts (burst_every and burst_records shape bursts only)")
+			}
+		}
+		if v := f.get("batch_records"); v != nil {
+			if x, ok := d.integer(v, f.p("batch_records"), 1, 1_000_000); ok {
+				pr.BatchRecords = int(x)
+			}
+		}
+		if bursts {
+			if v := f.get("burst_every"); v != nil {
+				if x, ok := d.duration(v, f.p("burst_every"), durPositive); ok {
+					pr.BurstEveryMs = x
+				}
+			} else {
+				d.fail(it, f.p("burst_every"), "no value", "a positive duration (arrival: bursts needs burst_every)")
+			}
+			if v := f.get("burst_records"); v != nil {
+				if x, ok := d.integer(v, f.p("burst_records"), 1, 100_000_000); ok {
+					pr.BurstRecords = int(x)
+				}
+			} else {
+				d.fail(it, f.p("burst_records"), "no value", "an integer >= 1 (arrival: bursts needs burst_records)")
+			}
+		}
+		if v := f.get("rate"); v != nil {
+			if r, ok := d.rate(v, f.p("rate")); ok {
+				pr.RecordsPerSecond = r
+			}
+		} else if bursts {
+			if pr.BurstEveryMs > 0 {
+				pr.RecordsPerSecond = float64(pr.BurstRecords) * 1000 / float64(pr.BurstEveryMs)
+			}
+		} else {
+			d.fail(it, f.p("rate"), "no value", rateWant)
+		}
+		if v := f.get("keys"); v != nil {
+			if x, ok := d.integer(v, f.p("keys"), 0, 1<<31-1); ok {
+				pr.Keys = int(x)
+			}
+		}
+		if v := f.get("start"); v != nil {
+			if x, ok := d.duration(v, f.p("start"), 0); ok {
+				pr.StartMs = x
+			}
+		}
+		if v := f.get("stop"); v != nil {
+			if x, ok := d.duration(v, f.p("stop"), 0); ok {
+				pr.StopMs = x
+				if x > 0 && x <= pr.StartMs {
+					d.fail(v, f.p("stop"), describe(v), "0 (until the main phase ends) or a time after start ("+formatMs(pr.StartMs)+")")
+				}
+			}
+		}
+		if v := f.get("poison"); v != nil {
+			if x, ok := d.perMillion(v, f.p("poison")); ok {
+				pr.PoisonPerMillion = x
+			}
+		}
+		if v := f.get("compacted"); v != nil {
+			if x, ok := d.perMillion(v, f.p("compacted")); ok {
+				pr.CompactedPerMillion = x
+			}
+		}
+		if v := f.get("transactional"); v != nil {
+			if b, ok := d.boolean(v, f.p("transactional")); ok {
+				pr.Transactional = b
+			}
+		}
+		for _, k := range []string{"txn_batches", "abort", "txn_commit_delay"} {
+			if v := f.get(k); v != nil && !pr.Transactional {
+				d.fail(f.key[k], f.p(k), k+" for a producer that is not transactional", "transactional: true (or remove "+k+")")
+			}
+		}
+		if pr.Transactional {
+			pr.TxnBatches = 1
+			if v := f.get("txn_batches"); v != nil {
+				if x, ok := d.integer(v, f.p("txn_batches"), 1, 1_000_000); ok {
+					pr.TxnBatches = int(x)
+				}
+			}
+			if v := f.get("abort"); v != nil {
+				if x, ok := d.perMillion(v, f.p("abort")); ok {
+					pr.AbortPerMillion = x
+				}
+			}
+			if v := f.get("txn_commit_delay"); v != nil {
+				if x, ok := d.duration(v, f.p("txn_commit_delay"), 0); ok {
+					pr.TxnCommitDelayMs = x
+				}
+			}
+		}
+		w.cfg.Producers = append(w.cfg.Producers, pr)
+	}
+}
+
+func producerArrival(k sim.RateKind) string {
+	switch k {
+	case sim.RatePoisson:
+		return "poisson"
+	case sim.RateBursts:
+		return "bursts"
+	}
+	return "constant"
+}
+
+var failureActions = map[string]sim.FailureAction{"release": sim.FailRelease, "reject": sim.FailReject, "crash": sim.FailCrash, "skip": sim.FailSkip}
+
+func (w *wctx) groupsSection(n *yaml.Node) {
+	d := w.d
+	w.groupF, w.consumerF, w.consumerNames = map[string]*fields{}, map[string]*fields{}, map[string]bool{}
+	items, _ := d.list(n, "groups")
+	ci := 0
+	for i, it := range items {
+		p := indexPath("groups", i)
+		f := d.mapping(it, p, groupShape)
+		if f == nil {
+			continue
+		}
+		g := sim.Group{Name: "g" + strconv.Itoa(i), AutoCommitIntervalMs: 5000}
+		if v := f.get("name"); v != nil {
+			if s, ok := d.name(v, f.p("name")); ok {
+				g.Name = s
+			}
+		}
+		if _, dup := w.groupF[g.Name]; dup {
+			d.fail(f.at("name"), f.p("name"), g.Name+" a second time", "a unique group name")
+		}
+		w.groupF[g.Name] = f
+		if v := f.get("type"); v != nil {
+			if s, ok := d.enum(v, f.p("type"), "share", "classic"); ok && s == "classic" {
+				g.Type = sim.ClassicGroup
+			}
+		}
+		if v := f.get("topics"); v != nil {
+			ts, _ := d.list(v, f.p("topics"))
+			seen := map[string]bool{}
+			for j, tn := range ts {
+				if s, ok := w.topicRef(tn, indexPath(f.p("topics"), j)); ok {
+					if seen[s] {
+						d.fail(tn, indexPath(f.p("topics"), j), s+" a second time", "each topic once")
+						continue
+					}
+					seen[s] = true
+					g.Topics = append(g.Topics, s)
+				}
+			}
+		} else {
+			for _, t := range w.cfg.Topics {
+				g.Topics = append(g.Topics, t.Name)
+			}
+		}
+		if v := f.get("auto.commit.interval.ms"); v != nil {
+			if g.Type != sim.ClassicGroup {
+				d.fail(f.key["auto.commit.interval.ms"], f.p("auto.commit.interval.ms"), "auto.commit.interval.ms in a share group", "type: classic (share groups have no committed offsets)")
+			} else if x, ok := d.duration(v, f.p("auto.commit.interval.ms"), durPlainMs|durPositive); ok {
+				g.AutoCommitIntervalMs = x
+			}
+		}
+		cs, _ := d.list(f.get("consumers"), f.p("consumers"))
+		for j, cn := range cs {
+			if spec, ok := w.consumer(cn, indexPath(f.p("consumers"), j), ci); ok {
+				g.Consumers = append(g.Consumers, spec)
+			}
+			ci++
+		}
+		w.cfg.Groups = append(w.cfg.Groups, g)
+	}
+}
+
+func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool) {
+	d := w.d
+	f := d.mapping(n, p, consumerShape)
+	if f == nil {
+		return sim.ConsumerSpec{}, false
+	}
+	c := sim.DefaultConsumer("c" + strconv.Itoa(ci))
+	if v := f.get("name"); v != nil {
+		if s, ok := d.name(v, f.p("name")); ok {
+			c.Name = s
+		}
+	}
+	if _, dup := w.consumerF[c.Name]; dup {
+		d.fail(f.at("name"), f.p("name"), c.Name+" a second time", "a consumer name unique across all groups")
+	}
+	w.consumerF[c.Name] = f
+	if v := f.get("count"); v != nil {
+		if x, ok := d.integer(v, f.p("count"), 0, 100_000); ok {
+			c.Count = int(x)
+		}
+	}
+	if v := f.get("start"); v != nil {
+		if x, ok := d.duration(v, f.p("start"), 0); ok {
+			c.StartMs = x
+		}
+	}
+	if v := f.get("processing"); v != nil {
+		if x, ok := d.distribution(v, f.p("processing"), 0); ok {
+			c.Processing = x
+		}
+	}
+	if v := f.get("slow_factor"); v != nil {
+		if x, ok := d.number(v, f.p("slow_factor"), 0, true, 1e6); ok {
+			c.SlowFactor = x
+		}
+	}
+	if v := f.get("share.acknowledgement.mode"); v != nil {
+		if s, ok := d.enum(v, f.p("share.acknowledgement.mode"), "implicit", "explicit"); ok && s == "explicit" {
+			c.AckMode = sim.AckExplicit
+		}
+	}
+	if v := f.get("commit"); v != nil {
+		if s, ok := d.enum(v, f.p("commit"), "async", "sync"); ok && s == "sync" {
+			c.Commit = sim.CommitSync
+		}
+	}
+	if v := f.get("max.poll.records"); v != nil {
+		if x, ok := d.integer(v, f.p("max.poll.records"), 1, 1<<31-1); ok {
+			c.MaxPollRecords = int(x)
+		}
+	}
+	if v := f.get("share.acquire.mode"); v != nil {
+		if s, ok := d.enum(v, f.p("share.acquire.mode"), "batch_optimized", "record_limit"); ok {
+			c.AcquireMode, _ = model.ParseAcquireMode(s)
+			if c.AcquireMode == model.RecordLimit && w.ks.ok && w.ks.cfg.Version < model.Kafka42 {
+				d.fail(v, f.p("share.acquire.mode"), "record_limit with Kafka "+w.ks.cfg.Version.String(), "batch_optimized (record_limit needs kafka.version 4.2)")
+			}
+		}
+	}
+	if v := f.get("fetch.max.wait.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("fetch.max.wait.ms"), durPlainMs); ok {
+			c.MaxWaitMs = x
+		}
+	}
+	if v := f.get("failure"); v != nil {
+		if x, ok := d.perMillion(v, f.p("failure")); ok {
+			c.FailurePerMillion = x
+		}
+	}
+	for _, k := range []string{"on_failure", "on_poison"} {
+		v := f.get(k)
+		if v == nil {
+			continue
+		}
+		s, ok := d.enum(v, f.p(k), "crash", "release", "reject", "skip")
+		if !ok {
+			continue
+		}
+		a := failureActions[s]
+		if (a == sim.FailRelease || a == sim.FailReject) && c.AckMode == sim.AckImplicit {
+			d.fail(v, f.p(k), s+" with implicit acknowledgement", "crash or skip (release and reject need share.acknowledgement.mode: explicit)")
+			continue
+		}
+		if k == "on_failure" {
+			c.OnFailure = a
+		} else {
+			c.OnPoison = a
+		}
+	}
+	if v := f.get("renew_every"); v != nil {
+		if x, ok := d.duration(v, f.p("renew_every"), 0); ok {
+			c.RenewEveryMs = x
+			if x > 0 {
+				switch {
+				case c.AckMode != sim.AckExplicit:
+					d.fail(v, f.p("renew_every"), describe(v)+" with implicit acknowledgement", "0 (renewing needs share.acknowledgement.mode: explicit)")
+				case w.ks.ok && w.ks.cfg.Version < model.Kafka42:
+					d.fail(v, f.p("renew_every"), describe(v)+" with Kafka "+w.ks.cfg.Version.String(), "0 (RENEW needs kafka.version 4.2)")
+				}
+			}
+		}
+	}
+	if v := f.get("restart_after_crash"); v != nil {
+		if x, ok := d.duration(v, f.p("restart_after_crash"), durNever); ok {
+			c.RestartAfterCrashMs = x
+		}
+	}
+	w.specNames = append(w.specNames, c.Name)
+	w.consumerNames[c.Name] = true
+	if c.Count > 1 {
+		for k := 0; k < c.Count; k++ {
+			w.consumerNames[fmt.Sprintf("%s-%d", c.Name, k)] = true
+		}
+	}
+	return c, true
+}
+
+func (w *wctx) coordinator(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "coordinator", workloadShape.lookup("coordinator"))
+	if f == nil {
+		return
+	}
+	if v := f.get("write_latency"); v != nil {
+		if x, ok := d.distribution(v, f.p("write_latency"), 0); ok {
+			w.cfg.Coordinator.WriteLatency = x
+		}
+	}
+	if v := f.get("read_latency"); v != nil {
+		if x, ok := d.distribution(v, f.p("read_latency"), 0); ok {
+			w.cfg.Coordinator.ReadLatency = x
+		}
+	}
+	if v := f.get("write_failure"); v != nil {
+		if x, ok := d.perMillion(v, f.p("write_failure")); ok {
+			w.cfg.Coordinator.WriteFailPerMillion = x
+		}
+	}
+}
+
+func (w *wctx) network(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "network", workloadShape.lookup("network"))
+	if f == nil {
+		return
+	}
+	if v := f.get("latency"); v != nil {
+		if x, ok := d.distribution(v, f.p("latency"), 0); ok {
+			w.cfg.Network.Latency = x
+		}
+	}
+	if v := f.get("response_loss"); v != nil {
+		if x, ok := d.perMillion(v, f.p("response_loss")); ok {
+			w.cfg.Network.ResponseLossPerMillion = x
+		}
+	}
+	if v := f.get("request.timeout.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("request.timeout.ms"), durPlainMs|durPositive); ok {
+			w.cfg.Network.RequestTimeoutMs = x
+		}
+	}
+}
+
+func (w *wctx) membership(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "membership", workloadShape.lookup("membership"))
+	if f == nil {
+		return
+	}
+	m := &w.cfg.Membership
+	sOK, hOK := true, true
+	if v := f.get("group.share.session.timeout.ms"); v != nil {
+		var x int64
+		if x, sOK = d.duration(v, f.p("group.share.session.timeout.ms"), durPlainMs|durPositive); sOK {
+			m.SessionTimeoutMs = x
+		}
+	}
+	if v := f.get("group.share.heartbeat.interval.ms"); v != nil {
+		var x int64
+		if x, hOK = d.duration(v, f.p("group.share.heartbeat.interval.ms"), durPlainMs|durPositive); hOK {
+			m.HeartbeatIntervalMs = x
+		}
+	}
+	if sOK && hOK && m.HeartbeatIntervalMs >= m.SessionTimeoutMs {
+		k := "group.share.heartbeat.interval.ms"
+		d.fail(f.at(k), f.p(k), formatMs(m.HeartbeatIntervalMs), "less than group.share.session.timeout.ms ("+formatMs(m.SessionTimeoutMs)+")")
+	}
+}
+
+// Fault kinds by what their parameters mean.
+func faultUsesDuration(k sim.FaultKind) bool {
+	switch k {
+	case sim.FaultNetCut, sim.FaultPause, sim.FaultWriteFail, sim.FaultCoordinatorSlow, sim.FaultDownstreamOutage, sim.FaultRenewStall:
+		return true
+	}
+	return false
+}
+
+func faultUsesRestart(k sim.FaultKind) bool {
+	return k == sim.FaultKill || k == sim.FaultClose || k == sim.FaultHang
+}
+
+func faultTargetsConsumer(k sim.FaultKind) bool {
+	switch k {
+	case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultNetCut, sim.FaultPause:
+		return true
+	}
+	return false
+}
+
+func faultTargetsPartition(k sim.FaultKind) bool {
+	return k == sim.FaultLeaderFailover || k == sim.FaultDeleteRecords || k == sim.FaultLockExpiry
+}
+
+// faultKindNames lists every fault kind as files spell it.
+func faultKindNames() []string {
+	var out []string
+	for k := sim.FaultKind(1); k < 64; k++ {
+		s := k.String()
+		if strings.HasPrefix(s, "FaultKind(") {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (d *decoder) faultKind(n *yaml.Node, path string) (sim.FaultKind, bool) {
+	names := faultKindNames()
+	want := "a fault kind: " + strings.Join(names, ", ")
+	s, ok := d.scalar(n, path, want)
+	if !ok {
+		return 0, false
+	}
+	k, err := sim.ParseFaultKind(s)
+	if err != nil {
+		e := d.errorAt(n, path, describe(n), want)
+		e.Suggestion = suggest(s, names)
+		d.errs = append(d.errs, e)
+		return 0, false
+	}
+	return k, true
+}
+
+func (w *wctx) faultsSection(n *yaml.Node) {
+	d := w.d
+	items, _ := d.list(n, "faults")
+	for i, it := range items {
+		p := indexPath("faults", i)
+		f := d.mapping(it, p, faultShape)
+		if f == nil {
+			continue
+		}
+		w.faultF = append(w.faultF, f)
+		flt := sim.Fault{RestartAfterMs: -1}
+		kn := f.get("kind")
+		if kn == nil {
+			d.fail(it, f.p("kind"), "no value", "a fault kind: "+strings.Join(faultKindNames(), ", "))
+			continue
+		}
+		k, ok := d.faultKind(kn, f.p("kind"))
+		if !ok {
+			continue
+		}
+		flt.Kind = k
+		if v := f.get("target"); v != nil {
+			if s, ok := d.str(v, f.p("target"), "a consumer or partition name"); ok {
+				flt.Target = s
+				w.checkTarget(v, f.p("target"), k, s)
+			}
+		}
+		if v := f.get("at"); v != nil {
+			if x, ok := d.duration(v, f.p("at"), 0); ok {
+				flt.AtMs = x
+			}
+		}
+		if v := f.get("every"); v != nil {
+			if x, ok := d.duration(v, f.p("every"), 0); ok {
+				flt.EveryMs = x
+			}
+		}
+		if v := f.get("until"); v != nil {
+			if x, ok := d.duration(v, f.p("until"), 0); ok {
+				flt.UntilMs = x
+				switch {
+				case flt.EveryMs == 0:
+					d.fail(f.key["until"], f.p("until"), "until without every", "every (until ends a repeating fault)")
+				case x != 0 && x <= flt.AtMs:
+					d.fail(v, f.p("until"), describe(v), "a time after at ("+formatMs(flt.AtMs)+")")
+				}
+			}
+		}
+		if v := f.get("probability"); v != nil {
+			if x, ok := d.perMillion(v, f.p("probability")); ok {
+				if x == 0 {
+					d.fail(v, f.p("probability"), describe(v), "a probability > 0 (remove the fault to disable it)")
+				} else if x < 1_000_000 {
+					flt.PerMillion = x
+				}
+			}
+		}
+		if v := f.get("duration"); v != nil {
+			if !faultUsesDuration(k) {
+				d.fail(f.key["duration"], f.p("duration"), "duration for a "+k.String()+" fault", "no duration (only netcut, pause, write-fail, coordinator-slow, downstream-outage and renew-stall last a while)")
+			} else if x, ok := d.duration(v, f.p("duration"), durPositive); ok {
+				flt.DurationMs = x
+			}
+		} else if faultUsesDuration(k) {
+			d.fail(it, f.p("duration"), "no value", "a positive duration (a "+k.String()+" fault lasts that long)")
+		}
+		if v := f.get("restart_after"); v != nil {
+			if !faultUsesRestart(k) {
+				d.fail(f.key["restart_after"], f.p("restart_after"), "restart_after for a "+k.String()+" fault", "no restart_after (only kill, close and hang stop a consumer)")
+			} else if x, ok := d.duration(v, f.p("restart_after"), durNever); ok {
+				flt.RestartAfterMs = x
+			}
+		}
+		v := f.get("value")
+		switch {
+		case k == sim.FaultCoordinatorSlow && v == nil:
+			d.fail(it, f.p("value"), "no value", "the share coordinator's write latency during the fault (e.g. 200ms)")
+		case k == sim.FaultCoordinatorSlow:
+			if x, ok := d.duration(v, f.p("value"), durPositive); ok {
+				flt.ValueMs = x
+			}
+		case k == sim.FaultDeleteRecords && v == nil:
+			d.fail(it, f.p("value"), "no value", "the number of records to delete from the log start")
+		case k == sim.FaultDeleteRecords:
+			if x, ok := d.integer(v, f.p("value"), 1, 1_000_000_000_000); ok {
+				flt.ValueMs = x
+			}
+		case v != nil:
+			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow and delete-records take one)")
+		}
+		w.cfg.Faults = append(w.cfg.Faults, flt)
+	}
+}
+
+func (w *wctx) checkTarget(n *yaml.Node, path string, k sim.FaultKind, s string) {
+	d := w.d
+	switch {
+	case faultTargetsConsumer(k):
+		if !w.consumerNames[s] {
+			names := append([]string(nil), w.specNames...)
+			e := d.errorAt(n, path, describe(n), "a consumer name ("+strings.Join(names, ", ")+") or an instance name (NAME-0, NAME-1, ... when count > 1)")
+			e.Suggestion = suggest(s, names)
+			d.errs = append(d.errs, e)
+		}
+	case faultTargetsPartition(k):
+		topic, num, hasNum := strings.Cut(s, "/")
+		t, ok := w.topics[topic]
+		if ok && hasNum {
+			x, err := strconv.Atoi(num)
+			ok = err == nil && x >= 0 && x < t.Partitions && strconv.Itoa(x) == num
+		}
+		if !ok {
+			var parts []string
+			for _, t := range w.cfg.Topics {
+				parts = append(parts, fmt.Sprintf("%s/0..%d", t.Name, t.Partitions-1))
+			}
+			d.fail(n, path, describe(n), "a partition as topic/number ("+strings.Join(parts, ", ")+")")
+		}
+	default:
+		d.fail(n, path, "a target for a "+k.String()+" fault", "no target (it affects the whole cluster)")
+	}
+}
+
+func (w *wctx) swarm(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "swarm", workloadShape.lookup("swarm"))
+	if f == nil {
+		return
+	}
+	sw := &sim.Swarm{}
+	items, _ := d.list(f.get("kinds"), f.p("kinds"))
+	for i, it := range items {
+		if k, ok := d.faultKind(it, indexPath(f.p("kinds"), i)); ok {
+			sw.Kinds = append(sw.Kinds, k)
+		}
+	}
+	if len(items) == 0 {
+		d.fail(f.at("kinds"), f.p("kinds"), "no fault kinds", "a list of fault kinds to draw from")
+	}
+	sw.Count = len(sw.Kinds)
+	if v := f.get("count"); v != nil {
+		if x, ok := d.integer(v, f.p("count"), 0, 1_000_000); ok {
+			sw.Count = int(x)
+		}
+	}
+	w.cfg.Swarm = sw
+}
+
+var simErrSubject = regexp.MustCompile(`^(producer|group|consumer|topic) "([^"]*)"`)
+
+// simError maps a sim.Config.Validate error to the section it concerns. The decoder
+// checks everything Validate checks first, so this is a safety net for rules added to the
+// simulator later.
+func (w *wctx) simError(top *fields, err error) {
+	msg := err.Error()
+	var f *fields
+	path := ""
+	if m := simErrSubject.FindStringSubmatch(msg); m != nil {
+		switch m[1] {
+		case "producer":
+			f = w.producerF[m[2]]
+		case "group":
+			f = w.groupF[m[2]]
+		case "consumer":
+			f = w.consumerF[m[2]]
+		case "topic":
+			f = w.topicF[m[2]]
+		}
+	}
+	if f == nil && strings.HasPrefix(msg, "fault") && len(w.faultF) > 0 {
+		f = w.faultF[0]
+	}
+	var ce *model.ConfigError
+	if errors.As(err, &ce) {
+		w.d.kafkaError(w.ks, err)
+		return
+	}
+	n := top.node
+	if f != nil {
+		n, path = f.node, f.path
+	} else {
+		for _, k := range []string{"brokers", "duration", "heal", "metrics_interval"} {
+			if strings.HasPrefix(msg, k) {
+				n, path = top.at(k), k
+			}
+		}
+	}
+	w.d.fail(n, path, msg, "a configuration the simulator accepts")
+}
