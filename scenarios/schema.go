@@ -99,7 +99,7 @@ var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records"
 var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "burst_records", "batch_records",
 	"keys", "start", "stop", "poison", "compacted", "transactional", "txn_batches", "abort", "txn_commit_delay")
 
-var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor",
+var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor", "threads",
 	"share.acknowledgement.mode", "commit", "max.poll.records", "share.acquire.mode", "fetch.max.wait.ms",
 	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash")
 

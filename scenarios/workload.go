@@ -697,6 +697,11 @@ func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool)
 			c.Processing = x
 		}
 	}
+	if v := f.get("threads"); v != nil {
+		if x, ok := d.integer(v, f.p("threads"), 1, 100000); ok {
+			c.Threads = int(x)
+		}
+	}
 	if v := f.get("slow_factor"); v != nil {
 		if x, ok := d.number(v, f.p("slow_factor"), 0, true, 1e6); ok {
 			c.SlowFactor = x

@@ -157,8 +157,11 @@ type ConsumerSpec struct {
 	Processing dist.Dist
 	// SlowFactor multiplies processing times (1: normal).
 	SlowFactor float64
-	AckMode    AckMode
-	Commit     CommitMode
+	// Threads is how many records of one poll the application processes at once (0 or 1: one
+	// at a time, in order). The next poll happens when all of them are done.
+	Threads int
+	AckMode AckMode
+	Commit  CommitMode
 	// MaxPollRecords is max.poll.records (also the fetch's MaxRecords and BatchSize).
 	MaxPollRecords int
 	AcquireMode    model.AcquireMode
@@ -387,6 +390,8 @@ func (c *Config) validateConsumer(g Group, cs ConsumerSpec) error {
 		return fmt.Errorf("consumer %q: on_failure: implicit acknowledgement cannot release or reject; use crash or skip", cs.Name)
 	case cs.AckMode == AckImplicit && (cs.OnPoison == FailRelease || cs.OnPoison == FailReject):
 		return fmt.Errorf("consumer %q: on_poison: implicit acknowledgement cannot release or reject; use crash or skip", cs.Name)
+	case cs.Threads < 0 || cs.Threads > 100000:
+		return fmt.Errorf("consumer %q: threads = %d, expected 0..100000", cs.Name, cs.Threads)
 	case cs.SlowFactor <= 0:
 		return fmt.Errorf("consumer %q: slow factor must be > 0", cs.Name)
 	}

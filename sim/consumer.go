@@ -57,7 +57,10 @@ type consumer struct {
 	assignment  []int32
 	buffer      []delivery
 	batch       []delivery
-	next        int
+	next        int    // next record of the batch to start
+	finished    int    // records of the batch processed
+	running     int    // records being processed now (at most Threads)
+	done        []bool // done[i]: batch[i] processed
 	acks        []ackEntry
 	outstanding int
 	renewing    bool
@@ -402,30 +405,39 @@ func (w *World) afterResponse(c *consumer) {
 	}
 }
 
-// startProcessing hands the batch to the application, one record at a time.
+// startProcessing hands the batch to the application: Threads records at a time (one by
+// default, as a single-threaded poll loop).
 func (w *World) startProcessing(c *consumer) {
 	c.state = cProcessing
-	c.next = 0
+	c.next, c.finished, c.running = 0, 0, 0
+	c.done = append(c.done[:0], make([]bool, len(c.batch))...)
 	if len(c.batch) == 0 {
 		w.batchDone(c)
 		return
 	}
-	w.scheduleNext(c)
+	for c.running < c.threads() && c.next < len(c.batch) {
+		w.startRecord(c)
+	}
 	if c.spec.RenewEveryMs > 0 && !c.renewing {
 		c.renewing = true
 		w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
 	}
 }
 
-func (w *World) scheduleNext(c *consumer) {
+func (c *consumer) threads() int { return max(1, c.spec.Threads) }
+
+// startRecord starts processing the next record of the batch on a free thread.
+func (w *World) startRecord(c *consumer) {
 	d := c.spec.Processing.Sample(w.rProc)
 	if c.spec.SlowFactor != 1 {
 		d = int64(float64(d) * c.spec.SlowFactor)
 	}
-	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen})
+	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen, x: int64(c.next)})
+	c.next++
+	c.running++
 }
 
-// processDone is the application finishing one record.
+// processDone is the application finishing one record (event x is its index in the batch).
 func (w *World) processDone(e event) {
 	c := w.consumers[e.a]
 	if c.gen != e.gen || c.state != cProcessing {
@@ -434,8 +446,11 @@ func (w *World) processDone(e event) {
 	if w.deferIfPaused(c, e) {
 		return
 	}
-	d := c.batch[c.next]
-	c.next++
+	i := int(e.x)
+	d := c.batch[i]
+	c.done[i] = true
+	c.finished++
+	c.running--
 	action, ok := w.outcome(c, d)
 	w.noteProcessed(c, d, ok)
 	switch action {
@@ -454,10 +469,11 @@ func (w *World) processDone(e event) {
 		}
 	}
 	if c.next < len(c.batch) {
-		w.scheduleNext(c)
-		return
+		w.startRecord(c)
 	}
-	w.batchDone(c)
+	if c.finished == len(c.batch) {
+		w.batchDone(c)
+	}
 }
 
 // outcome decides what processing a record leads to: success (FailSkip, true) or the
@@ -523,11 +539,11 @@ func (w *World) renew(e event) {
 	}
 	queued := c.acks
 	c.acks = nil
-	for _, d := range c.batch[c.next:] {
-		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
-	}
-	for i := c.next; i < len(c.batch); i++ {
-		c.batch[i].deadline = w.now + w.cfg.Kafka.RecordLockDurationMs
+	for i, d := range c.batch {
+		if !c.done[i] {
+			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
+			c.batch[i].deadline = w.now + w.cfg.Kafka.RecordLockDurationMs
+		}
 	}
 	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))
 	c.acks = queued

@@ -386,7 +386,10 @@ func (w *World) noteEvicted(s *sharePart) {
 // noteConsumerGone attributes the records a dying consumer processed but did not get
 // accepted.
 func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
-	for _, d := range c.batch[:c.next] {
+	for i, d := range c.batch {
+		if i >= len(c.done) || !c.done[i] {
+			continue
+		}
 		info := w.shares[d.sp].track.peek(d.off)
 		if info != nil && info.pendingOK && info.okBy == c.idx && info.lostCause == DupOther {
 			info.lostCause = cause

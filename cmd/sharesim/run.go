@@ -1,0 +1,301 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sharesim/sharesim/checker"
+	"github.com/sharesim/sharesim/reports"
+	"github.com/sharesim/sharesim/scenarios"
+	"github.com/sharesim/sharesim/sim"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	seed  uint64
+	seedS bool
+	out   string
+	sets  []string
+	quiet bool
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Run a scenario (a built-in name or a YAML file) and check it",
+		Long: `Run a scenario once with one seed, apply its checks, print a summary, and with --out
+write a result folder (summary.json, metrics.csv, events.ndjson, scenario.yaml).
+
+SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
+--set overrides any field by its dotted path as written in the file; it may be repeated.`,
+		Example: `  sharesim run quickstart
+  sharesim run quickstart --seed 7 --out out/q7
+  sharesim run poison-crash --set groups.0.consumers.0.on_poison=reject
+  sharesim run scenarios/library/scripted/release-at-limit-archives.yaml`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.seedS = cmd.Flags().Changed("seed")
+			return runScenario(cmd.OutOrStdout(), args[0], f)
+		},
+	}
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed (default: the scenario's seed)")
+	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable)")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line")
+	return cmd
+}
+
+// exactArgs reports a wrong argument count as a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s takes %d argument(s), got %d (see 'sharesim %s --help')", cmd.Name(), n, len(args), cmd.Name())
+		}
+		return nil
+	}
+}
+
+// loadScenario loads a scenario and applies --set overrides.
+func loadScenario(nameOrPath string, sets []string) (*scenarios.Scenario, error) {
+	sc, err := scenarios.LoadAny(nameOrPath)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, usageErr("--set %q: expected path=value", s)
+		}
+		if err := sc.Set(k, v); err != nil {
+			return nil, inputErr(err)
+		}
+	}
+	return sc, nil
+}
+
+// checkNames resolves a scenario's checks ("all", "none", or names).
+func checkNames(sc *scenarios.Scenario) []string {
+	names := sc.Checks()
+	var out []string
+	for _, n := range names {
+		switch n {
+		case "all":
+			return checker.Names()
+		case "none":
+			return []string{}
+		default:
+			out = append(out, n)
+		}
+	}
+	if out == nil {
+		return []string{}
+	}
+	return out
+}
+
+// outcome is one checked run.
+type outcome struct {
+	res        *sim.Result
+	violations []checker.Violation
+	cfg        sim.Config
+}
+
+// simulate runs a workload scenario with its checks.
+func simulate(sc *scenarios.Scenario, seed uint64, keepTrace bool) (*outcome, error) {
+	cfg, err := sc.SimConfig()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	names := checkNames(sc)
+	var ck *checker.Checker
+	if len(names) > 0 {
+		if ck, err = checker.New(cfg, names); err != nil {
+			return nil, inputErr(err)
+		}
+	}
+	opts := sim.Options{KeepTrace: keepTrace}
+	var last *sim.World
+	if ck != nil {
+		opts.RecordHistory = ck.NeedsHistory()
+		opts.Observer = func(w *sim.World) {
+			last = w
+			ck.Observe(w)
+		}
+	}
+	w, err := sim.New(cfg, seed, opts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if last == nil {
+		last = w
+	}
+	res, err := w.Run()
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("simulation stopped: %w", err)}
+	}
+	o := &outcome{res: res, cfg: cfg}
+	if ck != nil {
+		o.violations = ck.Finish(w, res)
+	}
+	return o, nil
+}
+
+// reproduceCommand is the command line that reproduces a run.
+func reproduceCommand(scenario string, seed uint64, sets []string) string {
+	parts := []string{"sharesim", "run", shellQuote(scenario), "--seed", strconv.FormatUint(seed, 10)}
+	for _, s := range sets {
+		parts = append(parts, "--set", shellQuote(s))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '%' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func runScenario(stdout io.Writer, arg string, f runFlags) error {
+	sc, err := loadScenario(arg, f.sets)
+	if err != nil {
+		return err
+	}
+	seed := sc.Seed()
+	if f.seedS {
+		seed = f.seed
+	}
+	if sc.Kind() == scenarios.KindScripted {
+		return runScripted(stdout, sc, f)
+	}
+	o, err := simulate(sc, seed, f.out != "")
+	if err != nil {
+		return err
+	}
+	cmdline := reproduceCommand(arg, seed, f.sets)
+	sum := buildSummary(sc, seed, o, f.sets, cmdline)
+	if f.out != "" {
+		yml, err := sc.Canonical()
+		if err != nil {
+			return inputErr(err)
+		}
+		if err := reports.WriteRun(f.out, sum, o.res, yml); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	printSummary(stdout, sum, f)
+	if len(o.violations) > 0 {
+		return checksFailed
+	}
+	return nil
+}
+
+func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string, cmdline string) *reports.Summary {
+	s := &reports.Summary{
+		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
+		Verdict: "pass", Headline: reports.NewHeadline(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
+		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
+		Overrides: sets, Command: cmdline, Violations: []reports.Violation{},
+	}
+	for _, v := range o.violations {
+		s.Violations = append(s.Violations, reports.Violation{Check: v.Check, Message: v.String(), TimeMs: v.TimeMs, Event: v.Event, Reproduce: cmdline})
+	}
+	if len(s.Violations) > 0 {
+		s.Verdict = "fail"
+	}
+	return s
+}
+
+func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
+	verdict := strings.ToUpper(s.Verdict)
+	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, fmtDuration(s.EndMs), s.Events)
+	if !f.quiet {
+		h := s.Headline
+		m := s.Metrics
+		fmt.Fprintf(w, "  produced %d, processed successfully %d, deliveries %d (redeliveries %d), lock timeouts %d\n",
+			h.Produced, h.ProcessedOK, h.Deliveries, h.Redeliveries, h.LockTimeouts)
+		fmt.Fprintf(w, "  duplicates %d (%.0f per hour)%s\n", h.Duplicates, h.DuplicatesPerHour, causes(m.Duplicates))
+		fmt.Fprintf(w, "  finished: %s; deleted before delivery %d; skipped by share.auto.offset.reset %d\n", causesList(m.Finalized), h.DeletedUndelivered, m.SkippedByOffsetReset)
+		fmt.Fprintf(w, "  produce-to-accept p50 %s, p99 %s; start offset stuck up to %s", fmtDuration(m.E2EP50Ms), fmtDuration(m.E2EP99Ms), fmtDuration(h.SPSOStuckMaxMs))
+		if m.KeyedProcessed > 0 {
+			fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*h.ReorderedFraction)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  trace sha256 %s\n", s.TraceSHA256)
+	}
+	for _, v := range s.Violations {
+		fmt.Fprintf(w, "  violation: %s\n", v.Message)
+	}
+	if len(s.Violations) > 0 {
+		fmt.Fprintf(w, "  reproduce: %s\n", s.Command)
+	}
+	if f.out != "" {
+		fmt.Fprintf(w, "  results in %s\n", filepath.ToSlash(f.out))
+	}
+}
+
+func causes(m map[string]int64) string {
+	var parts []string
+	for _, k := range reports.SortedKeys(m) {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
+}
+
+func causesList(m map[string]int64) string {
+	keys := reports.SortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtDuration prints virtual milliseconds compactly: 850ms, 12.5s, 3m20s, 1h2m.
+func fmtDuration(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
+	case ms < 3_600_000:
+		return fmt.Sprintf("%dm%02ds", ms/60_000, ms%60_000/1000)
+	}
+	return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms%3_600_000/60_000)
+}
+
+// runScripted runs a scripted scenario and reports its expectations.
+func runScripted(stdout io.Writer, sc *scenarios.Scenario, f runFlags) error {
+	res, err := scenarios.RunScript(sc)
+	if err != nil {
+		return inputErr(err)
+	}
+	fmt.Fprintln(stdout, res.String())
+	if f.out != "" {
+		if err := writeScriptResult(f.out, sc, res); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Fprintf(stdout, "  results in %s\n", filepath.ToSlash(f.out))
+	}
+	if !res.Pass {
+		return checksFailed
+	}
+	return nil
+}
