@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sharesim/sharesim/checker/linearize"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -58,13 +59,14 @@ var Catalogue = []Info{
 	{"terminal-states-absorbing", "deep", "An offset seen ACKNOWLEDGED or ARCHIVED with no write outstanding never shows another state on the same leader (a lock firing during an acknowledgement once turned an accepted record available again)."},
 	{"accepted-never-redelivered", "history", "A record whose ACCEPT the client saw succeed is never delivered again (barring admin offset resets)."},
 	{"acquired-ranges-ordered", "history", "The ranges of one fetch result are ascending and disjoint, and every delivery count is at least 1."},
+	{"linearizable", "history", "The client-visible history (fetch results and acknowledgement outcomes, lost ones included) is linearizable, offset by offset, against a sequential specification of a share-partition (checker/linearize): no record held by two clients unless the first one's lock could have run out or been released, nothing delivered again after a successful ACCEPT, REJECT or release at the limit, acknowledgements succeed only for the holder, delivery counts step by one except where a reload or an unseen fetch explains it. Hidden events of the run (failovers, member deaths, forced lock expiry, log-start moves, compaction) are allowed for."},
 	{"no-silent-loss", "end", "Every produced record ends acknowledged, archived, deleted by retention, or is still in flight: offsets finalized plus offsets never delivered before deletion plus offsets still pending equal the log end."},
 	{"liveness", "end", "After the healing phase every share-partition has drained: SPSO reached the log end (or everything left is terminal) and nothing is ACQUIRED."},
 }
 
 // DefaultChecks are the checks run when a scenario names none.
 var DefaultChecks = []string{"inflight-within-cap", "spso-monotonic", "core-consistent", "terminal-states-absorbing",
-	"accepted-never-redelivered", "acquired-ranges-ordered", "no-silent-loss", "liveness"}
+	"accepted-never-redelivered", "acquired-ranges-ordered", "linearizable", "no-silent-loss", "liveness"}
 
 // DeepEvery is how often (in events) the deep checks run; they also run at the end.
 const DeepEvery = 997
@@ -78,12 +80,14 @@ type Checker struct {
 	sps     map[string]*spState
 	out     []Violation
 	limit   int
+	lin     *linearize.Result
 }
 
 type spState struct {
 	core     *model.SharePartition
 	spso     int64
 	terminal map[int64]model.State
+	ev       spEvents // sessions.go
 }
 
 // New returns a checker running the named checks (DefaultChecks when names is empty).
@@ -135,7 +139,7 @@ func Names() []string {
 
 // NeedsHistory reports whether a history check is on (the run must record the history).
 func (c *Checker) NeedsHistory() bool {
-	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"]
+	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] || c.on["linearizable"] || c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit]
 }
 
 func (c *Checker) report(v Violation) {
@@ -152,6 +156,7 @@ func (c *Checker) Observe(w *sim.World) {
 	w.SharePartitions(func(i sim.SharePartitionInfo) {
 		c.observe(w, i, deep)
 	})
+	c.observeEvent(w)
 }
 
 func (c *Checker) state(i sim.SharePartitionInfo) *spState {
@@ -173,6 +178,7 @@ func (c *Checker) state(i sim.SharePartitionInfo) *spState {
 
 func (c *Checker) observe(w *sim.World, i sim.SharePartitionInfo, deep bool) {
 	st := c.state(i)
+	c.observeCore(w, i, st)
 	core := i.Core
 	if core == nil {
 		return
@@ -188,7 +194,7 @@ func (c *Checker) observe(w *sim.World, i sim.SharePartitionInfo, deep bool) {
 	}
 	if c.on["spso-monotonic"] {
 		spso := core.StartOffset()
-		if spso < st.spso && spso >= i.LogStartOffset {
+		if spso < st.spso && (spso >= i.LogStartOffset || core.InFlightCount() > 0) { // only step 3 may go below the log start
 			c.report(at("spso-monotonic", fmt.Sprintf("SPSO moved back from %d to %d (log start %d)", st.spso, spso, i.LogStartOffset)))
 		}
 		st.spso = spso
@@ -246,6 +252,12 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	})
 	if c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] {
 		c.checkHistory(res.History)
+	}
+	if c.on["linearizable"] && res.History != nil {
+		c.checkLinearizable(res)
+	}
+	if c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit] {
+		c.checkDeliveryCounts(res.History)
 	}
 	if c.on["no-silent-loss"] {
 		c.checkNoSilentLoss(res)
@@ -314,6 +326,32 @@ func (c *Checker) checkHistory(h []sim.Op) {
 			}
 		}
 	}
+}
+
+// checkLinearizable runs the porcupine check of the history (checker/linearize).
+func (c *Checker) checkLinearizable(res *sim.Result) {
+	c.lin = linearize.Check(res.History, res.HiddenEvents, linearize.OptionsFor(c.cfg))
+	for _, f := range c.lin.Failures() {
+		c.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
+	}
+}
+
+// Linearizability is the linearizability check's result, nil when it did not run. Its
+// verdict is Unknown (not a violation) when a share-partition ran out of time.
+func (c *Checker) Linearizability() *linearize.Result {
+	if c == nil {
+		return nil
+	}
+	return c.lin
+}
+
+// WriteLinearizabilityHTML writes porcupine's visualisation of the offsets whose history is
+// not linearizable to path, and reports whether it did (only when the check failed).
+func (c *Checker) WriteLinearizabilityHTML(path string) (bool, error) {
+	if !c.Linearizability().Failed() {
+		return false, nil
+	}
+	return true, c.lin.VisualizeFile(path)
 }
 
 // checkNoSilentLoss reports records the start offset passed without a final state.

@@ -218,7 +218,7 @@ func (sp *SharePartition) ReleaseMember(nowMs int64, member MemberID) *Write {
 		return nil
 	}
 	w := sp.beginWrite(WriteRelease)
-	w.decremented = !sp.v42()
+	w.decremented = !sp.v42() || sp.cfg.Bug == BugLeaveDecrementsCount
 	for i := 0; i < len(sp.batches); i++ {
 		b := &sp.batches[i]
 		if b.recs == nil {
@@ -234,7 +234,7 @@ func (sp *SharePartition) ReleaseMember(nowMs int64, member MemberID) *Write {
 		}
 		for off := b.first; off <= b.last; off++ {
 			r := &b.recs[off-b.first]
-			if !sp.v42() && r.state == Acquired && r.owner != owner && r.owner != noOwner {
+			if (!sp.v42() || sp.cfg.Bug == BugReleaseStopsAtForeign) && r.state == Acquired && r.owner != owner && r.owner != noOwner {
 				break // Kafka 4.1 (KAFKA-19953): another member's offset ends the release of this batch
 			}
 			if sp.heldBy(r, owner) {

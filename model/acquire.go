@@ -52,7 +52,8 @@ func (sp *SharePartition) Acquire(nowMs int64, member MemberID, p FetchParams, l
 		return out, nil
 	}
 	c.budget, c.last = int64(p.MaxRecords), bN
-	if sp.v42() && !sp.trimToCap(&c, f) {
+	// Bug zoo (no-cap-trim): without the trim, 4.2 acquires like 4.1 (gate only).
+	if sp.v42() && sp.cfg.Bug != BugNoCapTrim && !sp.trimToCap(&c, f) {
 		return out, nil
 	}
 	start := len(out)
@@ -117,7 +118,7 @@ func (sp *SharePartition) walk(c *acquireCall) {
 	s := c.b0
 	if i, ok := sp.find(s); ok {
 		s = sp.batches[i].first
-	} else if sp.v42() && sp.floor(s) < 0 && s < sp.spso {
+	} else if sp.v42() && sp.floor(s) < 0 && s < sp.spso && sp.cfg.Bug != BugReloadAcquiresBelow { // bug zoo: no start adjustment
 		s = sp.spso
 	}
 	i := sp.firstEndingAtOrAfter(min(c.b0, s))
@@ -132,7 +133,11 @@ func (sp *SharePartition) walk(c *acquireCall) {
 		}
 		if h := sp.holeBefore(i, c); h >= 0 {
 			before := len(sp.batches)
-			sp.acquireNew(c, h, min(sp.batches[i].first-1, c.last))
+			end := min(sp.batches[i].first-1, c.last)
+			if sp.cfg.Bug == BugReloadHoleOverlaps {
+				end = c.last // bug zoo (reload-hole-overlaps): the fill runs into the cached batch
+			}
+			sp.acquireNew(c, h, end)
 			i += len(sp.batches) - before
 			if c.remaining() <= 0 {
 				return
@@ -181,13 +186,13 @@ func (sp *SharePartition) redeliver(c *acquireCall, i int) {
 	}
 	if b.recs == nil && b.first >= c.b0 && b.last <= c.last && !throttled &&
 		(c.p.Mode != RecordLimit || b.size() <= c.remaining()) {
-		if b.whole.acquirable() {
+		if sp.takeable(&b.whole) {
 			sp.acquireRec(c, &b.whole, b.first, b.last)
 			c.out = append(c.out, AcquiredRange{First: b.first, Last: b.last, DeliveryCount: b.whole.dc})
 		}
 		return
 	}
-	if b.recs == nil && !b.whole.acquirable() {
+	if b.recs == nil && !sp.takeable(&b.whole) {
 		return // not splitting a batch that has nothing to give
 	}
 	sp.split(i)
@@ -233,7 +238,7 @@ func (sp *SharePartition) redeliverOffsets(c *acquireCall, b *batch, from, to in
 	taken, most := int64(0), int64(-1)
 	for off := from; off <= to; off++ {
 		r := &b.recs[off-b.first]
-		if !r.acquirable() {
+		if !sp.takeable(r) {
 			continue
 		}
 		if c.p.Mode == RecordLimit && c.remaining() <= 0 {
@@ -272,6 +277,12 @@ func (sp *SharePartition) appendRange(c *acquireCall, base int, off int64, dc in
 		}
 	}
 	c.out = append(c.out, AcquiredRange{First: off, Last: off, DeliveryCount: dc})
+}
+
+// takeable reports whether a fetch may take the record: it is acquirable, or (bug zoo,
+// acquire-ignores-pending) AVAILABLE with its acknowledgement's write still outstanding.
+func (sp *SharePartition) takeable(r *rec) bool {
+	return r.acquirable() || (sp.cfg.Bug == BugAcquireIgnoresPending && r.state == Available)
 }
 
 // acquireRec acquires a record standing for [first, last] (AVAILABLE → ACQUIRED).

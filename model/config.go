@@ -235,6 +235,9 @@ type Config struct {
 	// count limit (down to 1) and the record-lock cap (down to 1), so that the explorer
 	// and property tests can use small scopes. Scenario files never set it.
 	RelaxRanges bool
+	// Bug selects a variant of the bug zoo (see Bugs) that puts back a known Kafka
+	// share-partition bug, to prove the checkers catch it; empty is the faithful core.
+	Bug string
 }
 
 // DefaultConfig returns Kafka 4.2's defaults.
@@ -303,6 +306,9 @@ func (c Config) validateRelaxed() error {
 }
 
 func (c Config) validateEnums() error {
+	if err := validateBug(c.Bug); err != nil {
+		return err
+	}
 	if c.IsolationLevel > ReadCommitted {
 		return &ConfigError{Key: "share.isolation.level", Value: fmt.Sprint(c.IsolationLevel), Want: "read_committed or read_uncommitted"}
 	}

@@ -5,7 +5,7 @@ import "fmt"
 // CheckConsistency verifies the core's structural invariants and returns the first one
 // broken. It is O(in-flight window) and meant for tests, the explorer and debug runs.
 func (sp *SharePartition) CheckConsistency() error {
-	liveLocks := map[uint64]int64{} // lock id → deadline
+	var liveLocks lockTable // lock id → deadline
 	for i := range sp.batches {
 		b := &sp.batches[i]
 		if b.first > b.last {
@@ -26,10 +26,10 @@ func (sp *SharePartition) CheckConsistency() error {
 				return err
 			}
 			if r.lock != 0 {
-				if d, ok := liveLocks[r.lock]; ok && d != r.deadline {
+				if d, ok := liveLocks.get(r.lock); ok && d != r.deadline {
 					return fmt.Errorf("offset %d: lock %d has two deadlines", off, r.lock)
 				}
-				liveLocks[r.lock] = r.deadline
+				liveLocks.set(r.lock, r.deadline)
 			}
 			if b.recs != nil && off-b.first < b.settled && !r.settledTerminal() {
 				return fmt.Errorf("offset %d: inside the settled prefix but %s pending=%v", off, r.state, r.pending())
@@ -48,14 +48,12 @@ func (sp *SharePartition) CheckConsistency() error {
 	if len(sp.batches) == 0 && sp.speo != sp.spso {
 		return fmt.Errorf("empty cache with SPSO %d != SPEO %d", sp.spso, sp.speo)
 	}
-	heap := map[uint64]int64{}
+	var heap lockTable
 	for _, e := range sp.locks {
-		heap[e.id] = e.deadline
+		heap.set(e.id, e.deadline)
 	}
-	for id, d := range liveLocks {
-		if hd, ok := heap[id]; !ok || hd != d {
-			return fmt.Errorf("live lock %d (deadline %d) has no heap entry", id, d)
-		}
+	if p, bad := liveLocks.missingFrom(&heap); bad {
+		return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
 	}
 	for id, w := range sp.writes {
 		if w.ID != id {

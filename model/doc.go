@@ -35,4 +35,8 @@
 // writes.go. The share coordinator's merge and fencing and reload after failover:
 // persist.go. docs/semantics.md lists every rule with its source and the places where
 // sharesim knowingly differs from Kafka.
+//
+// Config.Bug selects a variant of the bug zoo (bugs.go) that puts back a known Kafka bug, to
+// prove the checkers catch it (docs/checking.md). explore.go is what the exhaustive explorer
+// needs: a canonical state encoding (StateCodec), CopyFrom, and firing one chosen lock.
 package model

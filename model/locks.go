@@ -165,6 +165,18 @@ func (sp *SharePartition) issueExpiry(w *Write, out []*Write) []*Write {
 func (sp *SharePartition) expireRec(r *rec, first, last int64, w *Write) *Write {
 	r.lock = 0
 	if r.pending() {
+		if sp.cfg.Bug == BugExpireDuringAck && r.state != Available {
+			// Bug zoo (expire-during-ack): the firing lock ignores the outstanding write and
+			// releases the record over its provisional state; the write's commit then
+			// leaves it AVAILABLE.
+			o := sp.cfg.transition(Acquired, r.dc, trigExpire, last < sp.spso)
+			sp.apply(r, o, first, last-first+1)
+			if w == nil {
+				w = sp.beginWrite(WriteExpiry)
+			}
+			w.add(first, last, o.state, o.dc)
+			return w
+		}
 		r.flags |= flagLockFired
 		return w
 	}

@@ -9,12 +9,12 @@ func (sp *SharePartition) advanceHead() {
 	if len(sp.batches) == 0 || sp.batches[0].first > sp.spso {
 		return // empty, or a hole at the head after a reload
 	}
-	if i, ok := sp.find(sp.spso); ok && !sp.batches[i].at(sp.spso).settledTerminal() {
+	if i, ok := sp.find(sp.spso); ok && !sp.headPasses(sp.batches[i].at(sp.spso)) {
 		return
 	} else if !ok {
 		// SPSO is not cached (the log start moved past it): Kafka looks at the batch just
 		// below SPSO, which must be settled terminal if it is tracked whole.
-		if f := sp.floor(sp.spso); f >= 0 && sp.batches[f].recs == nil && !sp.batches[f].whole.settledTerminal() {
+		if f := sp.floor(sp.spso); f >= 0 && sp.batches[f].recs == nil && !sp.headPasses(&sp.batches[f].whole) {
 			return
 		}
 	}
@@ -26,13 +26,13 @@ func (sp *SharePartition) advanceHead() {
 			break // an unfetched reload hole stops the scan
 		}
 		if b.recs == nil {
-			if !b.whole.settledTerminal() {
+			if !sp.headPasses(&b.whole) {
 				break
 			}
 			x, xi = b.last, i
 			continue
 		}
-		for b.settled < b.size() && b.recs[b.settled].settledTerminal() {
+		for b.settled < b.size() && sp.headPasses(&b.recs[b.settled]) {
 			b.settled++
 		}
 		if b.settled > 0 {
@@ -55,7 +55,7 @@ func (sp *SharePartition) advanceHead() {
 		sp.gap.active = false
 	case x == sp.batches[xi].last:
 		next := sp.batches[xi+1].first
-		if !sp.v42() || next > sp.spso {
+		if !sp.v42() || next > sp.spso || sp.cfg.Bug == BugSPSOStepsBack { // bug zoo: 4.1's unconditional step
 			sp.spso = next // 4.1 moves SPSO unconditionally (backwards after a log-start jump)
 		}
 		if hole >= 0 && sp.spso > hole {
@@ -71,6 +71,12 @@ func (sp *SharePartition) advanceHead() {
 	if sp.availFrom < sp.spso && len(sp.batches) == 0 {
 		sp.availFrom = sp.spso
 	}
+}
+
+// headPasses reports whether the head rule may pass the record: it is settled terminal, or
+// (bug zoo, head-passes-pending, KAFKA-19436) terminal with its write still outstanding.
+func (sp *SharePartition) headPasses(r *rec) bool {
+	return r.settledTerminal() || (sp.cfg.Bug == BugHeadPassesPending && r.state.Terminal())
 }
 
 // firstUnfilledHole returns the lowest offset of the reload gap window that no cached batch
@@ -120,14 +126,14 @@ func (sp *SharePartition) firstAcquirable() int64 {
 	for i := sp.firstEndingAtOrAfter(sp.availFrom); i < len(sp.batches); i++ {
 		b := &sp.batches[i]
 		if b.recs == nil {
-			if b.whole.acquirable() {
+			if sp.takeable(&b.whole) {
 				sp.availFrom = max(sp.availFrom, b.first)
 				return sp.availFrom
 			}
 			continue
 		}
 		for off := max(b.first, sp.availFrom); off <= b.last; off++ {
-			if b.recs[off-b.first].acquirable() {
+			if sp.takeable(&b.recs[off-b.first]) {
 				sp.availFrom = off
 				return off
 			}

@@ -56,7 +56,7 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 		case trigExpire, trigRollbackLF:
 			return c.makeAvailable(dc, belowStart)
 		case trigLeave:
-			if c.Version == Kafka41 {
+			if c.Version == Kafka41 || c.Bug == BugLeaveDecrementsCount { // bug zoo: 4.1's decrement in 4.2
 				if belowStart {
 					return outcome{state: Archived, dc: dc, cause: CauseLogStart, ok: true}
 				}

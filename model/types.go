@@ -149,6 +149,7 @@ type Write struct {
 	Batches []PersistedBatch
 
 	decremented bool // 4.1 session release lowered the delivery counts of Batches
+	unfenced    bool // bug zoo (store-no-fencing): the share coordinator skips its epoch checks
 }
 
 // Clone returns a deep copy that the core will not reuse.

@@ -39,6 +39,7 @@ func (sp *SharePartition) issueWrite(w *Write) *Write {
 	sp.nextWrite++
 	w.ID = sp.nextWrite
 	w.StateEpoch, w.LeaderEpoch = sp.stateEpoch, sp.leaderEpoch
+	w.unfenced = sp.cfg.Bug == BugStoreNoFencing // bug zoo: the share coordinator will not fence it
 	w.StartOffset = sp.spso
 	w.DeliveryCompleteCount = sp.deliveryCompleteCount()
 	sp.writes[w.ID] = w
@@ -125,9 +126,13 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 	if decremented && (r.state == Available || forced) {
 		r.dc++ // 4.1's session release lowered it (a forced archive was an AVAILABLE target)
 	}
-	if fired && sp.v42() {
+	// Bug zoo (rollback-keeps-acquired): skipping this branch is Kafka 4.1's rollback in 4.2.
+	if fired && sp.v42() && sp.cfg.Bug != BugRollbackKeepsAcquired {
 		// Kafka's rollback does not look at SPSO: AVAILABLE, or ARCHIVED at the limit.
 		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, false)
+		if sp.cfg.Bug == BugRollbackIgnoresLimit && o.state == Archived {
+			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
+		}
 		sp.countArchivedAtLimit(o, false, n)
 		sp.apply(r, o, off, n)
 		r.lock, r.owner = 0, noOwner

@@ -91,8 +91,10 @@ func MarksMap(res *sim.Result) map[string]int64 {
 	return out
 }
 
-// WriteRun writes summary.json, metrics.csv, events.ndjson and scenario.yaml into dir.
-// trace holds the trace lines (sim.Options.KeepTrace).
+// WriteRun writes summary.json, metrics.csv, events.ndjson and scenario.yaml into dir, and
+// the data the report draws from: series.json (the full time series) and records.json (the
+// sampled record lives, sim.Options.SampleRecords). res.Trace holds the trace lines
+// (sim.Options.KeepTrace). Render draws the plots and index.html afterwards.
 func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -106,6 +108,9 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 		}
 	}
 	if err := WriteMetricsCSV(filepath.Join(dir, "metrics.csv"), res.Metrics.Series); err != nil {
+		return err
+	}
+	if err := writeRunData(dir, res); err != nil {
 		return err
 	}
 	return WriteEventsNDJSON(filepath.Join(dir, "events.ndjson"), res.Trace)

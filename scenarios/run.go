@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sharesim/sharesim/checker/spcheck"
 	"github.com/sharesim/sharesim/model"
 )
 
@@ -65,7 +66,9 @@ type logBatch struct {
 
 type openWrite struct {
 	w      *model.Write
-	doomed bool // fail_next_write armed when it was issued
+	doomed bool                  // fail_next_write armed when it was issued
+	sp     *model.SharePartition // the share-partition (leader) that issued it
+	stale  bool                  // issued by an earlier leader (failover with pending_writes: late)
 }
 
 // runner drives one share-partition as its leader would: it keeps the log, reads it from
@@ -83,6 +86,16 @@ type runner struct {
 	open     []openWrite
 	failNext int
 	res      *ScriptResult
+
+	// With invariants: true, the spcheck invariants run after every step.
+	inv      bool
+	prev     spcheck.View
+	cur      spcheck.View
+	info     spcheck.Step
+	accepted map[int64]bool
+	maxBatch int64
+	// newlyAccepted are offsets whose ACCEPT a client saw succeed during this step.
+	newlyAccepted []int64
 }
 
 // RunScript runs a scripted scenario and checks its expectations. The error is non-nil
@@ -106,6 +119,10 @@ func RunScript(s *Scenario) (*ScriptResult, error) {
 		return nil, &Error{File: s.file, Found: err.Error(), Expected: "a fresh share coordinator"}
 	}
 	sp.SetEpochs(0, r.epoch)
+	if sc.Invariants {
+		r.inv, r.accepted = true, map[int64]bool{}
+		r.prev.Capture(sp)
+	}
 	for i := range sc.Steps {
 		r.step(&sc.Steps[i])
 		r.res.Steps++
@@ -120,6 +137,7 @@ type outcome struct {
 	msg      string
 	coreErr  bool // the core rejected the call (not a write failure the script asked for)
 	acquired string
+	ranges   []model.AcquiredRange
 	desc     string
 }
 
@@ -132,6 +150,7 @@ func (r *runner) failure(st *Step, what, expected, found string) {
 }
 
 func (r *runner) step(st *Step) {
+	r.info = spcheck.Step{MaxRecords: int64(st.Fetch.MaxRecords)}
 	o := r.do(st)
 	line := fmt.Sprintf("step %d %s: %s", st.N, st.Action, o.desc)
 	if o.code != model.ErrNone {
@@ -149,9 +168,36 @@ func (r *runner) step(st *Step) {
 	if e != nil {
 		r.check(st, e, o)
 	}
+	if r.inv {
+		r.invariants(st, o)
+		return
+	}
 	if err := r.sp.CheckConsistency(); err != nil {
 		r.failure(st, "consistency", "the core's invariants to hold", err.Error())
 	}
+}
+
+// invariants evaluates the spcheck invariants on the step just run (invariants: true).
+func (r *runner) invariants(st *Step, o outcome) {
+	switch st.Action {
+	case ActFetch:
+		r.info.Kind, r.info.Member, r.info.Acquired = spcheck.StepFetch, model.MemberID(st.Member), o.ranges
+	case ActLeave:
+		r.info.Kind, r.info.Member = spcheck.StepLeave, model.MemberID(st.Member)
+	case ActFailover:
+		r.info.NewLeader = true
+	}
+	r.info.LogStart, r.info.MaxLogBatch = r.logStart, r.maxBatch
+	r.cur.Capture(r.sp)
+	if v := spcheck.Check(&r.cfg, r.sp, &r.prev, &r.cur, &r.info, func(off int64) bool { return r.accepted[off] }, true); v != nil {
+		r.failure(st, "invariant "+v.Invariant, "the invariant to hold", v.Msg)
+	}
+	r.prev, r.cur = r.cur, r.prev
+	// Acceptances confirmed during this step count from the next one.
+	for _, off := range r.newlyAccepted {
+		r.accepted[off] = true
+	}
+	r.newlyAccepted = r.newlyAccepted[:0]
 }
 
 func (r *runner) do(st *Step) outcome {
@@ -167,6 +213,7 @@ func (r *runner) do(st *Step) outcome {
 		var parts []string
 		for _, n := range st.Batches {
 			b := logBatch{LogBatch: model.LogBatch{First: r.hw, Last: r.hw + int64(n) - 1, Aborted: st.Aborted}, ts: r.now}
+			r.maxBatch = max(r.maxBatch, int64(n))
 			r.log = append(r.log, b)
 			r.hw += int64(n)
 			parts = append(parts, fmt.Sprintf("%d-%d", b.First, b.Last))
@@ -177,11 +224,21 @@ func (r *runner) do(st *Step) outcome {
 		}
 	case ActFetch:
 		f := r.sp.NextFetchOffset()
-		rs, err := r.sp.Acquire(r.now, model.MemberID(st.Member), st.Fetch, r.read(f), nil)
+		if f < r.logStart && r.sp.CanAcquire() {
+			// The read fails with OFFSET_OUT_OF_RANGE; the leader applies the log start (§5.3).
+			r.sp.MoveLogStartOffset(r.logStart)
+			o.desc = fmt.Sprintf("%s from %d: below the log start %d, nothing acquired", st.Member, f, r.logStart)
+			return o
+		}
+		read := r.read(f)
+		if st.MaxBatches > 0 && len(read) > st.MaxBatches {
+			read = read[:st.MaxBatches]
+		}
+		rs, err := r.sp.Acquire(r.now, model.MemberID(st.Member), st.Fetch, read, nil)
 		if err != nil {
 			setErr(err)
 		}
-		o.acquired = renderAcquired(rs)
+		o.acquired, o.ranges = renderAcquired(rs), rs
 		o.desc = fmt.Sprintf("%s from %d: %q", st.Member, f, o.acquired)
 	case ActAck:
 		w, err := r.sp.Acknowledge(r.now, model.MemberID(st.Member), st.Acks)
@@ -212,6 +269,16 @@ func (r *runner) do(st *Step) outcome {
 		}
 		r.now = target
 		o.desc = fmt.Sprintf("to %s (%d expiry writes)", formatMs(r.now), fired)
+	case ActExpire:
+		ws := r.sp.FireLock(st.Offset, nil)
+		clones := make([]*model.Write, len(ws))
+		for i, w := range ws {
+			clones[i] = w.Clone()
+		}
+		for _, w := range clones {
+			r.handleClone(w, st.Write)
+		}
+		o.desc = fmt.Sprintf("the lock of offset %d fires (%d expiry writes)", st.Offset, len(ws))
 	case ActLeave:
 		w := r.sp.ReleaseMember(r.now, model.MemberID(st.Member))
 		o.code = r.handle(w, st.Write)
@@ -258,13 +325,25 @@ func (r *runner) do(st *Step) outcome {
 	case ActFailover:
 		if st.PendingWrites == "stored" {
 			for _, ow := range r.open {
-				if !ow.doomed {
-					_ = r.store.Write(ow.w)
+				if !ow.doomed && !ow.stale {
+					r.storeWrite(ow.w)
 				}
 			}
 		}
-		dropped := len(r.open)
-		r.open = nil
+		dropped := 0
+		keep := r.open[:0]
+		for _, ow := range r.open {
+			switch {
+			case ow.stale:
+			case st.PendingWrites == "late":
+				ow.stale = true
+			default:
+				dropped++
+				continue
+			}
+			keep = append(keep, ow)
+		}
+		r.open = keep
 		r.sp.Fence()
 		r.epoch++
 		snap, err := r.store.Read(r.epoch)
@@ -342,7 +421,7 @@ func (r *runner) handle(w *model.Write, mode string) model.ErrorCode {
 }
 
 func (r *runner) handleClone(w *model.Write, mode string) model.ErrorCode {
-	ow := openWrite{w: w}
+	ow := openWrite{w: w, sp: r.sp}
 	if r.failNext > 0 {
 		r.failNext--
 		ow.doomed = true
@@ -359,37 +438,75 @@ func (r *runner) handleClone(w *model.Write, mode string) model.ErrorCode {
 // or fails it, and the share-partition learns the outcome.
 func (r *runner) complete(ow openWrite, commit bool) (model.ErrorCode, error) {
 	for i, x := range r.open {
-		if x.w.ID == ow.w.ID {
+		if x.w == ow.w {
 			r.open = append(r.open[:i], r.open[i+1:]...)
 			break
 		}
 	}
 	var werr error
 	if commit && !ow.doomed {
-		werr = r.store.Write(ow.w)
+		werr = r.storeWrite(ow.w)
 	} else {
 		werr = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "state write failed"}
 	}
-	if err := r.sp.CompleteWrite(r.now, ow.w.ID, werr); err != nil {
+	if err := ow.sp.CompleteWrite(r.now, ow.w.ID, werr); err != nil {
 		return model.CodeOf(err), err
+	}
+	if r.inv && !ow.stale {
+		if werr == nil {
+			r.info.Committed = append(r.info.Committed, ow.w.Batches...)
+		} else {
+			r.info.RolledBack = append(r.info.RolledBack, ow.w.Batches...)
+		}
+	}
+	if werr == nil && r.inv {
+		spcheck.AcceptedOffsets(ow.w, func(off int64) { r.newlyAccepted = append(r.newlyAccepted, off) })
 	}
 	return model.AckErrorForWriteFailure(werr), nil
 }
 
+// storeWrite sends a write to the share coordinator, noting its epochs for the invariants.
+func (r *runner) storeWrite(w *model.Write) error {
+	sw := spcheck.StoreWrite{WriteLeaderEpoch: w.LeaderEpoch, WriteStateEpoch: w.StateEpoch,
+		StoreLeaderEpoch: r.store.LeaderEpoch(), StoreStateEpoch: r.store.StateEpoch()}
+	err := r.store.Write(w)
+	sw.Accepted = err == nil
+	r.info.Writes = append(r.info.Writes, sw)
+	return err
+}
+
 func (r *runner) selectWrites(which string) []openWrite {
-	if len(r.open) == 0 {
+	var cur, stale []openWrite
+	for _, ow := range r.open {
+		if ow.stale {
+			stale = append(stale, ow)
+		} else {
+			cur = append(cur, ow)
+		}
+	}
+	if which == "stale" {
+		which = "stale:1"
+	}
+	if n, ok := strings.CutPrefix(which, "stale:"); ok {
+		k, _ := strconv.Atoi(n)
+		if k < 1 || k > len(stale) {
+			return nil
+		}
+		return []openWrite{stale[k-1]}
+	}
+	if len(cur) == 0 {
 		return nil
 	}
 	switch which {
 	case "all":
-		return append([]openWrite(nil), r.open...)
+		return cur
 	case "oldest":
-		return []openWrite{r.open[0]}
+		return []openWrite{cur[0]}
 	case "newest":
-		return []openWrite{r.open[len(r.open)-1]}
+		return []openWrite{cur[len(cur)-1]}
 	}
 	id, _ := strconv.ParseUint(which, 10, 64)
-	for _, ow := range r.open {
+	for _, ow := range cur {
 		if uint64(ow.w.ID) == id {
 			return []openWrite{ow}
 		}

@@ -92,6 +92,7 @@ var kafkaShape = mapOf(
 	"share.isolation.level",
 	"share.auto.offset.reset",
 	"relax_ranges",
+	"bug",
 )
 
 var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")
@@ -132,14 +133,15 @@ var expectShape = mapOf("acquired", "error",
 var ackRangeShape = polyOf(mapOf("range", "type", "types", listOf(scalar)))
 
 // stepActions are the action keys of a step, in documentation order.
-var stepActions = []string{"produce", "fetch", "ack", "advance", "leave", "move_log_start", "compact",
+var stepActions = []string{"produce", "fetch", "ack", "advance", "expire", "leave", "move_log_start", "compact",
 	"failover", "fail_next_write", "commit_write", "fail_write"}
 
 var stepShape = mapOf(
 	"produce", polyOf(mapOf("batches", listOf(scalar), "aborted")),
-	"fetch", polyOf(mapOf("member", "max_records", "batch_size", "mode")),
+	"fetch", polyOf(mapOf("member", "max_records", "batch_size", "mode", "max_batches")),
 	"ack", mapOf("member", "ranges", &shape{kind: shPoly, elem: ackRangeShape, fields: nil}, "write"),
 	"advance", polyOf(mapOf("by", "writes")),
+	"expire", polyOf(mapOf("offset", "writes")),
 	"leave", polyOf(mapOf("member", "write")),
 	"move_log_start",
 	"compact",
@@ -153,6 +155,7 @@ var stepShape = mapOf(
 
 var scriptedShape = mapOf(append(append([]any(nil), commonTop...),
 	"start_offset",
+	"invariants",
 	"steps", listOf(stepShape),
 )...)
 

@@ -19,7 +19,10 @@ type Script struct {
 	Kafka model.Config
 	// StartOffset is the share-partition's start offset when the script begins.
 	StartOffset int64
-	Steps       []Step
+	// Invariants turns on the single-partition invariants of package checker/spcheck after
+	// every step (what the explorer checks); a broken one is a failure named after it.
+	Invariants bool
+	Steps      []Step
 }
 
 // Step actions.
@@ -28,6 +31,7 @@ const (
 	ActFetch        = "fetch"
 	ActAck          = "ack"
 	ActAdvance      = "advance"
+	ActExpire       = "expire"
 	ActLeave        = "leave"
 	ActMoveLogStart = "move_log_start"
 	ActCompact      = "compact"
@@ -60,24 +64,28 @@ type Step struct {
 	Aborted bool
 	// fetch, ack, leave: the member.
 	Member string
-	// fetch: the request's parameters.
-	Fetch model.FetchParams
+	// fetch: the request's parameters; MaxBatches > 0 limits the log read to that many
+	// producer batches (a read cut short by its byte limit).
+	Fetch      model.FetchParams
+	MaxBatches int
 	// ack: the acknowledged ranges.
 	Acks []model.AckRange
 	// ack, leave, advance: what happens to the state writes issued.
 	Write string
 	// advance: how far virtual time moves.
 	AdvanceMs int64
-	// move_log_start: the new log start offset.
+	// move_log_start: the new log start offset; expire: the offset whose lock fires.
 	Offset int64
 	// compact: producer batches wholly inside First..Last are removed from the log.
 	First, Last int64
 	// failover: "lost" (the default) drops the old leader's outstanding writes; "stored"
-	// lets them reach the share coordinator before the new leader reads it.
+	// lets them reach the share coordinator before the new leader reads it; "late" keeps
+	// them outstanding as stale writes that commit_write/fail_write "stale" complete later.
 	PendingWrites string
 	// fail_next_write: how many of the next writes fail.
 	Count int
-	// commit_write, fail_write: "all", "oldest", "newest" or a write id.
+	// commit_write, fail_write: "all", "oldest", "newest", a write id, or "stale" /
+	// "stale:N" for the oldest / N-th oldest outstanding write of an earlier leader.
 	Which string
 
 	Expect *Expect
@@ -141,6 +149,9 @@ func (d *decoder) script(top *fields, ks *kafkaSection) *Script {
 		if x, ok := d.integer(v, "start_offset", 0, maxStartOffset); ok {
 			sc.StartOffset = x
 		}
+	}
+	if v := top.get("invariants"); v != nil {
+		sc.Invariants, _ = d.boolean(v, "invariants")
 	}
 	items, _ := d.list(top.get("steps"), "steps")
 	if top.get("steps") == nil {
@@ -209,6 +220,21 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 		} else {
 			st.AdvanceMs, _ = d.duration(v, ap, 0)
 		}
+	case ActExpire:
+		st.Write = WriteCommit
+		if v.Kind == yaml.MappingNode {
+			ef := d.mapping(v, ap, stepShape.lookup(ActExpire))
+			if ef != nil {
+				if o := ef.get("offset"); o != nil {
+					st.Offset, _ = d.integer(o, ef.p("offset"), 0, maxStartOffset)
+				} else {
+					d.fail(v, ef.p("offset"), "no value", "the offset whose lock fires")
+				}
+				st.Write = d.writeOpt(ef, "writes")
+			}
+		} else {
+			st.Offset, _ = d.integer(v, ap, 0, maxStartOffset)
+		}
 	case ActLeave:
 		st.Write = WriteCommit
 		if v.Kind == yaml.MappingNode {
@@ -237,7 +263,7 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 			ff := d.mapping(v, ap, stepShape.lookup(ActFailover))
 			if ff != nil {
 				if pw := ff.get("pending_writes"); pw != nil {
-					if s, ok := d.enum(pw, ff.p("pending_writes"), "lost", "stored"); ok {
+					if s, ok := d.enum(pw, ff.p("pending_writes"), "lost", "stored", "late"); ok {
 						st.PendingWrites = s
 					}
 				}
@@ -260,10 +286,10 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 			}
 		}
 	case ActCommitWrite, ActFailWrite:
-		const want = "all, oldest, newest or a write id (1, 2, ...)"
+		const want = "all, oldest, newest or a write id (1, 2, ...), or stale / stale:N for a write of an earlier leader"
 		if s, ok := d.scalar(v, ap, want); ok {
-			if s != "all" && s != "oldest" && s != "newest" {
-				if x, err := strconv.ParseUint(s, 10, 64); err != nil || x == 0 {
+			if s != "all" && s != "oldest" && s != "newest" && s != "stale" {
+				if x, err := strconv.ParseUint(strings.TrimPrefix(s, "stale:"), 10, 64); err != nil || x == 0 {
 					d.fail(v, ap, describe(v), want)
 				}
 			}
@@ -343,6 +369,11 @@ func (d *decoder) fetchStep(v *yaml.Node, ap string, st *Step) {
 		return
 	}
 	st.Member = d.member(ff, v)
+	if x := ff.get("max_batches"); x != nil {
+		if m, ok := d.integer(x, ff.p("max_batches"), 1, 1_000_000); ok {
+			st.MaxBatches = int(m)
+		}
+	}
 	if x := ff.get("max_records"); x != nil {
 		if m, ok := d.integer(x, ff.p("max_records"), 0, 1_000_000_000); ok {
 			st.Fetch.MaxRecords, st.Fetch.BatchSize = int(m), int(m)

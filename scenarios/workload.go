@@ -258,6 +258,16 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 				}
 			}
 		}
+		if v := f.get("bug"); v != nil {
+			if s, ok := d.scalar(v, f.p("bug"), "a bug zoo name (see 'sharesim bugs')"); ok {
+				c.Bug = strings.TrimSpace(s)
+				if _, known := model.LookupBug(c.Bug); !known && c.Bug != "" {
+					e := d.errorAt(v, f.p("bug"), describe(v), "a bug zoo name: "+strings.Join(model.BugNames(), ", "))
+					e.Suggestion = suggest(c.Bug, model.BugNames())
+					d.errs = append(d.errs, e)
+				}
+			}
+		}
 		if v := f.get("relax_ranges"); v != nil {
 			if kind != KindScripted {
 				d.fail(f.key["relax_ranges"], f.p("relax_ranges"), "relax_ranges in a workload scenario", "Kafka's own ranges (relax_ranges is allowed only in scripted scenarios)")

@@ -73,9 +73,12 @@ type request struct {
 	waitOver bool // the fetch's MaxWait has passed
 	answered bool // response sent (or lost)
 	arrived  bool // the request reached its broker
-	detached bool // the poll loop does not wait for it
-	done     bool // the client has the outcome
-	inUse    bool
+	// respPending is true while a response event for the request is queued: the slot must
+	// not be reused until it has been delivered (or dropped).
+	respPending bool
+	detached    bool // the poll loop does not wait for it
+	done        bool // the client has the outcome
+	inUse       bool
 }
 
 type partAcks struct {
@@ -273,6 +276,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	}
 	s.lsoCounted = max(s.lsoCounted, logStart)
 	core.MoveLogStartOffset(logStart)
+	w.recordHidden(HiddenLogStart, s, logStart, 0)
 	w.line("log-start").str("p", w.parts[s.part].name).num("offset", logStart).end()
 	w.afterCoreOp(s)
 }
@@ -370,6 +374,7 @@ func (w *World) respond(id int32) {
 		w.line("lose-response").str("client", string(r.member)).end()
 		return // the client's timeout handles it
 	}
+	r.respPending = true
 	w.push(w.now+lat, event{kind: evResponseArrive, ref: id, gen: r.gen})
 }
 
@@ -461,7 +466,7 @@ func (w *World) writeApply(id int32) {
 	case w.cfg.Coordinator.WriteFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
 		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
 	default:
-		err = s.store.Write(wr.w)
+		err = w.storeWrite(s, wr.w)
 	}
 	kind := wr.w.Kind
 	code := model.CodeOf(err)
@@ -585,6 +590,7 @@ func (w *World) evict(s *sharePart, why string) {
 		s.expiryOn = false
 	}
 	w.line("evict").str("p", w.parts[s.part].name).str("why", why).end()
+	w.recordHidden(HiddenReload, s, 0, 0)
 	w.noteEvicted(s)
 	w.wake(s)
 }
@@ -615,9 +621,10 @@ func (w *World) closeSession(c, bi int32) {
 		if wr := s.core.ReleaseMember(w.now, member); wr != nil {
 			w.mark("release-on-leave")
 			w.line("release").str("client", string(member)).str("p", w.parts[s.part].name).num("records", held).end()
-			w.noteReleased(s, member)
+			w.noteReleased(s, member, wr)
 			w.sendWrite(s, wr, -1)
 		}
+		w.observeRelease(s, member)
 		w.afterCoreOp(s)
 	}
 }
@@ -626,6 +633,8 @@ func (w *World) closeSession(c, bi int32) {
 // and a broker left with no session of the group evicts the group's share-partitions.
 func (w *World) disconnect(c int32) {
 	g := w.consumers[c].group
+	w.crashing = true
+	defer func() { w.crashing = false }()
 	// Fetches parked for the dropped connection are discarded with it.
 	for id := range w.reqs {
 		r := &w.reqs[id]

@@ -211,6 +211,7 @@ func (w *World) classicStep(e event) {
 		}
 		if b, ok := p.log.BatchAt(d.off); ok {
 			w.metrics.e2e.add(w.now - b.TimestampMs)
+			groupHist(&w.metrics.groupE2E, c.group).add(w.now - b.TimestampMs)
 		}
 	}
 	if c.next < len(c.batch) {

@@ -301,6 +301,7 @@ func (w *World) transmit(c *consumer, id int32) {
 // responseArrive is a response reaching its consumer.
 func (w *World) responseArrive(id int32) {
 	r := &w.reqs[id]
+	r.respPending = false
 	c := w.consumers[r.consumer]
 	if r.done {
 		w.maybeFree(id)
@@ -315,6 +316,7 @@ func (w *World) responseArrive(id int32) {
 		return // a hung or cut-off client never reads it; its timeout fires
 	}
 	if w.deferIfPaused(c, event{kind: evResponseArrive, ref: id, gen: r.gen}) {
+		r.respPending = true // re-queued for when the pause ends
 		return
 	}
 	r.done = true
@@ -354,7 +356,7 @@ func (w *World) requestTimeout(id int32) {
 // maybeFree recycles a request that neither the client nor a broker still needs.
 func (w *World) maybeFree(id int32) {
 	r := &w.reqs[id]
-	if r.inUse && r.done && (!r.arrived || (r.answered && !r.parked && r.writes == 0)) {
+	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0)) {
 		w.freeRequest(id)
 	}
 }
@@ -560,6 +562,7 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 	}
 	w.line("kill").str("client", string(c.member)).end()
 	w.noteConsumerGone(c, causeCrash)
+	w.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
 	w.disconnect(c.idx)
@@ -587,6 +590,7 @@ func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
 	}
 	w.noteConsumerGone(c, causeClose)
 	w.sendAcks(c, true, false)
+	w.recordMemberGone(c)
 	w.leaveGroup(c)
 	c.state = cDead
 	c.gen++

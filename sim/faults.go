@@ -200,6 +200,7 @@ func (w *World) partitionFault(f Fault) {
 			if s.core == nil {
 				continue
 			}
+			w.recordHidden(HiddenLockExpiry, s, 0, 0)
 			for _, wr := range s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil) {
 				w.sendWrite(s, wr, -1)
 			}

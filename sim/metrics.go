@@ -48,6 +48,8 @@ type recInfo struct {
 	lostCause  DupCause // why an earlier successful processing did not stick (DupOther: unknown)
 	pendingOK  bool     // processed successfully, ACCEPT not confirmed
 	seen       bool
+	back       BackCause // why it is available again (counted on its redelivery); backHeld while acquired
+	tl         int32     // slot in the record sample (0: not followed)
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -141,6 +143,10 @@ type metrics struct {
 	renewRequests                int64
 	bufferWaitMs                 int64
 	dcHist                       [12]int64
+	dcHistArchived               [12]int64 // the part of dcHist that finished without ACCEPT
+	redeliverBy                  [backCauses]int64
+	groupE2E                     []latencyHist // by group
+	reorderDist                  []latencyHist // by group: reorder distance in offsets
 	e2e                          latencyHist
 	keyed, reordered             int64
 	reorderMaxOffsets            int64
@@ -235,6 +241,17 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			}
 		}
 		info.deliveries++
+		if info.deliveries > 1 || ar.DeliveryCount > 1 {
+			// Delivered before (a reload may not have counted it). Still marked held: it
+			// came back in a way the simulator did not see (a rolled-back write, ...).
+			cause := info.back
+			if cause == backHeld {
+				cause = BackOther
+			}
+			w.metrics.redeliverBy[cause]++
+		}
+		info.back = backHeld
+		w.lifeAcquired(s, info, r.member, ar.DeliveryCount)
 	}
 }
 
@@ -256,6 +273,7 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
 		return
 	}
 	info := s.track.get(d.off)
+	w.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
 		w.metrics.failedProcessing++
 		return
@@ -283,6 +301,24 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
 	w.noteOrder(s, d.off)
 }
 
+func processedDetail(ok, late bool) string {
+	switch {
+	case !ok:
+		return "failed"
+	case late:
+		return "late"
+	}
+	return "ok"
+}
+
+// groupHist returns group g's histogram of a per-group set, growing the set as needed.
+func groupHist(hs *[]latencyHist, g int32) *latencyHist {
+	for int32(len(*hs)) <= g {
+		*hs = append(*hs, latencyHist{})
+	}
+	return &(*hs)[g]
+}
+
 // noteOrder measures reordering among records of the same key (per group).
 func (w *World) noteOrder(s *sharePart, off int64) {
 	p := w.parts[s.part]
@@ -301,6 +337,7 @@ func (w *World) noteOrder(s *sharePart, off int64) {
 		w.metrics.reordered++
 		w.metrics.reorderMaxOffsets = max(w.metrics.reorderMaxOffsets, last.off-off)
 		w.metrics.reorderMaxMs = max(w.metrics.reorderMaxMs, w.now-last.ms)
+		groupHist(&w.metrics.reorderDist, s.group).add(last.off - off)
 		w.mark("reordered")
 		return
 	}
@@ -313,15 +350,40 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 		w.metrics.acksLost += int64(len(pa.entries))
 		s := w.shares[pa.sp]
 		for _, e := range pa.entries {
-			if info := s.track.peek(e.off); info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
+			info := s.track.peek(e.off)
+			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
 				info.lostCause = DupLostAck
 			}
+			w.lifeEvent(info, "ack-lost", r.member, e.t.String())
 		}
 		return
 	}
 	if code == model.ErrNone {
 		for _, e := range pa.entries {
 			w.metrics.acks[e.t]++
+		}
+	}
+	s := w.shares[pa.sp]
+	for _, e := range pa.entries {
+		info := s.track.peek(e.off)
+		if info == nil {
+			continue
+		}
+		if code != model.ErrNone {
+			if w.sample != nil {
+				w.lifeEvent(info, "ack", r.member, e.t.String()+" "+code.String())
+			}
+			continue
+		}
+		w.lifeEvent(info, "ack", r.member, e.t.String())
+		switch e.t {
+		case model.AckRelease:
+			info.back = BackRelease
+		case model.AckRenew:
+		default:
+			if info.back == backHeld {
+				info.back = BackOther
+			}
 		}
 	}
 }
@@ -360,15 +422,34 @@ func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
-				if info := s.track.peek(off); info != nil && info.pendingOK && info.lostCause == DupOther {
+				info := s.track.peek(off)
+				if info != nil && info.pendingOK && info.lostCause == DupOther {
 					info.lostCause = DupLockExpiry
+				}
+				if info != nil {
+					info.back = BackLockExpiry
+					w.lifeEvent(info, "lock-expired", "", "")
 				}
 			}
 		}
 	}
 }
 
-func (w *World) noteReleased(s *sharePart, member model.MemberID) {}
+// noteReleased records why the records a leaving or dead member held are available again.
+func (w *World) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
+	cause, detail := BackRelease, "leave"
+	if w.crashing {
+		cause, detail = BackCrash, "crash"
+	}
+	for _, b := range wr.Batches {
+		for off := b.First; off <= b.Last; off++ {
+			if info := s.track.peek(off); info != nil {
+				info.back = cause
+				w.lifeEvent(info, "released", member, detail)
+			}
+		}
+	}
+}
 
 func (w *World) noteLoaded(s *sharePart) {}
 
@@ -379,6 +460,10 @@ func (w *World) noteEvicted(s *sharePart) {
 		info := &s.track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {
 			info.lostCause = DupFailover
+		}
+		if info.back == backHeld {
+			info.back = BackFailover
+			w.lifeEvent(info, "reverted", "", "")
 		}
 	}
 }
@@ -417,6 +502,14 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 		dc = len(w.metrics.dcHist) - 1
 	}
 	w.metrics.dcHist[dc] += n
+	if f.Cause != model.CauseAccepted {
+		w.metrics.dcHistArchived[dc] += n
+	}
+	if w.sample != nil {
+		for off := f.First; off <= f.Last; off++ {
+			w.lifeFinished(s, off, s.track.peek(off), f.Cause.String())
+		}
+	}
 	switch f.Cause {
 	case model.CauseLimit:
 		w.mark("archived-at-limit")
@@ -431,6 +524,7 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 					at = w.now
 				}
 				w.metrics.e2e.add(at - info.producedMs)
+				groupHist(&w.metrics.groupE2E, s.group).add(at - info.producedMs)
 			}
 		}
 	}
@@ -465,6 +559,8 @@ type Sample struct {
 	LockTimeouts int64 `json:"lock_timeouts"`
 	ProcessedOK  int64 `json:"processed_ok"`
 	Produced     int64 `json:"produced"`
+	// RedeliveriesByCause splits Redeliveries by why the records were available again.
+	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
 }
 
 // PartitionSample is one share-partition (or classic group partition) at a sample time.
@@ -489,13 +585,15 @@ type PartitionSample struct {
 // ConsumerSample is one consumer instance's running count of processed records.
 type ConsumerSample struct {
 	Name      string `json:"name"`
+	Group     string `json:"group"`
 	Processed int64  `json:"processed"`
 }
 
 // sampleMetrics records one time-series point.
 func (w *World) sampleMetrics() {
 	smp := Sample{TimeMs: w.now, Deliveries: w.metrics.deliveries, Redeliveries: w.metrics.redeliveries,
-		LockTimeouts: w.metrics.lockTimeouts, ProcessedOK: w.metrics.processedOK, Produced: w.metrics.produced}
+		LockTimeouts: w.metrics.lockTimeouts, ProcessedOK: w.metrics.processedOK, Produced: w.metrics.produced,
+		RedeliveriesByCause: redeliveryCauses(&w.metrics.redeliverBy)}
 	for _, d := range w.metrics.duplicates {
 		smp.Duplicates += d
 	}
@@ -508,7 +606,7 @@ func (w *World) sampleMetrics() {
 		}
 	}
 	for _, c := range w.consumers {
-		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Processed: w.metrics.consumerProcessed[c.idx]})
+		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.metrics.consumerProcessed[c.idx]})
 	}
 	w.metrics.series = append(w.metrics.series, smp)
 }
@@ -586,6 +684,30 @@ type Metrics struct {
 	SilentLoss         int64    `json:"silent_loss"`
 	ClassicReprocessed int64    `json:"classic_reprocessed"`
 	Series             []Sample `json:"-"`
+	// RedeliveriesByCause splits Redeliveries by why the records were available again.
+	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
+	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
+	// (rejected, archived at the limit, by retention, ...).
+	DeliveryCountArchived []int64 `json:"delivery_count_archived"`
+	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window.
+	InFlightCap int64 `json:"in_flight_cap"`
+	// Groups are per-group figures, in the configuration's order.
+	Groups []GroupMetrics `json:"groups"`
+}
+
+// GroupMetrics are one group's latency and reordering figures.
+type GroupMetrics struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // share or classic
+	// E2E is produce-to-accept latency (classic groups: produce to processed).
+	E2EP50Ms   int64        `json:"e2e_p50_ms"`
+	E2EP99Ms   int64        `json:"e2e_p99_ms"`
+	E2EMaxMs   int64        `json:"e2e_max_ms"`
+	E2EBuckets []HistBucket `json:"e2e_buckets"`
+	// ReorderBuckets is the distribution of reorder distances in offsets: how far before
+	// the newest processed record of the same key an out-of-order record was (LowMs and
+	// HighMs hold offsets here).
+	ReorderBuckets []HistBucket `json:"reorder_distance_buckets"`
 }
 
 // HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
@@ -620,13 +742,37 @@ func (m *metrics) export(w *World) Metrics {
 			out.Finalized[model.Cause(c).String()] = n
 		}
 	}
-	for b, c := range m.e2e.counts {
+	out.E2EBuckets = m.e2e.buckets()
+	out.RedeliveriesByCause = redeliveryCauses(&m.redeliverBy)
+	out.DeliveryCountArchived = append([]int64(nil), m.dcHistArchived[:]...)
+	out.InFlightCap = int64(w.cfg.Kafka.PartitionMaxRecordLocks)
+	for gi, g := range w.groups {
+		gm := GroupMetrics{Name: g.cfg.Name, Type: "share"}
+		if g.cfg.Type == ClassicGroup {
+			gm.Type = "classic"
+		}
+		if gi < len(m.groupE2E) {
+			h := &m.groupE2E[gi]
+			gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs, gm.E2EBuckets = h.quantile(0.5), h.quantile(0.99), h.max, h.buckets()
+		}
+		if gi < len(m.reorderDist) {
+			gm.ReorderBuckets = m.reorderDist[gi].buckets()
+		}
+		out.Groups = append(out.Groups, gm)
+	}
+	return out
+}
+
+// buckets lists the non-empty buckets.
+func (h *latencyHist) buckets() []HistBucket {
+	var out []HistBucket
+	for b, c := range h.counts {
 		if c > 0 {
 			hi := histLow(b+1) - 1
-			if b+1 >= len(m.e2e.counts) {
-				hi = m.e2e.max
+			if b+1 >= len(h.counts) {
+				hi = h.max
 			}
-			out.E2EBuckets = append(out.E2EBuckets, HistBucket{LowMs: histLow(b), HighMs: hi, Count: c})
+			out = append(out, HistBucket{LowMs: histLow(b), HighMs: hi, Count: c})
 		}
 	}
 	return out

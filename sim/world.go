@@ -73,6 +73,10 @@ type Options struct {
 	RecordHistory bool
 	// Observer is called after every event (invariant checkers).
 	Observer func(w *World)
+	// SampleRecords follows the life of up to this many records of share groups, most of
+	// them eventful (redelivered, expired, released, not accepted), in Result.Sample; 0
+	// disables. It does not change the run.
+	SampleRecords int
 }
 
 // World is one simulated cluster with its clients.
@@ -114,9 +118,15 @@ type World struct {
 
 	trace   traceWriter
 	history []Op
+	hidden  []HiddenEvent
 	metrics metrics
 	marks   map[string]int64
 	err     error
+
+	sample   *sampler // Options.SampleRecords
+	crashing bool     // sessions are closing because a connection dropped
+
+	obsNotes eventNotes // what the current event did, for observers (observe.go)
 }
 
 // Result is what a run leaves behind.
@@ -133,6 +143,12 @@ type Result struct {
 	Marks []Mark
 	// Final describes each share-partition at the end of the run.
 	Final []FinalState
+	// Sample holds the sampled record lives (Options.SampleRecords), else nil.
+	Sample *RecordSample
+
+	// HiddenEvents are the events the history does not show but a history checker needs
+	// (failovers, member deaths, ...); recorded with Options.RecordHistory.
+	HiddenEvents []HiddenEvent
 }
 
 // Mark is a named coverage counter.
@@ -165,6 +181,10 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		marks: map[string]int64{},
 	}
 	w.trace.init(opts)
+	if opts.SampleRecords > 0 {
+		w.sample = newSampler(opts.SampleRecords)
+		w.trace.tap = w.sample.tap
+	}
 	if err := w.build(); err != nil {
 		return nil, err
 	}
@@ -207,6 +227,7 @@ func (w *World) Run() (*Result, error) {
 	}
 	w.now = max(w.now, w.endMs)
 	w.sampleMetrics()
+	w.recordUnanswered()
 	return w.result(), nil
 }
 
@@ -275,6 +296,7 @@ type traceWriter struct {
 	kept []string
 	buf  []byte
 	err  error
+	tap  func(line []byte) // sees every line (the record sample's notable lines)
 }
 
 func (t *traceWriter) init(o Options) {
@@ -335,6 +357,9 @@ func (t *traceWriter) end() {
 	if t.keep {
 		t.kept = append(t.kept, string(t.buf[:len(t.buf)-1]))
 	}
+	if t.tap != nil {
+		t.tap(t.buf)
+	}
 }
 
 func appendInt(b []byte, v int64) []byte {
@@ -365,7 +390,9 @@ func (w *World) result() *Result {
 		History:     w.history,
 		Metrics:     w.metrics.export(w),
 		Final:       w.finalStates(),
+		Sample:      w.sampleResult(),
 	}
+	r.HiddenEvents = w.hidden
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
 		names = append(names, n)

@@ -93,6 +93,7 @@ failed, 2 bad input or usage.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'sharesim %s --help')", err, c.Name())
 	})
-	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd())
+	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
+	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd())
 	return root
 }

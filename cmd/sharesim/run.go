@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sharesim/sharesim/checker"
+	"github.com/sharesim/sharesim/checker/linearize"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
@@ -47,6 +48,7 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line")
+	cmd.Flags().DurationVar(&linearize.DefaultTimeLimit, "lin-time-limit", linearize.DefaultTimeLimit, "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
 
@@ -103,6 +105,7 @@ type outcome struct {
 	res        *sim.Result
 	violations []checker.Violation
 	cfg        sim.Config
+	ck         *checker.Checker // nil when no check ran
 }
 
 // simulate runs a workload scenario with its checks.
@@ -119,6 +122,9 @@ func simulate(sc *scenarios.Scenario, seed uint64, keepTrace bool) (*outcome, er
 		}
 	}
 	opts := sim.Options{KeepTrace: keepTrace}
+	if keepTrace {
+		opts.SampleRecords = reports.SampleRecords // the report's record timeline
+	}
 	var last *sim.World
 	if ck != nil {
 		opts.RecordHistory = ck.NeedsHistory()
@@ -141,6 +147,7 @@ func simulate(sc *scenarios.Scenario, seed uint64, keepTrace bool) (*outcome, er
 	o := &outcome{res: res, cfg: cfg}
 	if ck != nil {
 		o.violations = ck.Finish(w, res)
+		o.ck = ck
 	}
 	return o, nil
 }
@@ -191,7 +198,21 @@ func runScenario(stdout io.Writer, arg string, f runFlags) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
+	if o.ck != nil && f.out != "" {
+		if _, err := o.ck.WriteLinearizabilityHTML(filepath.Join(f.out, "linearizability.html")); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	if f.out != "" {
+		// Last, so that the page links every file of the folder (linearizability.html too).
+		if err := drawReport(stdout, f.out, false); err != nil {
+			return err
+		}
+	}
 	printSummary(stdout, sum, f)
+	if lin := o.ck.Linearizability(); lin != nil && len(lin.Unknown()) > 0 {
+		fmt.Fprintf(stdout, "  linearizability unknown on %d share-partition(s): the check ran out of time (--lin-time-limit)\n", len(lin.Unknown()))
+	}
 	if len(o.violations) > 0 {
 		return checksFailed
 	}

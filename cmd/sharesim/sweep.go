@@ -206,6 +206,14 @@ func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
 		if err := reports.WriteSweep(f.out, table); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
+		if yml, err := base.Canonical(); err == nil {
+			if err := reports.WriteScenario(f.out, yml); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+		if err := drawReport(stdout, f.out, false); err != nil {
+			return err
+		}
 	}
 	printSweep(stdout, table, f.metric)
 	if f.out != "" {
@@ -296,6 +304,12 @@ func newMergeCmd() *cobra.Command {
 			if out != "" {
 				if err := reports.WriteSweep(out, merged); err != nil {
 					return &exitError{code: exitUsage, err: err}
+				}
+				if err := reports.CopyScenario(args[0], out); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				if err := drawReport(cmd.OutOrStdout(), out, false); err != nil {
+					return err
 				}
 			}
 			printSweep(cmd.OutOrStdout(), merged, metric)

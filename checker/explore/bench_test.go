@@ -1,0 +1,33 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// BenchmarkExplore explores the first 200 000 states of the default scope on one goroutine
+// and reports the rate; one op is one state.
+func BenchmarkExplore(b *testing.B) {
+	for _, workers := range []int{1, 0} {
+		name := "workers=1"
+		if workers == 0 {
+			name = "workers=all"
+		}
+		b.Run(name, func(b *testing.B) {
+			sc := DefaultScope()
+			sc.Workers = workers
+			sc.MaxStates = max(b.N, 1000)
+			b.ReportAllocs()
+			b.ResetTimer()
+			res, err := Explore(sc, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(res.StatesPerSecond(), "states/s")
+			b.ReportMetric(float64(res.Transitions)/float64(res.States), "transitions/state")
+		})
+	}
+}
+
+var _ = model.Kafka42

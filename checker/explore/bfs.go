@@ -1,0 +1,305 @@
+package explore
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharesim/sharesim/checker/spcheck"
+	"github.com/sharesim/sharesim/model"
+)
+
+// Result is what one exploration found.
+type Result struct {
+	Scope Scope
+	// States is the number of distinct states reached; Transitions the number of steps tried
+	// (each checked against the invariants, also when it led to a known state).
+	States      int
+	Transitions int64
+	// Depth is the deepest level reached (the root is level 0).
+	Depth int
+	// Complete is true when every reachable state within the bounds was explored.
+	Complete bool
+	// Bounded names the bound that stopped the search early ("depth" or "states").
+	Bounded string
+	Elapsed time.Duration
+	// Memory is the approximate size of the fingerprint set and frontier at their largest.
+	Memory int64
+	// Violation is the first broken invariant found, on a shortest path; nil if none.
+	Violation *Found
+}
+
+// StatesPerSecond is the exploration rate.
+func (r *Result) StatesPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.States) / r.Elapsed.Seconds()
+}
+
+// Found is a violation with the shortest path that leads to it.
+type Found struct {
+	Invariant string
+	Message   string
+	// Path is the steps from the initial state; its last step breaks the invariant.
+	Path []Action
+}
+
+// Depth is the length of the counterexample.
+func (f *Found) Depth() int { return len(f.Path) }
+
+// Progress, if set, is called after each BFS level.
+type Progress func(depth, states int, transitions int64, elapsed time.Duration)
+
+// Explore runs the breadth-first search of sc.
+func Explore(sc Scope, progress Progress) (*Result, error) {
+	start := time.Now()
+	root, err := newHarness(&sc)
+	if err != nil {
+		return nil, err
+	}
+	workers := sc.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res := &Result{Scope: sc}
+	set := newFPSet(1 << 16)
+	enc := root.encode(nil)
+	set.add(fingerprint(enc))
+	parents := []uint32{^uint32(0)}
+	acts := []Action{0}
+	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
+
+	pool := make([]*worker, workers)
+	for i := range pool {
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set}
+	}
+	// Each level is expanded in waves of states: the workers expand a wave's chunks in
+	// parallel against the set as it was, then the chunks are merged in order. Merging
+	// after every wave keeps the buffered candidates small; merging in order keeps the
+	// result independent of the number of workers.
+	const chunk, wave = 128, 1 << 15
+	outs := make([]chunkOut, wave/chunk)
+	var spare level
+	for depth := 1; len(frontier.ids) > 0; depth++ {
+		if sc.MaxDepth > 0 && depth > sc.MaxDepth {
+			res.Bounded = "depth"
+			break
+		}
+		nf := level{arena: spare.arena[:0], offs: append(spare.offs[:0], 0), ids: spare.ids[:0]}
+		full := false
+		for w0 := 0; w0 < len(frontier.ids) && !full && res.Violation == nil; w0 += wave {
+			w1 := min(w0+wave, len(frontier.ids))
+			nChunks := (w1 - w0 + chunk - 1) / chunk
+			for i := range outs[:nChunks] {
+				o := &outs[i]
+				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0]}
+			}
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for _, w := range pool {
+				wg.Add(1)
+				go func(w *worker) {
+					defer wg.Done()
+					for {
+						c := int(next.Add(1) - 1)
+						if c >= nChunks {
+							return
+						}
+						lo := w0 + c*chunk
+						w.run(&frontier, lo, min(lo+chunk, w1), &outs[c])
+					}
+				}(w)
+			}
+			wg.Wait()
+			for ci := range outs[:nChunks] {
+				o := &outs[ci]
+				res.Transitions += o.transitions
+				if o.err != nil {
+					return nil, o.err
+				}
+				if o.found != nil && res.Violation == nil {
+					res.Violation = o.found
+					res.Violation.Path = pathTo(parents, acts, o.foundParent, o.found.Path[0])
+				}
+				for _, cd := range o.cands {
+					if full {
+						break
+					}
+					if !set.add(cd.fp) {
+						continue
+					}
+					parents = append(parents, cd.parent)
+					acts = append(acts, cd.act)
+					nf.arena = append(nf.arena, o.arena[cd.from:cd.to]...)
+					nf.offs = append(nf.offs, uint32(len(nf.arena)))
+					nf.ids = append(nf.ids, uint32(len(parents)-1))
+					if sc.MaxStates > 0 && len(parents) >= sc.MaxStates {
+						full = true
+					}
+				}
+			}
+		}
+		res.Memory = max(res.Memory, set.bytes()+int64(cap(frontier.arena)+cap(nf.arena))+int64(cap(parents))*8)
+		if len(nf.ids) > 0 {
+			res.Depth = depth
+		}
+		frontier, spare = nf, frontier
+		if progress != nil {
+			progress(depth, len(parents), res.Transitions, time.Since(start))
+		}
+		if res.Violation != nil {
+			break
+		}
+		if full {
+			res.Bounded = "states"
+			break
+		}
+	}
+	res.States = len(parents)
+	res.Complete = res.Violation == nil && res.Bounded == ""
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// pathTo returns the actions from the root to state id, followed by last.
+func pathTo(parents []uint32, acts []Action, id uint32, last Action) []Action {
+	var rev []Action
+	for id != 0 {
+		rev = append(rev, acts[id])
+		id = parents[id]
+	}
+	out := make([]Action, 0, len(rev)+1)
+	for i := len(rev) - 1; i >= 0; i-- {
+		out = append(out, rev[i])
+	}
+	return append(out, last)
+}
+
+// level is one BFS frontier: state encodings back to back, and their ids.
+type level struct {
+	arena []byte
+	offs  []uint32 // state i is arena[offs[i]:offs[i+1]]
+	ids   []uint32
+}
+
+type cand struct {
+	fp       fp
+	parent   uint32
+	act      Action
+	from, to uint32
+}
+
+// chunkOut is what a worker produced for one chunk of the frontier, in order.
+type chunkOut struct {
+	cands       []cand
+	arena       []byte
+	transitions int64
+	found       *Found // Path holds only the last action until merged
+	foundParent uint32
+	err         error
+}
+
+var instrT, instrN [16]atomic.Int64
+
+// worker expands states on one goroutine.
+type worker struct {
+	base *harness // the state being expanded
+	h    *harness // scratch: the base plus one action
+	cfg  *model.Config
+	sc   *Scope
+	set  *fpSet
+	prev spcheck.View
+	cur  spcheck.View
+	acts []Action
+	buf  []byte
+	st   spcheck.Step
+	sink uint64 // keeps the early slot load alive
+}
+
+func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
+	for i := lo; i < hi; i++ {
+		parent := fr.arena[fr.offs[i]:fr.offs[i+1]]
+		if err := w.expand(parent, fr.ids[i], out); err != nil {
+			out.err = err
+			return
+		}
+	}
+}
+
+func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
+	base, h := w.base, w.h
+	if err := base.decode(parent); err != nil {
+		return err
+	}
+	w.prev.Capture(base.sp)
+	w.acts = base.actions(&w.prev, w.acts[:0])
+	accepted := base.accepted
+	acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
+	for _, a := range w.acts {
+		h.copyFrom(base)
+		v, f, isNew, err := w.step(a, acceptedFn)
+		if err != nil {
+			return fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
+		}
+		out.transitions++
+		instrT[a.kind()].Add(1)
+		if isNew {
+			instrN[a.kind()].Add(1)
+		}
+		if v != nil {
+			if out.found == nil {
+				out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
+				out.foundParent = pid
+			}
+			continue
+		}
+		if !isNew {
+			continue
+		}
+		from := uint32(len(out.arena))
+		out.arena = append(out.arena, w.buf...)
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena))})
+	}
+	return nil
+}
+
+// step applies one action to the decoded state and checks the invariants. The child's
+// encoding is left in w.buf; isNew says whether the set does not know it yet.
+func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation, f fp, isNew bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, isNew, err = &spcheck.Violation{Invariant: "core-panic", Msg: fmt.Sprint(p)}, false, nil
+		}
+	}()
+	return w.check(a, accepted)
+}
+
+func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation, fp, bool, error) {
+	h := w.h
+	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
+	if err := h.apply(a, &w.st); err != nil {
+		if ce, ok := err.(*coreError); ok {
+			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, fp{}, false, nil
+		}
+		return nil, fp{}, false, err
+	}
+	w.buf = h.encode(w.buf[:0])
+	f := fingerprint(w.buf)
+	// Start loading the set's slot now; the invariants below do not depend on it, so the
+	// memory access overlaps with them.
+	w.sink += w.set.lo[f[0]&w.set.mask]
+	w.cur.Capture(h.sp)
+	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
+		return v, f, false, nil
+	}
+	seen := w.set.has(f)
+	if !seen && !w.sc.NoConsistency {
+		if err := h.sp.CheckConsistency(); err != nil {
+			return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil
+		}
+	}
+	return nil, f, !seen, nil
+}

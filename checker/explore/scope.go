@@ -1,0 +1,189 @@
+// Package explore is sharesim's exhaustive explorer: a breadth-first search over every
+// interleaving of a small scope — a few members, a few records in one or two producer
+// batches, a small delivery limit and in-flight cap — driving the same share-partition core
+// (package model) the simulator runs. Time is abstract: any live lock may fire at any point.
+// Acknowledgements of every type, member leave, log-start moves, leader failover with reload
+// from the share coordinator, and state-write success and failure are separate steps, so
+// every order in which they can happen is tried.
+//
+// A state is the share-partition's canonical encoding (model.StateCodec) plus the share
+// coordinator's state, the log start offset, the stale writes of earlier leaders, and what
+// clients were told (which ACCEPTs succeeded). States are deduplicated by a 128-bit
+// fingerprint. Every transition is checked against the single-partition invariants of
+// package checker/spcheck; the first level with a violation yields the shortest
+// counterexample, which Counterexample turns into a scripted scenario that `sharesim run`
+// replays.
+package explore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// Scope bounds what the explorer tries.
+type Scope struct {
+	// Version and Bug select the core (Bug empty: the faithful core).
+	Version model.Version
+	Bug     string
+	// Members is the number of share consumers (1–3), named m1, m2, m3.
+	Members int
+	// Batches are the sizes of the producer batches in the log (produced before the start).
+	Batches []int
+	// Limit is group.share.delivery.count.limit; Cap is group.share.partition.max.record.locks.
+	Limit, Cap int
+	// MaxRecords are the fetch budgets tried (max.poll.records); each is also the batch size.
+	MaxRecords []int
+	// RecordLimit also tries fetches in record_limit mode (Kafka 4.2).
+	RecordLimit bool
+	// ShortReads also tries log reads that return only the first producer batch.
+	ShortReads bool
+	// AckTypes are the acknowledgement types tried, on whole cached batches and single
+	// offsets the member holds.
+	AckTypes []model.AckType
+	// Leave lets members' share sessions end.
+	Leave bool
+	// Failovers bounds the leader failovers on one path; LateWrites lets a failover leave the
+	// old leader's writes on their way (stale writes that reach the coordinator later).
+	Failovers  int
+	LateWrites bool
+	// LogStartMoves bounds the log-start moves on one path (to any offset up to the log end).
+	LogStartMoves int
+	// MaxPending bounds the state writes outstanding at once (0: unbounded): while that many
+	// are on their way, steps that would issue another (acknowledgements, lock expiry, leave)
+	// wait. Any write may still stay outstanding across any other step.
+	MaxPending int
+	// MaxDepth and MaxStates bound the search (0: unbounded).
+	MaxDepth  int
+	MaxStates int
+	// Workers is the number of goroutines expanding states (0: one per CPU).
+	Workers int
+	// NoConsistency skips the core's CheckConsistency on new states (faster).
+	NoConsistency bool
+}
+
+// DefaultScope is 2 members, 4 records in two producer batches, delivery limit 3, cap 4,
+// every acknowledgement type, leave, one failover with stale writes, one log-start move.
+func DefaultScope() Scope {
+	return Scope{
+		Version: model.Kafka42, Members: 2, Batches: []int{2, 2}, Limit: 3, Cap: 4,
+		MaxRecords: []int{4}, ShortReads: true,
+		AckTypes: []model.AckType{model.AckAccept, model.AckRelease, model.AckReject, model.AckRenew},
+		Leave:    true, Failovers: 1, LateWrites: true, LogStartMoves: 1, MaxPending: 2,
+	}
+}
+
+// Records is the number of records in the log.
+func (s *Scope) Records() int {
+	n := 0
+	for _, b := range s.Batches {
+		n += b
+	}
+	return n
+}
+
+// Validate checks the scope's bounds.
+func (s *Scope) Validate() error {
+	switch {
+	case s.Members < 1 || s.Members > 3:
+		return fmt.Errorf("members: %d, expected 1 to 3", s.Members)
+	case len(s.Batches) == 0:
+		return fmt.Errorf("batches: none, expected at least one producer batch")
+	case s.Records() > 60:
+		return fmt.Errorf("batches: %d records, expected at most 60", s.Records())
+	case len(s.MaxRecords) == 0 || len(s.MaxRecords) > 4:
+		return fmt.Errorf("max records: %d values, expected 1 to 4", len(s.MaxRecords))
+	case s.Failovers < 0 || s.Failovers > 5:
+		return fmt.Errorf("failovers: %d, expected 0 to 5", s.Failovers)
+	case s.LogStartMoves < 0 || s.LogStartMoves > 5:
+		return fmt.Errorf("log-start moves: %d, expected 0 to 5", s.LogStartMoves)
+	case s.MaxPending < 0:
+		return fmt.Errorf("max pending writes: %d, expected 0 (unbounded) or more", s.MaxPending)
+	case s.RecordLimit && s.Version < model.Kafka42:
+		return fmt.Errorf("record_limit fetches need Kafka 4.2")
+	}
+	for _, b := range s.Batches {
+		if b < 1 {
+			return fmt.Errorf("batches: a batch of %d records", b)
+		}
+	}
+	for _, m := range s.MaxRecords {
+		if m < 1 || m > 255 {
+			return fmt.Errorf("max records: %d, expected 1 to 255", m)
+		}
+	}
+	for _, t := range s.AckTypes {
+		if t > model.AckRenew || (t == model.AckRenew && s.Version < model.Kafka42) {
+			return fmt.Errorf("acknowledgement type %v is not valid in Kafka %s", t, s.Version)
+		}
+	}
+	_, err := s.Config()
+	return err
+}
+
+// Config is the share-partition configuration the scope explores: relaxed ranges so that the
+// limit and cap can be small, share.auto.offset.reset earliest so that a failover before any
+// write does not skip records, and the default 30 s lock (locks fire only as explorer steps).
+func (s *Scope) Config() (model.Config, error) {
+	c := model.DefaultConfig()
+	c.Version = s.Version
+	c.RelaxRanges = true
+	c.DeliveryCountLimit = s.Limit
+	c.PartitionMaxRecordLocks = s.Cap
+	c.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
+	c.Bug = s.Bug
+	return c, c.Validate()
+}
+
+// String describes the scope in the form the check command's flags take.
+func (s *Scope) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Kafka %s", s.Version)
+	if s.Bug != "" {
+		fmt.Fprintf(&b, ", bug %s", s.Bug)
+	}
+	fmt.Fprintf(&b, ", %d members, batches %s, limit %d, cap %d, max records %s", s.Members, joinInts(s.Batches), s.Limit, s.Cap, joinInts(s.MaxRecords))
+	var types []string
+	for _, t := range s.AckTypes {
+		types = append(types, strings.ToLower(t.String()))
+	}
+	fmt.Fprintf(&b, ", acks %s", strings.Join(types, ","))
+	if s.RecordLimit {
+		b.WriteString(", record_limit")
+	}
+	if s.ShortReads {
+		b.WriteString(", short reads")
+	}
+	if s.Leave {
+		b.WriteString(", leave")
+	}
+	fmt.Fprintf(&b, ", %s", plural(s.Failovers, "failover"))
+	if s.LateWrites && s.Failovers > 0 {
+		b.WriteString(" (stale writes)")
+	}
+	fmt.Fprintf(&b, ", %s", plural(s.LogStartMoves, "log-start move"))
+	if s.MaxPending > 0 {
+		fmt.Fprintf(&b, ", at most %s outstanding", plural(s.MaxPending, "write"))
+	}
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// memberName is the name of member i.
+func memberName(i int) model.MemberID { return model.MemberID("m" + strconv.Itoa(i+1)) }

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharesim/sharesim/checker/explore"
+	"github.com/sharesim/sharesim/checker/spcheck"
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/scenarios"
+	"github.com/spf13/cobra"
+)
+
+type checkFlags struct {
+	version       string
+	bug           string
+	sets          []string
+	members       int
+	batches       string
+	limit, cap    int
+	maxRecords    string
+	acks          string
+	recordLimit   bool
+	shortReads    bool
+	leave         bool
+	failovers     int
+	lateWrites    bool
+	logStartMoves int
+	maxPending    int
+	depth         int
+	maxStates     int
+	workers       int
+	noConsistency bool
+	out           string
+	progress      bool
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	d := explore.DefaultScope()
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Explore every interleaving of a small scope and check the invariants (can this ever happen?)",
+		Long: `check runs the exhaustive explorer: a breadth-first search over every order in which the
+steps of a small scope can happen — fetches by each member, acknowledgements of every type
+of every record a member holds, any lock firing at any moment, state writes succeeding or
+failing in any order, members leaving, the log start moving, leader failover with reload
+from the share coordinator (with the old leader's writes arriving late) — driving the same
+share-partition core as the simulator. Every transition is checked against the
+single-partition invariants (docs/checking.md).
+
+On a violation it prints the shortest path to it and writes it as a scripted scenario
+(--out, default counterexample.yaml) that 'sharesim run' replays and that fails on the same
+invariant. Exit code 0: no invariant broken; 1: a violation; 2: bad flags.
+
+The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
+--set kafka.bug=NAME.`,
+		Example: `  sharesim check
+  sharesim check --bug spso-steps-back
+  sharesim check --set kafka.bug=release-stops-at-foreign --out cex.yaml && sharesim run cex.yaml
+  sharesim check --members 3 --batches 1,1 --limit 2 --failovers 0
+  sharesim check --version 4.1`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f, cmd.Flags().Changed("out"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.version, "version", d.Version.String(), "Kafka version whose behaviour is explored (4.1 or 4.2)")
+	fl.StringVar(&f.bug, "bug", "", "explore a bug zoo variant of the core (see 'sharesim bugs')")
+	fl.StringArrayVar(&f.sets, "set", nil, "kafka.bug=NAME, kafka.version=4.1, kafka.group.share.delivery.count.limit=N or kafka.group.share.partition.max.record.locks=N (repeatable)")
+	fl.IntVar(&f.members, "members", d.Members, "share consumers (1-3)")
+	fl.StringVar(&f.batches, "batches", "2,2", "producer batch sizes in the log")
+	fl.IntVar(&f.limit, "limit", d.Limit, "delivery count limit")
+	fl.IntVar(&f.cap, "cap", d.Cap, "in-flight record cap (group.share.partition.max.record.locks)")
+	fl.StringVar(&f.maxRecords, "max-records", "4", "fetch budgets tried (max.poll.records), comma-separated")
+	fl.StringVar(&f.acks, "acks", "accept,release,reject,renew", "acknowledgement types tried (accept, release, reject, gap, renew)")
+	fl.BoolVar(&f.recordLimit, "record-limit", false, "also fetch in record_limit mode")
+	fl.BoolVar(&f.shortReads, "short-reads", d.ShortReads, "also try log reads that return only the first producer batch")
+	fl.BoolVar(&f.leave, "leave", d.Leave, "let members' share sessions end")
+	fl.IntVar(&f.failovers, "failovers", d.Failovers, "leader failovers on one path (0-5)")
+	fl.BoolVar(&f.lateWrites, "late-writes", d.LateWrites, "let a failover leave the old leader's writes on their way")
+	fl.IntVar(&f.logStartMoves, "log-start-moves", d.LogStartMoves, "log-start moves on one path (0-5)")
+	fl.IntVar(&f.maxPending, "max-pending", d.MaxPending, "state writes outstanding at once (0: unbounded)")
+	fl.IntVar(&f.depth, "depth", 0, "stop after this many steps (0: no bound)")
+	fl.IntVar(&f.maxStates, "max-states", 20_000_000, "stop after this many states (0: no bound)")
+	fl.IntVar(&f.workers, "workers", 0, "goroutines expanding states (0: one per CPU)")
+	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
+	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
+	fl.BoolVar(&f.progress, "progress", false, "print each BFS level to stderr")
+	return cmd
+}
+
+func parseInts(flag, s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, usageErr("--%s %q: expected comma-separated integers", flag, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (f *checkFlags) scope() (explore.Scope, error) {
+	sc := explore.DefaultScope()
+	v, err := model.ParseVersion(f.version)
+	if err != nil {
+		return sc, usageErr("--version: %v", err)
+	}
+	sc.Version, sc.Bug = v, f.bug
+	sc.Members, sc.Limit, sc.Cap = f.members, f.limit, f.cap
+	if sc.Batches, err = parseInts("batches", f.batches); err != nil {
+		return sc, err
+	}
+	if sc.MaxRecords, err = parseInts("max-records", f.maxRecords); err != nil {
+		return sc, err
+	}
+	sc.AckTypes = nil
+	names := map[string]model.AckType{"accept": model.AckAccept, "release": model.AckRelease, "reject": model.AckReject, "gap": model.AckGap, "renew": model.AckRenew}
+	for _, a := range strings.Split(f.acks, ",") {
+		t, ok := names[strings.ToLower(strings.TrimSpace(a))]
+		if !ok {
+			return sc, usageErr("--acks %q: unknown type %q (accept, release, reject, gap, renew)", f.acks, a)
+		}
+		sc.AckTypes = append(sc.AckTypes, t)
+	}
+	for _, s := range f.sets {
+		k, val, ok := strings.Cut(s, "=")
+		if !ok {
+			return sc, usageErr("--set %q: expected path=value", s)
+		}
+		switch k {
+		case "kafka.bug":
+			sc.Bug = val
+		case "kafka.version":
+			if sc.Version, err = model.ParseVersion(val); err != nil {
+				return sc, usageErr("--set %s: %v", s, err)
+			}
+		case "kafka.group.share.delivery.count.limit", "kafka.group.share.partition.max.record.locks":
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return sc, usageErr("--set %s: expected an integer", s)
+			}
+			if strings.HasSuffix(k, "limit") {
+				sc.Limit = n
+			} else {
+				sc.Cap = n
+			}
+		default:
+			return sc, usageErr("--set %s: check takes kafka.bug, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
+		}
+	}
+	if sc.Bug != "" {
+		if _, ok := model.LookupBug(sc.Bug); !ok {
+			return sc, usageErr("unknown bug %q (known: %s)", sc.Bug, strings.Join(model.BugNames(), ", "))
+		}
+	}
+	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
+	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
+	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
+	if err := sc.Validate(); err != nil {
+		return sc, usageErr("%v", err)
+	}
+	return sc, nil
+}
+
+func runCheck(stdout, stderr io.Writer, f checkFlags, outGiven bool) error {
+	sc, err := f.scope()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "exploring %s\n", sc.String())
+	var progress explore.Progress
+	if f.progress {
+		progress = func(depth, states int, transitions int64, el time.Duration) {
+			fmt.Fprintf(stderr, "  depth %d: %d states, %d transitions, %s\n", depth, states, transitions, el.Round(time.Millisecond))
+		}
+	}
+	res, err := explore.Explore(sc, progress)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	status := "complete: every reachable state explored"
+	switch res.Bounded {
+	case "depth":
+		status = fmt.Sprintf("stopped at depth %d (--depth)", sc.MaxDepth)
+	case "states":
+		status = fmt.Sprintf("stopped at %d states (--max-states)", sc.MaxStates)
+	}
+	if res.Violation != nil {
+		status = "stopped at the first violation"
+	}
+	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s)\n", res.States, res.Transitions, res.Depth,
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond())
+	if res.Violation == nil {
+		fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
+		return nil
+	}
+	v := res.Violation
+	fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
+	for i, a := range v.Path {
+		fmt.Fprintf(stdout, "  %2d. %s\n", i+1, a.Describe(&sc))
+	}
+	name := "counterexample-" + v.Invariant
+	if sc.Bug != "" {
+		name = sc.Bug + "-" + v.Invariant
+	}
+	yml, err := explore.Counterexample(sc, v, name)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if err := os.WriteFile(f.out, yml, 0o644); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	replay := "not checked"
+	if s, err := scenarios.Parse(f.out, yml); err == nil {
+		if r, err := scenarios.RunScript(s); err == nil {
+			replay = "the replay does not break it"
+			for _, fl := range r.Failures {
+				if fl.What == "invariant "+v.Invariant {
+					replay = fmt.Sprintf("the replay breaks it at step %d", fl.Step)
+					break
+				}
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "counterexample written to %s (%s); replay: sharesim run %s\n", filepath.ToSlash(f.out), replay, shellQuote(f.out))
+	return checksFailed
+}
+
+func newBugsCmd() *cobra.Command {
+	var names bool
+	cmd := &cobra.Command{
+		Use:   "bugs",
+		Short: "List the bug zoo: variants of the core that put known Kafka bugs back",
+		Long: `bugs lists the variants of the share-partition core that re-introduce real Kafka
+share-partition bugs. Select one with --set kafka.bug=NAME (run, sweep, shrink) or --bug NAME
+(check); docs/checking.md says which invariant catches each and how fast.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			for _, b := range model.Bugs() {
+				if names {
+					fmt.Fprintln(w, b.Name)
+					continue
+				}
+				fmt.Fprintf(w, "%-27s %s\n%27s (%s)\n", b.Name, b.Doc, "", b.Ref)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&names, "names", false, "print only the names")
+	return cmd
+}

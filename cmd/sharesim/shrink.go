@@ -1,0 +1,489 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/sharesim/sharesim/scenarios"
+	"github.com/spf13/cobra"
+)
+
+type shrinkFlags struct {
+	seed    uint64
+	seedS   bool
+	out     string
+	sets    []string
+	check   string
+	maxRuns int
+	tries   int
+}
+
+func newShrinkCmd() *cobra.Command {
+	var f shrinkFlags
+	cmd := &cobra.Command{
+		Use:   "shrink SCENARIO",
+		Short: "Reduce a failing workload scenario to a small one that still fails the same check",
+		Long: `shrink runs a workload scenario that fails a check and reduces it greedily — shorter
+duration and healing phase, fewer faults, producers, groups, consumers and partitions, lower
+rates and batch sizes, no random write failures or lost responses — keeping each reduction
+only if the run still fails the same check (with the same seed, or one of the next --tries
+seeds). It writes the smallest failing scenario found (with the seed that fails in its seed
+key) to --out: 'sharesim run FILE' reproduces the failure.
+
+Exit code 0: a reduced scenario was written; 2: the scenario does not fail or bad input.`,
+		Example: `  sharesim shrink consumer-deaths --set kafka.bug=release-stops-at-foreign --out small.yaml
+  sharesim run small.yaml`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.seedS = cmd.Flags().Changed("seed")
+			return runShrink(cmd.OutOrStdout(), args[0], f)
+		},
+	}
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed of the failing run (default: the scenario's seed)")
+	cmd.Flags().StringVar(&f.out, "out", "", "where to write the reduced scenario (default: NAME-shrunk.yaml)")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable), e.g. kafka.bug=NAME")
+	cmd.Flags().StringVar(&f.check, "check", "", "the check that must keep failing (default: the first one that fails)")
+	cmd.Flags().IntVar(&f.maxRuns, "max-runs", 120, "bound on the simulator runs the reduction may make")
+	cmd.Flags().IntVar(&f.tries, "tries", 2, "seeds tried for each candidate (the failing seed and the next ones)")
+	return cmd
+}
+
+// shrinker holds the reduction state.
+type shrinker struct {
+	name  string
+	check string
+	seed  uint64
+	tries int
+	runs  int
+	max   int
+	log   []string
+}
+
+// attempt runs a candidate document; it reports whether the check still fails and with
+// which seed, and the run's event count.
+func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
+	data, err := marshalDoc(doc)
+	if err != nil {
+		return false, 0, 0
+	}
+	sc, err := scenarios.Parse(s.name+".yaml", data)
+	if err != nil || sc.Kind() != scenarios.KindWorkload {
+		return false, 0, 0 // the reduction made the scenario invalid
+	}
+	for k := 0; k < s.tries && s.runs < s.max; k++ {
+		seed := s.seed + uint64(k)
+		s.runs++
+		o, err := simulate(sc, seed, false)
+		if err != nil {
+			continue
+		}
+		for _, v := range o.violations {
+			if v.Check == s.check {
+				return true, seed, o.res.Events
+			}
+		}
+	}
+	return false, 0, 0
+}
+
+func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
+	sc, err := loadScenario(arg, f.sets)
+	if err != nil {
+		return err
+	}
+	if sc.Kind() != scenarios.KindWorkload {
+		return usageErr("shrink takes a workload scenario; %s is %s (scripted scenarios are already minimal steps)", arg, sc.Kind())
+	}
+	seed := sc.Seed()
+	if f.seedS {
+		seed = f.seed
+	}
+	o, err := simulate(sc, seed, false)
+	if err != nil {
+		return err
+	}
+	check := f.check
+	if check == "" && len(o.violations) > 0 {
+		check = o.violations[0].Check
+	}
+	failing := false
+	for _, v := range o.violations {
+		failing = failing || v.Check == check
+	}
+	if !failing {
+		if check == "" {
+			return usageErr("%s passes every check with seed %d: nothing to shrink", arg, seed)
+		}
+		return usageErr("%s does not fail %s with seed %d: nothing to shrink", arg, check, seed)
+	}
+	canon, err := sc.Canonical()
+	if err != nil {
+		return inputErr(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(canon, &doc); err != nil {
+		return inputErr(err)
+	}
+	s := &shrinker{name: sc.Name(), check: check, seed: seed, tries: max(1, f.tries), max: f.maxRuns}
+	before := describeSize(&doc, o.res.Events)
+	fmt.Fprintf(stdout, "%s fails %s with seed %d (%s); shrinking (at most %d runs)\n", sc.Name(), check, seed, before, f.maxRuns)
+	events := o.res.Events
+	for progress := true; progress && s.runs < s.max; {
+		progress = false
+		for _, c := range candidates(&doc) {
+			if s.runs >= s.max {
+				break
+			}
+			next := cloneYAML(&doc)
+			if !c.apply(next) {
+				continue
+			}
+			ok, seedOK, ev := s.attempt(next)
+			if !ok {
+				continue
+			}
+			doc, s.seed, events, progress = *next, seedOK, ev, true
+			s.log = append(s.log, c.what)
+			fmt.Fprintf(stdout, "  %s: still fails (seed %d, %d events)\n", c.what, seedOK, ev)
+		}
+	}
+	root := doc.Content[0]
+	setScalar(root, "name", s.name+"-shrunk")
+	setScalar(root, "seed", strconv.FormatUint(s.seed, 10))
+	desc := strings.Join(wrapText(fmt.Sprintf("Shrunk by 'sharesim shrink' from %s (seed %d, %s) in %d runs: with seed %d it still fails %s.",
+		sc.Name(), seed, before, s.runs, s.seed, check), 88), "\n")
+	if old := mapGet(root, "description"); old != nil && strings.TrimSpace(old.Value) != "" {
+		desc += "\n\n" + strings.TrimSpace(old.Value)
+	}
+	setScalar(root, "description", desc)
+	mapGet(root, "description").Style = yaml.LiteralStyle
+	data, err := marshalDoc(&doc)
+	if err != nil {
+		return inputErr(err)
+	}
+	out := f.out
+	if out == "" {
+		out = s.name + "-shrunk.yaml"
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	fmt.Fprintf(stdout, "reduced to %s after %d runs (%d reductions kept)\n", describeSize(&doc, events), s.runs, len(s.log))
+	fmt.Fprintf(stdout, "wrote %s; reproduce: sharesim run %s\n", filepath.ToSlash(out), shellQuote(out))
+	return nil
+}
+
+// A candidate is one reduction of the scenario document.
+type candidate struct {
+	what  string
+	apply func(root *yaml.Node) bool
+}
+
+// candidates lists the reductions to try on doc, biggest first.
+func candidates(doc *yaml.Node) []candidate {
+	root := doc.Content[0]
+	var out []candidate
+	for _, key := range []string{"duration", "heal"} {
+		if v := mapGet(root, key); v != nil {
+			ms, ok := parseMs(v.Value)
+			if ok && ms >= 2000 {
+				key := key
+				out = append(out, candidate{fmt.Sprintf("%s %s → %s", key, v.Value, fmtMs(ms/2)), func(d *yaml.Node) bool {
+					return setScalar(d.Content[0], key, fmtMs(ms/2))
+				}})
+			}
+		}
+	}
+	out = append(out, removeItems(root, "faults", 0)...)
+	out = append(out, removeItems(root, "groups", 1)...)
+	if groups := mapGet(root, "groups"); groups != nil {
+		for gi, g := range groups.Content {
+			out = append(out, removeItemsAt(fmt.Sprintf("groups[%d].consumers", gi), func(d *yaml.Node) *yaml.Node {
+				return mapGet(mapGet(d.Content[0], "groups").Content[gi], "consumers")
+			}, mapGet(g, "consumers"), 1)...)
+			if cs := mapGet(g, "consumers"); cs != nil {
+				for ci := range cs.Content {
+					gi, ci := gi, ci
+					at := func(d *yaml.Node) *yaml.Node {
+						return mapGet(mapGet(d.Content[0], "groups").Content[gi], "consumers").Content[ci]
+					}
+					out = append(out, halveInt(fmt.Sprintf("groups[%d].consumers[%d].count", gi, ci), at, cs.Content[ci], "count", 1)...)
+					out = append(out, halveInt(fmt.Sprintf("groups[%d].consumers[%d].max.poll.records", gi, ci), at, cs.Content[ci], "max.poll.records", 1)...)
+				}
+			}
+		}
+	}
+	out = append(out, removeItems(root, "producers", 1)...)
+	if ps := mapGet(root, "producers"); ps != nil {
+		for pi, p := range ps.Content {
+			pi := pi
+			at := func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "producers").Content[pi] }
+			if r := mapGet(p, "rate"); r != nil {
+				if m := rateRe.FindStringSubmatch(r.Value); m != nil {
+					if x, err := strconv.ParseFloat(m[1], 64); err == nil && x > 1 {
+						nv := strconv.FormatFloat(x/2, 'f', -1, 64) + m[2]
+						out = append(out, candidate{fmt.Sprintf("producers[%d].rate %s → %s", pi, r.Value, nv), func(d *yaml.Node) bool {
+							return setScalar(at(d), "rate", nv)
+						}})
+					}
+				}
+			}
+			out = append(out, halveInt(fmt.Sprintf("producers[%d].batch_records", pi), at, p, "batch_records", 1)...)
+		}
+	}
+	if ts := mapGet(root, "topics"); ts != nil {
+		for ti, t := range ts.Content {
+			ti := ti
+			at := func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "topics").Content[ti] }
+			out = append(out, halveInt(fmt.Sprintf("topics[%d].partitions", ti), at, t, "partitions", 1)...)
+		}
+	}
+	for _, path := range [][2]string{{"coordinator", "write_failure"}, {"network", "response_loss"}} {
+		if sec := mapGet(root, path[0]); sec != nil && mapGet(sec, path[1]) != nil {
+			path := path
+			out = append(out, candidate{path[0] + "." + path[1] + " removed", func(d *yaml.Node) bool {
+				return mapDelete(mapGet(d.Content[0], path[0]), path[1])
+			}})
+		}
+	}
+	if sw := mapGet(root, "swarm"); sw != nil {
+		out = append(out, halveInt("swarm.count", func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "swarm") }, sw, "count", 1)...)
+	}
+	return out
+}
+
+// wrapText splits text into lines of at most width characters.
+func wrapText(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+var rateRe = regexp.MustCompile(`^\s*([0-9.]+)\s*(/.*)$`)
+
+// removeItems proposes removing each element of the top-level list key, keeping at least keep.
+func removeItems(root *yaml.Node, key string, keep int) []candidate {
+	return removeItemsAt(key, func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], key) }, mapGet(root, key), keep)
+}
+
+func removeItemsAt(what string, at func(*yaml.Node) *yaml.Node, list *yaml.Node, keep int) []candidate {
+	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) <= keep {
+		return nil
+	}
+	var out []candidate
+	for i := len(list.Content) - 1; i >= 0; i-- {
+		i := i
+		out = append(out, candidate{fmt.Sprintf("%s[%d] removed", what, i), func(d *yaml.Node) bool {
+			l := at(d)
+			if l == nil || i >= len(l.Content) || len(l.Content) <= keep {
+				return false
+			}
+			l.Content = append(l.Content[:i], l.Content[i+1:]...)
+			return true
+		}})
+	}
+	return out
+}
+
+// halveInt proposes halving (and then lowering by one) an integer field, not below floor.
+func halveInt(what string, at func(*yaml.Node) *yaml.Node, m *yaml.Node, key string, floor int64) []candidate {
+	v := mapGet(m, key)
+	if v == nil {
+		return nil
+	}
+	x, err := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 10, 64)
+	if err != nil || x <= floor {
+		return nil
+	}
+	var out []candidate
+	for _, nv := range []int64{max(floor, x/2), x - 1} {
+		if nv >= x {
+			continue
+		}
+		nv := nv
+		out = append(out, candidate{fmt.Sprintf("%s %d → %d", what, x, nv), func(d *yaml.Node) bool {
+			return setScalar(at(d), key, strconv.FormatInt(nv, 10))
+		}})
+		if nv == x-1 {
+			break
+		}
+	}
+	return out
+}
+
+func mapGet(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func mapDelete(m *yaml.Node, key string) bool {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// setScalar sets (or adds) a scalar value in a mapping.
+func setScalar(m *yaml.Node, key, value string) bool {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	if v := mapGet(m, key); v != nil {
+		*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+		if _, err := strconv.ParseInt(value, 10, 64); err == nil {
+			v.Tag = "!!int"
+		}
+		return true
+	}
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+	if _, err := strconv.ParseInt(value, 10, 64); err == nil {
+		v.Tag = "!!int"
+	}
+	m.Content = append(m.Content, k, v)
+	return true
+}
+
+func cloneYAML(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = cloneYAML(x)
+	}
+	return &c
+}
+
+func marshalDoc(doc *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// describeSize summarises what a scenario runs.
+func describeSize(doc *yaml.Node, events int64) string {
+	root := doc.Content[0]
+	count := func(key string) int {
+		if l := mapGet(root, key); l != nil {
+			return len(l.Content)
+		}
+		return 0
+	}
+	consumers, partitions := int64(0), int64(0)
+	if gs := mapGet(root, "groups"); gs != nil {
+		for _, g := range gs.Content {
+			if cs := mapGet(g, "consumers"); cs != nil {
+				for _, c := range cs.Content {
+					n := int64(1)
+					if v := mapGet(c, "count"); v != nil {
+						n, _ = strconv.ParseInt(v.Value, 10, 64)
+					}
+					consumers += n
+				}
+			}
+		}
+	}
+	if ts := mapGet(root, "topics"); ts != nil {
+		for _, t := range ts.Content {
+			n := int64(1)
+			if v := mapGet(t, "partitions"); v != nil {
+				n, _ = strconv.ParseInt(v.Value, 10, 64)
+			}
+			partitions += n
+		}
+	}
+	dur := "default duration"
+	if v := mapGet(root, "duration"); v != nil {
+		dur = v.Value
+	}
+	return fmt.Sprintf("%s, %d consumers, %d partitions, %d producers, %d faults, %d events", dur, consumers, partitions, count("producers"), count("faults"), events)
+}
+
+// parseMs reads durations like 90s, 6m, 1h30m, 500ms, 1.5s.
+func parseMs(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	var total float64
+	for s != "" {
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, false
+		}
+		x, err := strconv.ParseFloat(s[:i], 64)
+		if err != nil {
+			return 0, false
+		}
+		s = s[i:]
+		unit := map[string]float64{"ms": 1, "s": 1000, "m": 60000, "h": 3600000}
+		matched := false
+		for _, u := range []string{"ms", "h", "m", "s"} {
+			if strings.HasPrefix(s, u) {
+				total += x * unit[u]
+				s = s[len(u):]
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return 0, false
+		}
+	}
+	return int64(total), true
+}
+
+func fmtMs(ms int64) string {
+	switch {
+	case ms%3_600_000 == 0:
+		return fmt.Sprintf("%dh", ms/3_600_000)
+	case ms%60_000 == 0:
+		return fmt.Sprintf("%dm", ms/60_000)
+	case ms%1000 == 0:
+		return fmt.Sprintf("%ds", ms/1000)
+	}
+	return fmt.Sprintf("%dms", ms)
+}

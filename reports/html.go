@@ -1,0 +1,413 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// index.html: one self-contained page per run or sweep. Styles are inline, plots are inline
+// SVG (the .svg and .png files next to the page are linked, not loaded), and nothing comes
+// from the network, so the page opens anywhere and can be attached to a ticket.
+
+// pageFigure is a figure as the page shows it.
+type pageFigure struct {
+	ID, Title, Caption string
+	SVG                template.HTML
+	SVGFile, PNGFile   string
+}
+
+// number is one headline figure.
+type number struct {
+	Label, Value, Detail string
+	Warn                 bool
+}
+
+type fileLink struct{ Name, Note string }
+
+type pageData struct {
+	Kind        string // "run" or "sweep"
+	Name, Title string
+	Description string
+	Questions   string
+	Verdict     string
+	Meta        []string
+	Glance      []string // sentences that answer the scenario's question at a glance
+	Numbers     []number
+	Violations  []Violation
+	ChecksNote  string
+	Linear      bool
+	Command     string
+	Overrides   []string
+	Figures     []pageFigure
+	YAML        string
+	YAMLNote    string
+	Files       []fileLink
+	Grid        []Axis
+	Seeds       string
+	Aggregate   *aggTable
+	Footer      string
+}
+
+type aggTable struct {
+	Header []string
+	Rows   [][]string
+}
+
+// inlineSVG strips the XML prolog so that the SVG can sit inside HTML, and labels it.
+func inlineSVG(b []byte, label string) template.HTML {
+	s := string(b)
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	s = strings.Replace(s, "<svg", `<svg role="img" aria-label="`+template.HTMLEscapeString(label)+`"`, 1)
+	return template.HTML(s)
+}
+
+func pageFigures(figs []figure, svgs map[string][]byte) []pageFigure {
+	out := make([]pageFigure, 0, len(figs))
+	for _, f := range figs {
+		out = append(out, pageFigure{ID: "fig-" + f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(svgs[f.Name], f.Title),
+			SVGFile: f.Name + ".svg", PNGFile: f.Name + ".png"})
+	}
+	return out
+}
+
+var fileNotes = map[string]string{
+	"summary.json":        "verdict, violations, headline numbers, every metric",
+	"metrics.csv":         "time series, one row per sample and partition",
+	"series.json":         "the full time series (partitions, consumers, redeliveries by cause)",
+	"records.json":        "sampled record lives and notable trace lines",
+	"events.ndjson":       "the event trace, one JSON object per line",
+	"scenario.yaml":       "the scenario as run, every override applied",
+	"sweep.json":          "the sweep table: grid, one row per run",
+	"sweep.csv":           "one row per run",
+	"sweep-aggregate.csv": "one row per grid point: mean, min, max, standard deviation over seeds",
+	LinearizabilityFile:   "porcupine's visualisation of the linearizability check",
+}
+
+func fileLinks(files []string) []fileLink {
+	var out []fileLink
+	for _, f := range files {
+		if strings.HasSuffix(f, ".svg") || strings.HasSuffix(f, ".png") || f == "index.html" {
+			continue // the plots are on the page, each with its links
+		}
+		out = append(out, fileLink{Name: f, Note: fileNotes[f]})
+	}
+	return out
+}
+
+func questionsText(qs []int) string {
+	if len(qs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		parts[i] = strconv.Itoa(q)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func causeText(m map[string]int64, names map[string]string) string {
+	keys := SortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		if m[k] > 0 {
+			n := k
+			if names[k] != "" {
+				n = names[k]
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", m[k], n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+var redeliveryCauseNames = map[string]string{
+	"lock_expiry": "after their lock expired", "crash": "after their consumer crashed", "release": "after they were released",
+	"failover": "after a leader failover", "other": "for other reasons",
+}
+
+var duplicateCauseNames = map[string]string{
+	"lock_expiry": "lock expiry", "crash": "crash", "close": "close", "failover": "failover", "lost_ack": "lost acknowledgement", "other": "other",
+}
+
+func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) {
+	s := d.sum
+	h := s.Headline
+	m := s.Metrics
+	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(d.sc.Title, s.Title), Description: d.sc.Description,
+		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: s.Violations,
+		Linear: hasFile(d.files, LinearizabilityFile), Command: s.Command, Overrides: s.Overrides,
+		Figures: pageFigures(figs, svgs), YAML: d.sc.YAML, YAMLNote: d.sc.Problem, Files: fileLinks(d.files)}
+	pd.Meta = []string{"seed " + strconv.FormatUint(s.Seed, 10), "Kafka " + s.Kafka, fmtMs(s.EndMs) + " of virtual time",
+		strconv.FormatInt(s.Events, 10) + " events", "sharesim " + s.Sharesim}
+	if len(s.Violations) == 0 {
+		pd.ChecksNote = "Every check of the scenario passed."
+	}
+	pd.Footer = "trace sha256 " + s.TraceSHA256
+
+	// At a glance: how many records came back, why, and what that did to the backlog.
+	rc := m.RedeliveriesByCause
+	redel := rc.LockExpiry + rc.Crash + rc.Release + rc.Failover + rc.Other
+	byCause := map[string]int64{"lock_expiry": rc.LockExpiry, "crash": rc.Crash, "release": rc.Release, "failover": rc.Failover, "other": rc.Other}
+	switch {
+	case redel == 0 && h.Redeliveries == 0:
+		pd.Glance = append(pd.Glance, fmt.Sprintf("No record was delivered twice: every one of the %d deliveries was a first delivery.", h.Deliveries))
+	default:
+		pd.Glance = append(pd.Glance, fmt.Sprintf("%d record deliveries were redeliveries: %s.", max(redel, h.Redeliveries), causeText(byCause, redeliveryCauseNames)))
+	}
+	if h.Duplicates > 0 {
+		pd.Glance = append(pd.Glance, fmt.Sprintf("%d records were processed successfully more than once (%.0f per hour) — by cause: %s.",
+			h.Duplicates, h.DuplicatesPerHour, causeText(m.Duplicates, duplicateCauseNames)))
+	} else {
+		pd.Glance = append(pd.Glance, "No record was processed successfully twice.")
+	}
+	if peak, at, where, end := d.peakBacklog(); peak >= 0 {
+		pd.Glance = append(pd.Glance, fmt.Sprintf("The backlog peaked at %d unfinished records (%s, at %s) and was %d at the end.", peak, where, fmtMs(at), end))
+	}
+	if h.ArchivedAtLimit > 0 {
+		pd.Glance = append(pd.Glance, fmt.Sprintf("%d records were archived at the delivery count limit without ever being accepted.", h.ArchivedAtLimit))
+	}
+
+	lockNote := ""
+	if h.LockTimeouts > 0 {
+		lockNote = fmt.Sprintf("%d processed after their lock expired", m.ProcessedLateLock)
+	}
+	pd.Numbers = []number{
+		{Label: "produced", Value: strconv.FormatInt(h.Produced, 10)},
+		{Label: "processed successfully", Value: strconv.FormatInt(h.ProcessedOK, 10), Detail: fmt.Sprintf("%.1f records/s", h.ThroughputPerSec)},
+		{Label: "deliveries", Value: strconv.FormatInt(h.Deliveries, 10), Detail: fmt.Sprintf("%d redeliveries (delivery count above 1)", h.Redeliveries)},
+		{Label: "redelivered, by cause", Value: strconv.FormatInt(redel, 10), Detail: causeText(byCause, nil), Warn: redel > 0},
+		{Label: "duplicates", Value: strconv.FormatInt(h.Duplicates, 10), Detail: joinNonEmpty("; ", fmt.Sprintf("%.0f per hour", h.DuplicatesPerHour), causeText(m.Duplicates, nil)), Warn: h.Duplicates > 0},
+		{Label: "lock timeouts", Value: strconv.FormatInt(h.LockTimeouts, 10), Detail: lockNote, Warn: h.LockTimeouts > 0},
+		{Label: "archived at the limit", Value: strconv.FormatInt(h.ArchivedAtLimit, 10), Warn: h.ArchivedAtLimit > 0},
+		{Label: "archived by retention", Value: strconv.FormatInt(h.ArchivedByRetention, 10), Detail: fmt.Sprintf("%d deleted before delivery", h.DeletedUndelivered), Warn: h.ArchivedByRetention+h.DeletedUndelivered > 0},
+		{Label: "produce-to-accept", Value: "p99 " + fmtMs(h.E2EP99Ms), Detail: "p50 " + fmtMs(m.E2EP50Ms) + ", max " + fmtMs(m.E2EMaxMs)},
+		{Label: "start offset stood still", Value: fmtMs(h.SPSOStuckMaxMs), Detail: "longest, with records in flight after it"},
+		{Label: "same-key reordering", Value: fmt.Sprintf("%.2f%%", 100*h.ReorderedFraction), Detail: fmt.Sprintf("%d of %d keyed records", m.Reordered, m.KeyedProcessed)},
+		{Label: "finished", Value: strconv.FormatInt(sumMap(m.Finalized), 10), Detail: causeText(m.Finalized, nil)},
+	}
+	return executePage(pd)
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+func sumMap(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// peakBacklog finds the largest per-partition backlog and the total backlog at the end.
+func (d *runData) peakBacklog() (peak, atMs int64, where string, end int64) {
+	peak = -1
+	for _, s := range d.series {
+		for _, p := range s.Partitions {
+			if p.Backlog > peak {
+				peak, atMs, where = p.Backlog, s.TimeMs, p.Partition+" of "+p.Group
+			}
+		}
+	}
+	if n := len(d.series); n > 0 {
+		for _, p := range d.series[n-1].Partitions {
+			end += p.Backlog
+		}
+	}
+	return
+}
+
+func sweepPage(t *SweepTable, sc scenarioInfo, figs []figure, svgs map[string][]byte, files []string) ([]byte, error) {
+	failed := 0
+	var vs []Violation
+	for _, r := range t.Rows {
+		if r.Verdict == "pass" {
+			continue
+		}
+		failed++
+		cmd := []string{"sharesim", "run", shellWord(t.Scenario), "--seed", strconv.FormatUint(r.Seed, 10)}
+		var at []string
+		for _, p := range r.Params {
+			cmd = append(cmd, "--set", shellWord(p.Path+"="+p.Value))
+			at = append(at, p.Path+"="+p.Value)
+		}
+		vs = append(vs, Violation{Check: fmt.Sprintf("grid point %d, seed %d", r.Point, r.Seed),
+			Message: fmt.Sprintf("%d check(s) failed at %s", r.Violations, orDefault(strings.Join(at, ", "), "the base scenario")), Reproduce: strings.Join(cmd, " ")})
+	}
+	verdict := "PASS"
+	if failed > 0 {
+		verdict = "FAIL"
+	}
+	pd := pageData{Kind: "sweep", Name: t.Scenario, Title: sc.Title, Description: sc.Description, Questions: questionsText(sc.Questions),
+		Verdict: verdict, Violations: vs, Linear: hasFile(files, LinearizabilityFile), Figures: pageFigures(figs, svgs),
+		YAML: sc.YAML, YAMLNote: sc.Problem, Files: fileLinks(files), Grid: t.Grid, Seeds: t.Seeds}
+	if sc.YAML != "" {
+		pd.YAMLNote = "The base scenario; each grid point overrides the swept parameters. " + sc.Problem
+	}
+	pd.Meta = []string{fmt.Sprintf("%d runs", len(t.Rows)), "seeds " + t.Seeds, "sharesim " + t.Sharesim}
+	if len(t.Shards) > 0 {
+		pd.Meta = append(pd.Meta, "shards "+strings.Join(t.Shards, ", "))
+	}
+	if failed == 0 {
+		pd.ChecksNote = fmt.Sprintf("Every check passed in all %d runs.", len(t.Rows))
+	}
+	pd.Glance = []string{fmt.Sprintf("%d runs over %d grid points; %d failed a check.", len(t.Rows), len(t.Aggregates()), failed)}
+	agg := &aggTable{Header: []string{"point"}}
+	for _, ax := range t.Grid {
+		agg.Header = append(agg.Header, shortPath(ax.Path))
+	}
+	cols := []struct {
+		name, label string
+		scale       float64
+	}{{"duplicates_per_hour", "duplicates/h", 1}, {"throughput_per_sec", "records/s", 1}, {"redeliveries", "redeliveries", 1},
+		{"lock_timeouts", "lock timeouts", 1}, {"archived_at_limit", "archived at limit", 1}, {"e2e_p99_ms", "p99 latency (s)", 0.001}}
+	agg.Header = append(agg.Header, "runs", "failed")
+	for _, c := range cols {
+		agg.Header = append(agg.Header, c.label+" mean (min–max)")
+	}
+	for _, a := range t.Aggregates() {
+		row := []string{strconv.Itoa(a.Point)}
+		for _, p := range a.Params {
+			row = append(row, p.Value)
+		}
+		row = append(row, strconv.Itoa(a.Runs), strconv.Itoa(a.Failed))
+		for _, c := range cols {
+			row = append(row, fmt.Sprintf("%s (%s–%s)", shortNum3(a.Mean[c.name]*c.scale), shortNum3(a.Min[c.name]*c.scale), shortNum3(a.Max[c.name]*c.scale)))
+		}
+		agg.Rows = append(agg.Rows, row)
+	}
+	pd.Aggregate = agg
+	return executePage(pd)
+}
+
+func shortNum3(v float64) string { return trimFloat(v, 3) }
+
+// shellWord quotes a word for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '%' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+var pageTemplate = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>sharesim {{.Kind}} · {{.Name}} · {{.Verdict}}</title>
+<style>
+:root { --ink:#1d1d1f; --muted:#5f6368; --line:#dadce0; --bg:#ffffff; --soft:#f6f7f9; --pass:#1e7e34; --fail:#c5221f; --warn:#b06000; }
+* { box-sizing: border-box; }
+body { margin:0; font:15px/1.5 -apple-system, "Segoe UI", Roboto, "Liberation Sans", Arial, sans-serif; color:var(--ink); background:var(--bg); }
+main { max-width: 1080px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 0 0 6px; }
+.verdict { display:inline-block; padding: 2px 10px; border-radius: 4px; color:#fff; font-size: 15px; vertical-align: middle; margin-left: 8px; }
+.verdict.PASS { background: var(--pass); } .verdict.FAIL { background: var(--fail); }
+.subtitle { font-size: 17px; margin: 4px 0; }
+.meta { color: var(--muted); margin: 0; }
+nav { margin: 14px 0 0; font-size: 14px; } nav a { margin-right: 14px; }
+a { color: #1a56c4; }
+.glance { background: var(--soft); border-left: 4px solid #1a56c4; padding: 10px 16px; margin: 16px 0; }
+.glance p { margin: 4px 0; }
+.numbers { display:grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 10px; }
+.num { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.num .label { color: var(--muted); font-size: 13px; }
+.num .value { font-size: 21px; font-weight: 600; }
+.num.warn .value { color: var(--warn); }
+.num .detail { color: var(--muted); font-size: 12.5px; }
+.violation { border: 1px solid #f1b7b4; background: #fdf1f0; border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
+.ok { color: var(--pass); font-weight: 600; }
+pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; font: 13px/1.45 "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+code { font: 13px "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+figure.plot { margin: 0 0 30px; }
+figure.plot svg { display:block; width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
+figure.plot svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; }
+figcaption { color: var(--muted); font-size: 13.5px; margin-top: 6px; }
+table { border-collapse: collapse; font-size: 13.5px; } td, th { border: 1px solid var(--line); padding: 4px 8px; text-align: left; }
+th { background: var(--soft); }
+.desc { white-space: pre-wrap; }
+footer { color: var(--muted); font-size: 12.5px; margin-top: 40px; word-break: break-all; }
+</style>
+</head>
+<body>
+<main>
+<header>
+<h1>{{.Name}} <span class="verdict {{.Verdict}}" id="verdict">{{.Verdict}}</span></h1>
+{{if .Title}}<p class="subtitle">{{.Title}}</p>{{end}}
+<p class="meta">{{.Kind}}{{range .Meta}} · {{.}}{{end}}</p>
+<nav><a href="#checks">Checks</a><a href="#numbers">Numbers</a><a href="#plots">Plots</a><a href="#scenario">Scenario</a><a href="#settings">Settings</a><a href="#files">Files</a></nav>
+</header>
+
+<div class="glance" id="glance">{{range .Glance}}<p>{{.}}</p>{{end}}</div>
+
+<h2 id="checks">Verdict and checks</h2>
+{{if .ChecksNote}}<p class="ok">{{.ChecksNote}}</p>{{end}}
+{{range .Violations}}<div class="violation"><strong>{{.Check}}</strong>{{if .TimeMs}} at {{.TimeMs}} ms{{end}}{{if .Event}} (event {{.Event}}){{end}}<br>{{.Message}}{{if .Reproduce}}<br>reproduce: <code>{{.Reproduce}}</code>{{end}}</div>
+{{end}}
+{{if .Linear}}<p>Linearizability: <a href="linearizability.html">porcupine's visualisation of the history</a>.</p>{{end}}
+{{if .Command}}<p>Reproduce this run: <code>{{.Command}}</code></p>{{end}}
+{{if .Overrides}}<p>Overrides: {{range .Overrides}}<code>{{.}}</code> {{end}}</p>{{end}}
+
+{{if .Numbers}}<h2 id="numbers">Headline numbers</h2>
+<div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>
+{{end}}
+{{if .Aggregate}}<h2 id="numbers">Grid</h2>
+<p>Seeds {{.Seeds}}. Swept parameters:</p>
+<table><tr><th>parameter</th><th>values</th></tr>{{range .Grid}}<tr><td><code>{{.Path}}</code></td><td>{{range $i, $v := .Values}}{{if $i}}, {{end}}{{$v}}{{end}}</td></tr>{{end}}</table>
+<p>Per grid point, over the seeds:</p>
+<table><tr>{{range .Aggregate.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Aggregate.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
+{{end}}
+
+<h2 id="plots">Plots</h2>
+{{range .Figures}}<figure class="plot" id="{{.ID}}">
+<h3>{{.Title}}</h3>
+{{.SVG}}
+<figcaption>{{.Caption}} <a href="{{.SVGFile}}">SVG</a> · <a href="{{.PNGFile}}">PNG</a></figcaption>
+</figure>
+{{end}}
+
+<h2 id="scenario">Scenario</h2>
+{{if .Title}}<p><strong>{{.Title}}</strong></p>{{end}}
+{{if .Questions}}<p>Answers questions {{.Questions}}.</p>{{end}}
+{{if .Description}}<p class="desc">{{.Description}}</p>{{end}}
+
+<h2 id="settings">Settings</h2>
+{{if .YAMLNote}}<p>{{.YAMLNote}}</p>{{end}}
+{{if .YAML}}<pre>{{.YAML}}</pre>{{end}}
+
+<h2 id="files">Files</h2>
+<ul>{{range .Files}}<li><a href="{{.Name}}">{{.Name}}</a>{{if .Note}}: {{.Note}}{{end}}</li>{{end}}</ul>
+
+{{if .Footer}}<footer>{{.Footer}}</footer>{{end}}
+</main>
+</body>
+</html>
+`))
+
+func executePage(pd pageData) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, pd); err != nil {
+		return nil, fmt.Errorf("rendering index.html: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,84 @@
+package sim
+
+import "github.com/sharesim/sharesim/model"
+
+// What an event did that the share-partitions' state alone does not show, for observers
+// (invariant checkers, Options.Observer): which members' share sessions ended, and which
+// state writes reached the share coordinator with which epochs. Recorded only when an
+// observer is set; it never changes the run.
+
+// Departure is a member whose share session ended on a share-partition's leader during the
+// current event (close with the final epoch, or a dropped connection).
+type Departure struct {
+	Group, Partition string
+	Member           model.MemberID
+}
+
+// AppliedWrite is a state write that reached the share coordinator during the current
+// event.
+type AppliedWrite struct {
+	Group, Partition string
+	// WriteLeaderEpoch and WriteStateEpoch are the write's; StoreLeaderEpoch and
+	// StoreStateEpoch the coordinator's just before it arrived.
+	WriteLeaderEpoch, WriteStateEpoch int32
+	StoreLeaderEpoch, StoreStateEpoch int32
+	// Accepted is true when the coordinator stored it.
+	Accepted bool
+}
+
+type eventNotes struct {
+	event      int64
+	departures []Departure
+	writes     []AppliedWrite
+}
+
+// notes returns the current event's notes, cleared when a new event started.
+func (w *World) notes() *eventNotes {
+	n := &w.obsNotes
+	if n.event != w.events {
+		n.event = w.events
+		n.departures, n.writes = n.departures[:0], n.writes[:0]
+	}
+	return n
+}
+
+// Departures lists the share sessions that ended during the current event.
+func (w *World) Departures() []Departure {
+	if w.obsNotes.event != w.events {
+		return nil
+	}
+	return w.obsNotes.departures
+}
+
+// AppliedWrites lists the state writes that reached the share coordinator during the
+// current event.
+func (w *World) AppliedWrites() []AppliedWrite {
+	if w.obsNotes.event != w.events {
+		return nil
+	}
+	return w.obsNotes.writes
+}
+
+// observeRelease notes that member's share session on s's leader ended.
+func (w *World) observeRelease(s *sharePart, member model.MemberID) {
+	if w.opts.Observer == nil {
+		return
+	}
+	n := w.notes()
+	n.departures = append(n.departures, Departure{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name, Member: member})
+}
+
+// storeWrite sends a write to s's share coordinator, noting its epochs for observers.
+func (w *World) storeWrite(s *sharePart, wr *model.Write) error {
+	if w.opts.Observer == nil {
+		return s.store.Write(wr)
+	}
+	aw := AppliedWrite{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+		WriteLeaderEpoch: wr.LeaderEpoch, WriteStateEpoch: wr.StateEpoch,
+		StoreLeaderEpoch: s.store.LeaderEpoch(), StoreStateEpoch: s.store.StateEpoch()}
+	err := s.store.Write(wr)
+	aw.Accepted = err == nil
+	n := w.notes()
+	n.writes = append(n.writes, aw)
+	return err
+}
