@@ -38,6 +38,9 @@ func TestFaithfulCorePasses(t *testing.T) {
 	}
 	for name, adjust := range scopes {
 		t.Run(name, func(t *testing.T) {
+			if raceDetector && strings.Contains(name, "limit 3") {
+				t.Skip("470 000 states: too slow under -race; runs without it")
+			}
 			t.Parallel()
 			sc := smallScope()
 			adjust(&sc)
@@ -69,6 +72,9 @@ type zooCase struct {
 	scope     func(*explore.Scope)
 }
 
+// oneMember is scope S with one member, for bugs whose shortest path needs only one.
+func oneMember(sc *explore.Scope) { sc.Members = 1 }
+
 // ZooCases lists, for every bug of the zoo, the scope that catches it, the invariant and the
 // length of the shortest counterexample (docs/checking.md has the table).
 var zooCases = []zooCase{
@@ -81,10 +87,10 @@ var zooCases = []zooCase{
 	{model.BugNoCapTrim, "inflight-within-cap", 4, func(sc *explore.Scope) {
 		sc.Batches, sc.Cap, sc.MaxRecords = []int{1, 1, 1}, 2, []int{2}
 	}},
-	{model.BugSPSOStepsBack, "spso-monotonic", 6, nil},
+	{model.BugSPSOStepsBack, "spso-monotonic", 6, oneMember},
 	{model.BugReleaseStopsAtForeign, "leave-releases-all", 5, nil},
-	{model.BugReloadAcquiresBelow, "spso-monotonic", 6, nil},
-	{model.BugReloadHoleOverlaps, "cached-ranges-disjoint", 5, nil},
+	{model.BugReloadAcquiresBelow, "spso-monotonic", 6, oneMember},
+	{model.BugReloadHoleOverlaps, "cached-ranges-disjoint", 5, oneMember},
 	{model.BugStoreNoFencing, "no-older-epoch-write", 4, nil},
 	{model.BugLeaveDecrementsCount, "delivery-count-monotonic", 2, nil},
 	{model.BugHeadPassesPending, "no-silent-loss", 4, nil},
@@ -170,7 +176,7 @@ func TestExplorerDeterministic(t *testing.T) {
 	var got []string
 	for _, workers := range []int{1, 2, 3} {
 		sc := smallScope()
-		sc.Workers, sc.MaxDepth = workers, 8
+		sc.Workers, sc.MaxDepth = workers, 7
 		res, err := explore.Explore(sc, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +190,7 @@ func TestExplorerDeterministic(t *testing.T) {
 		t.Errorf("results depend on the number of workers: %v", got)
 	}
 	sc := explore.DefaultScope()
-	sc.Bug, sc.Workers = model.BugSPSOStepsBack, 2
+	sc.Bug, sc.Workers, sc.Members = model.BugSPSOStepsBack, 2, 1
 	a, _ := explore.Explore(sc, nil)
 	sc.Workers = 1
 	b, _ := explore.Explore(sc, nil)

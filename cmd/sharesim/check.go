@@ -38,6 +38,7 @@ type checkFlags struct {
 	noConsistency bool
 	out           string
 	progress      bool
+	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -67,7 +68,8 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
   sharesim check --version 4.1`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f, cmd.Flags().Changed("out"))
+			f.acksSet = cmd.Flags().Changed("acks")
+			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -157,6 +159,15 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 			return sc, usageErr("--set %s: check takes kafka.bug, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
 		}
 	}
+	if sc.Version < model.Kafka42 && !f.acksSet {
+		kept := sc.AckTypes[:0]
+		for _, t := range sc.AckTypes {
+			if t != model.AckRenew { // RENEW needs Kafka 4.2
+				kept = append(kept, t)
+			}
+		}
+		sc.AckTypes = kept
+	}
 	if sc.Bug != "" {
 		if _, ok := model.LookupBug(sc.Bug); !ok {
 			return sc, usageErr("unknown bug %q (known: %s)", sc.Bug, strings.Join(model.BugNames(), ", "))
@@ -171,7 +182,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	return sc, nil
 }
 
-func runCheck(stdout, stderr io.Writer, f checkFlags, outGiven bool) error {
+func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	sc, err := f.scope()
 	if err != nil {
 		return err

@@ -143,7 +143,8 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 				break
 			}
 			next := cloneYAML(&doc)
-			if !c.apply(next) {
+			what, changed := c.apply(next)
+			if !changed {
 				continue
 			}
 			ok, seedOK, ev := s.attempt(next)
@@ -151,8 +152,8 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 				continue
 			}
 			doc, s.seed, events, progress = *next, seedOK, ev, true
-			s.log = append(s.log, c.what)
-			fmt.Fprintf(stdout, "  %s: still fails (seed %d, %d events)\n", c.what, seedOK, ev)
+			s.log = append(s.log, what)
+			fmt.Fprintf(stdout, "  %s: still fails (seed %d, %d events)\n", what, seedOK, ev)
 		}
 	}
 	root := doc.Content[0]
@@ -181,103 +182,116 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 	return nil
 }
 
-// A candidate is one reduction of the scenario document.
+// A candidate is one reduction of the scenario document: apply changes the document (a copy)
+// and describes the change, or reports that it does not apply any more.
 type candidate struct {
-	what  string
-	apply func(root *yaml.Node) bool
+	apply func(root *yaml.Node) (string, bool)
 }
 
-// candidates lists the reductions to try on doc, biggest first.
+// candidates lists the reductions to try on doc, biggest first. Each reads the value it
+// reduces when applied, so reductions kept earlier in a pass are built on.
 func candidates(doc *yaml.Node) []candidate {
 	root := doc.Content[0]
 	var out []candidate
 	for _, key := range []string{"duration", "heal"} {
-		if v := mapGet(root, key); v != nil {
-			ms, ok := parseMs(v.Value)
-			if ok && ms >= 2000 {
-				key := key
-				out = append(out, candidate{fmt.Sprintf("%s %s → %s", key, v.Value, fmtMs(ms/2)), func(d *yaml.Node) bool {
-					return setScalar(d.Content[0], key, fmtMs(ms/2))
-				}})
-			}
+		if mapGet(root, key) != nil {
+			key := key
+			out = append(out, candidate{func(d *yaml.Node) (string, bool) {
+				v := mapGet(d.Content[0], key)
+				if v == nil {
+					return "", false
+				}
+				ms, ok := parseMs(v.Value)
+				if !ok || ms < 2000 {
+					return "", false
+				}
+				old := v.Value
+				setScalar(d.Content[0], key, fmtMs(ms/2))
+				return fmt.Sprintf("%s %s → %s", key, old, fmtMs(ms/2)), true
+			}})
 		}
 	}
 	out = append(out, removeItems(root, "faults", 0)...)
 	out = append(out, removeItems(root, "groups", 1)...)
 	if groups := mapGet(root, "groups"); groups != nil {
 		for gi, g := range groups.Content {
-			out = append(out, removeItemsAt(fmt.Sprintf("groups[%d].consumers", gi), func(d *yaml.Node) *yaml.Node {
-				return mapGet(mapGet(d.Content[0], "groups").Content[gi], "consumers")
-			}, mapGet(g, "consumers"), 1)...)
+			gi := gi
+			consumers := func(d *yaml.Node) *yaml.Node {
+				if gs := mapGet(d.Content[0], "groups"); gs != nil && gi < len(gs.Content) {
+					return mapGet(gs.Content[gi], "consumers")
+				}
+				return nil
+			}
+			out = append(out, removeItemsAt(fmt.Sprintf("groups[%d].consumers", gi), consumers, mapGet(g, "consumers"), 1)...)
 			if cs := mapGet(g, "consumers"); cs != nil {
 				for ci := range cs.Content {
-					gi, ci := gi, ci
+					ci := ci
 					at := func(d *yaml.Node) *yaml.Node {
-						return mapGet(mapGet(d.Content[0], "groups").Content[gi], "consumers").Content[ci]
+						if cs := consumers(d); cs != nil && ci < len(cs.Content) {
+							return cs.Content[ci]
+						}
+						return nil
 					}
-					out = append(out, halveInt(fmt.Sprintf("groups[%d].consumers[%d].count", gi, ci), at, cs.Content[ci], "count", 1)...)
-					out = append(out, halveInt(fmt.Sprintf("groups[%d].consumers[%d].max.poll.records", gi, ci), at, cs.Content[ci], "max.poll.records", 1)...)
+					out = append(out, reduceInt(fmt.Sprintf("groups[%d].consumers[%d].count", gi, ci), at, "count", 1)...)
+					out = append(out, reduceInt(fmt.Sprintf("groups[%d].consumers[%d].max.poll.records", gi, ci), at, "max.poll.records", 1)...)
 				}
 			}
 		}
 	}
 	out = append(out, removeItems(root, "producers", 1)...)
 	if ps := mapGet(root, "producers"); ps != nil {
-		for pi, p := range ps.Content {
+		for pi := range ps.Content {
 			pi := pi
-			at := func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "producers").Content[pi] }
-			if r := mapGet(p, "rate"); r != nil {
-				if m := rateRe.FindStringSubmatch(r.Value); m != nil {
-					if x, err := strconv.ParseFloat(m[1], 64); err == nil && x > 1 {
-						nv := strconv.FormatFloat(x/2, 'f', -1, 64) + m[2]
-						out = append(out, candidate{fmt.Sprintf("producers[%d].rate %s → %s", pi, r.Value, nv), func(d *yaml.Node) bool {
-							return setScalar(at(d), "rate", nv)
-						}})
-					}
+			at := func(d *yaml.Node) *yaml.Node {
+				if ps := mapGet(d.Content[0], "producers"); ps != nil && pi < len(ps.Content) {
+					return ps.Content[pi]
 				}
+				return nil
 			}
-			out = append(out, halveInt(fmt.Sprintf("producers[%d].batch_records", pi), at, p, "batch_records", 1)...)
+			out = append(out, candidate{func(d *yaml.Node) (string, bool) {
+				r := mapGet(at(d), "rate")
+				if r == nil {
+					return "", false
+				}
+				m := rateRe.FindStringSubmatch(r.Value)
+				if m == nil {
+					return "", false
+				}
+				x, err := strconv.ParseFloat(m[1], 64)
+				if err != nil || x <= 1 {
+					return "", false
+				}
+				old, nv := r.Value, strconv.FormatFloat(x/2, 'f', -1, 64)+m[2]
+				setScalar(at(d), "rate", nv)
+				return fmt.Sprintf("producers[%d].rate %s → %s", pi, old, nv), true
+			}})
+			out = append(out, reduceInt(fmt.Sprintf("producers[%d].batch_records", pi), at, "batch_records", 1)...)
 		}
 	}
 	if ts := mapGet(root, "topics"); ts != nil {
-		for ti, t := range ts.Content {
+		for ti := range ts.Content {
 			ti := ti
-			at := func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "topics").Content[ti] }
-			out = append(out, halveInt(fmt.Sprintf("topics[%d].partitions", ti), at, t, "partitions", 1)...)
+			at := func(d *yaml.Node) *yaml.Node {
+				if ts := mapGet(d.Content[0], "topics"); ts != nil && ti < len(ts.Content) {
+					return ts.Content[ti]
+				}
+				return nil
+			}
+			out = append(out, reduceInt(fmt.Sprintf("topics[%d].partitions", ti), at, "partitions", 1)...)
 		}
 	}
 	for _, path := range [][2]string{{"coordinator", "write_failure"}, {"network", "response_loss"}} {
 		if sec := mapGet(root, path[0]); sec != nil && mapGet(sec, path[1]) != nil {
 			path := path
-			out = append(out, candidate{path[0] + "." + path[1] + " removed", func(d *yaml.Node) bool {
-				return mapDelete(mapGet(d.Content[0], path[0]), path[1])
+			out = append(out, candidate{func(d *yaml.Node) (string, bool) {
+				return path[0] + "." + path[1] + " removed", mapDelete(mapGet(d.Content[0], path[0]), path[1])
 			}})
 		}
 	}
-	if sw := mapGet(root, "swarm"); sw != nil {
-		out = append(out, halveInt("swarm.count", func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "swarm") }, sw, "count", 1)...)
+	if mapGet(root, "swarm") != nil {
+		out = append(out, reduceInt("swarm.count", func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "swarm") }, "count", 1)...)
 	}
 	return out
-}
-
-// wrapText splits text into lines of at most width characters.
-func wrapText(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 var rateRe = regexp.MustCompile(`^\s*([0-9.]+)\s*(/.*)$`)
@@ -294,42 +308,40 @@ func removeItemsAt(what string, at func(*yaml.Node) *yaml.Node, list *yaml.Node,
 	var out []candidate
 	for i := len(list.Content) - 1; i >= 0; i-- {
 		i := i
-		out = append(out, candidate{fmt.Sprintf("%s[%d] removed", what, i), func(d *yaml.Node) bool {
+		out = append(out, candidate{func(d *yaml.Node) (string, bool) {
 			l := at(d)
 			if l == nil || i >= len(l.Content) || len(l.Content) <= keep {
-				return false
+				return "", false
 			}
 			l.Content = append(l.Content[:i], l.Content[i+1:]...)
-			return true
+			return fmt.Sprintf("%s[%d] removed", what, i), true
 		}})
 	}
 	return out
 }
 
-// halveInt proposes halving (and then lowering by one) an integer field, not below floor.
-func halveInt(what string, at func(*yaml.Node) *yaml.Node, m *yaml.Node, key string, floor int64) []candidate {
-	v := mapGet(m, key)
-	if v == nil {
-		return nil
+// reduceInt proposes halving an integer field, and lowering it by one, not below floor.
+func reduceInt(what string, at func(*yaml.Node) *yaml.Node, key string, floor int64) []candidate {
+	step := func(half bool) candidate {
+		return candidate{func(d *yaml.Node) (string, bool) {
+			m := at(d)
+			v := mapGet(m, key)
+			if v == nil {
+				return "", false
+			}
+			x, err := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 10, 64)
+			if err != nil || x <= floor {
+				return "", false
+			}
+			nv := x - 1
+			if half {
+				nv = max(floor, x/2)
+			}
+			setScalar(m, key, strconv.FormatInt(nv, 10))
+			return fmt.Sprintf("%s %d → %d", what, x, nv), true
+		}}
 	}
-	x, err := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 10, 64)
-	if err != nil || x <= floor {
-		return nil
-	}
-	var out []candidate
-	for _, nv := range []int64{max(floor, x/2), x - 1} {
-		if nv >= x {
-			continue
-		}
-		nv := nv
-		out = append(out, candidate{fmt.Sprintf("%s %d → %d", what, x, nv), func(d *yaml.Node) bool {
-			return setScalar(at(d), key, strconv.FormatInt(nv, 10))
-		}})
-		if nv == x-1 {
-			break
-		}
-	}
-	return out
+	return []candidate{step(true), step(false)}
 }
 
 func mapGet(m *yaml.Node, key string) *yaml.Node {
@@ -486,4 +498,24 @@ func fmtMs(ms int64) string {
 		return fmt.Sprintf("%ds", ms/1000)
 	}
 	return fmt.Sprintf("%dms", ms)
+}
+
+// wrapText splits text into lines of at most width characters.
+func wrapText(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
