@@ -559,7 +559,6 @@ func (w *World) loadDone(sp int32) {
 		w.mark("failover-reload")
 	}
 	w.line("load").str("p", p.name).str("group", w.groups[s.group].cfg.Name).num("spso", core.StartOffset()).num("speo", core.EndOffset()).end()
-	w.noteLoaded(s)
 	w.afterCoreOp(s)
 	w.wake(s)
 }

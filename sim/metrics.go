@@ -451,8 +451,6 @@ func (w *World) noteReleased(s *sharePart, member model.MemberID, wr *model.Writ
 	}
 }
 
-func (w *World) noteLoaded(s *sharePart) {}
-
 // noteEvicted attributes records processed but not yet accepted when the leader's state is
 // lost.
 func (w *World) noteEvicted(s *sharePart) {
@@ -479,9 +477,6 @@ func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
 		if info != nil && info.pendingOK && info.okBy == c.idx && info.lostCause == DupOther {
 			info.lostCause = cause
 		}
-	}
-	if c.spec.AckMode == AckImplicit && cause == causeClose {
-		return
 	}
 }
 

@@ -27,7 +27,7 @@ func Counterexample(sc Scope, f *Found, name string) ([]byte, error) {
 	fmt.Fprintf(&b, "kind: scripted\nname: %s\n", name)
 	fmt.Fprintf(&b, "title: %s\n", yamlString(fmt.Sprintf("%s: %s broken after %d steps", title, f.Invariant, len(f.Path))))
 	b.WriteString("description: |\n")
-	for _, line := range wrap(fmt.Sprintf("Written by 'sharesim check': the shortest path the explorer found to a state "+
+	for _, line := range WrapText(fmt.Sprintf("Written by 'sharesim check': the shortest path the explorer found to a state "+
 		"that breaks %s (%s). Scope: %s. The last step breaks it: %s", f.Invariant, invariantDoc(f.Invariant), sc.String(), f.Message), 92) {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
@@ -122,8 +122,8 @@ func invariantDoc(name string) string {
 
 func yamlString(s string) string { return strconv.Quote(s) }
 
-// wrap splits text into lines of at most width characters.
-func wrap(text string, width int) []string {
+// WrapText splits text into lines of at most width characters (for YAML descriptions).
+func WrapText(text string, width int) []string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(text) {

@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/sharesim/sharesim/checker/explore"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -159,7 +160,7 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 	root := doc.Content[0]
 	setScalar(root, "name", s.name+"-shrunk")
 	setScalar(root, "seed", strconv.FormatUint(s.seed, 10))
-	desc := strings.Join(wrapText(fmt.Sprintf("Shrunk by 'sharesim shrink' from %s (seed %d, %s) in %d runs: with seed %d it still fails %s.",
+	desc := strings.Join(explore.WrapText(fmt.Sprintf("Shrunk by 'sharesim shrink' from %s (seed %d, %s) in %d runs: with seed %d it still fails %s.",
 		sc.Name(), seed, before, s.runs, s.seed, check), 88), "\n")
 	if old := mapGet(root, "description"); old != nil && strings.TrimSpace(old.Value) != "" {
 		desc += "\n\n" + strings.TrimSpace(old.Value)
@@ -498,24 +499,4 @@ func fmtMs(ms int64) string {
 		return fmt.Sprintf("%ds", ms/1000)
 	}
 	return fmt.Sprintf("%dms", ms)
-}
-
-// wrapText splits text into lines of at most width characters.
-func wrapText(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
