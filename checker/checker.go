@@ -61,12 +61,13 @@ var Catalogue = []Info{
 	{"acquired-ranges-ordered", "history", "The ranges of one fetch result are ascending and disjoint, and every delivery count is at least 1."},
 	{"linearizable", "history", "The client-visible history (fetch results and acknowledgement outcomes, lost ones included) is linearizable, offset by offset, against a sequential specification of a share-partition (checker/linearize): no record held by two clients unless the first one's lock could have run out or been released, nothing delivered again after a successful ACCEPT, REJECT or release at the limit, acknowledgements succeed only for the holder, delivery counts step by one except where a reload or an unseen fetch explains it. Hidden events of the run (failovers, member deaths, forced lock expiry, log-start moves, compaction) are allowed for."},
 	{"no-silent-loss", "end", "Every produced record ends acknowledged, archived, deleted by retention, or is still in flight: offsets finalized plus offsets never delivered before deletion plus offsets still pending equal the log end."},
+	{"records-accounted", "end", "Every offset of every group's partitions ends in exactly one bucket (sim.Accounting): completed or archived by cause, passed holding no record, deleted before delivery (also before the group first read the partition), skipped by the offset reset, silently lost, or unfinished by state; the buckets add up to the log end offsets. A miscount anywhere in the simulator's bookkeeping fails it."},
 	{"liveness", "end", "After the healing phase every share-partition has drained: SPSO reached the log end (or everything left is terminal) and nothing is ACQUIRED."},
 }
 
 // DefaultChecks are the checks run when a scenario names none.
 var DefaultChecks = []string{"inflight-within-cap", "spso-monotonic", "core-consistent", "terminal-states-absorbing",
-	"accepted-never-redelivered", "acquired-ranges-ordered", "linearizable", "no-silent-loss", "liveness"}
+	"accepted-never-redelivered", "acquired-ranges-ordered", "linearizable", "no-silent-loss", "records-accounted", "liveness"}
 
 // DeepEvery is how often (in events) the deep checks run; they also run at the end.
 const DeepEvery = 997
@@ -262,6 +263,9 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	if c.on["no-silent-loss"] {
 		c.checkNoSilentLoss(res)
 	}
+	if c.on["records-accounted"] {
+		c.checkAccounted(res)
+	}
 	if c.on["liveness"] && c.cfg.HealMs > 0 {
 		for _, f := range res.Final {
 			if !f.Drained || f.Acquired > 0 {
@@ -354,10 +358,24 @@ func (c *Checker) WriteLinearizabilityHTML(path string) (bool, error) {
 	return true, c.lin.VisualizeFile(path)
 }
 
-// checkNoSilentLoss reports records the start offset passed without a final state.
+// checkNoSilentLoss reports records the start offset passed without a final state, during
+// the run or found at its end.
 func (c *Checker) checkNoSilentLoss(res *sim.Result) {
-	if n := res.Metrics.SilentLoss; n > 0 {
-		c.report(Violation{Check: "no-silent-loss", TimeMs: res.EndMs, Event: res.Events,
-			Message: fmt.Sprintf("%d records were passed by the start offset with no final state (neither acknowledged, archived nor deleted)", n)})
+	for _, g := range res.Metrics.Groups {
+		if n := g.Accounting.SilentLoss; n > 0 {
+			c.report(Violation{Check: "no-silent-loss", TimeMs: res.EndMs, Event: res.Events, Group: g.Name,
+				Message: fmt.Sprintf("group %s: %d records were passed by the start offset with no final state (neither acknowledged, archived nor deleted)", g.Name, n)})
+		}
+	}
+}
+
+// checkAccounted reports a group whose offsets do not add up.
+func (c *Checker) checkAccounted(res *sim.Result) {
+	for _, g := range res.Metrics.Groups {
+		if a := g.Accounting; !a.Balanced {
+			c.report(Violation{Check: "records-accounted", TimeMs: res.EndMs, Event: res.Events, Group: g.Name,
+				Message: fmt.Sprintf("group %s: %d offsets produced but the buckets add up to %d (finished %v, in cache %v, no record %d, deleted %d, skipped %d, lost %d, unfinished %v)",
+					g.Name, a.Offsets, a.Sum, a.Finished, a.TerminalInCache, a.NoRecord, a.DeletedUndelivered, a.SkippedByOffsetReset, a.SilentLoss, a.Unfinished)})
+		}
 	}
 }

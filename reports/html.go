@@ -187,7 +187,7 @@ func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) 
 		{Label: "lock timeouts", Value: strconv.FormatInt(h.LockTimeouts, 10), Detail: lockNote, Warn: h.LockTimeouts > 0},
 		{Label: "archived at the limit", Value: strconv.FormatInt(h.ArchivedAtLimit, 10), Warn: h.ArchivedAtLimit > 0},
 		{Label: "archived by retention", Value: strconv.FormatInt(h.ArchivedByRetention, 10), Detail: fmt.Sprintf("%d deleted before delivery", h.DeletedUndelivered), Warn: h.ArchivedByRetention+h.DeletedUndelivered > 0},
-		{Label: "produce-to-accept", Value: "p99 " + fmtMs(h.E2EP99Ms), Detail: "p50 " + fmtMs(m.E2EP50Ms) + ", max " + fmtMs(m.E2EMaxMs)},
+		{Label: "produce-to-accept", Value: "p99 " + fmtMs(deref(h.E2EP99Ms)), Detail: "p50 " + fmtMs(m.E2EP50Ms) + ", max " + fmtMs(m.E2EMaxMs)},
 		{Label: "start offset stood still", Value: fmtMs(h.SPSOStuckMaxMs), Detail: "longest, with records in flight after it"},
 		{Label: "same-key reordering", Value: fmt.Sprintf("%.2f%%", 100*h.ReorderedFraction), Detail: fmt.Sprintf("%d of %d keyed records", m.Reordered, m.KeyedProcessed)},
 		{Label: "finished", Value: strconv.FormatInt(sumMap(m.Finalized), 10), Detail: causeText(m.Finalized, nil)},

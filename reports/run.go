@@ -25,22 +25,67 @@ type Violation struct {
 	Reproduce string `json:"reproduce,omitempty"`
 }
 
-// Headline is the handful of numbers a summary leads with.
+// Headline is the handful of numbers a summary leads with, for one group. Every field is
+// copied from sim.GroupMetrics, where it is computed (docs/metrics.md defines each).
 type Headline struct {
-	Produced            int64   `json:"produced"`
-	ProcessedOK         int64   `json:"processed_ok"`
-	Deliveries          int64   `json:"deliveries"`
-	Redeliveries        int64   `json:"redeliveries"`
-	Duplicates          int64   `json:"duplicates"`
-	DuplicatesPerHour   float64 `json:"duplicates_per_hour"`
-	ArchivedAtLimit     int64   `json:"archived_at_limit"`
-	ArchivedByRetention int64   `json:"archived_by_retention"`
-	DeletedUndelivered  int64   `json:"deleted_undelivered"`
-	LockTimeouts        int64   `json:"lock_timeouts"`
-	E2EP99Ms            int64   `json:"e2e_p99_ms"`
-	ReorderedFraction   float64 `json:"reordered_fraction"`
-	SPSOStuckMaxMs      int64   `json:"spso_stuck_max_ms"`
-	ThroughputPerSec    float64 `json:"throughput_per_sec"`
+	Group string `json:"group"`
+	Type  string `json:"type"`
+	// WindowStartMs and WindowEndMs bound the measurement window of the rates.
+	WindowStartMs int64 `json:"window_start_ms"`
+	WindowEndMs   int64 `json:"window_end_ms"`
+	// Totals over the whole run.
+	Produced            int64 `json:"produced"`
+	Completed           int64 `json:"completed"`
+	ProcessedOK         int64 `json:"processed_ok"`
+	Deliveries          int64 `json:"deliveries"`
+	Redeliveries        int64 `json:"redeliveries"`
+	Duplicates          int64 `json:"duplicates"`
+	ArchivedAtLimit     int64 `json:"archived_at_limit"`
+	ArchivedByRetention int64 `json:"archived_by_retention"`
+	DeletedUndelivered  int64 `json:"deleted_undelivered"`
+	LockTimeouts        int64 `json:"lock_timeouts"`
+	// Rates over the window.
+	ArrivalPerSec     float64 `json:"arrival_per_sec"`
+	ThroughputPerSec  float64 `json:"throughput_per_sec"`
+	DuplicatesPerHour float64 `json:"duplicates_per_hour"`
+	// Produce-to-completion latency of records produced in the window (nil: none completed).
+	E2EP50Ms          *int64  `json:"e2e_p50_ms"`
+	E2EP99Ms          *int64  `json:"e2e_p99_ms"`
+	ReorderedFraction float64 `json:"reordered_fraction"`
+	SPSOStuckMaxMs    int64   `json:"spso_stuck_max_ms"`
+	KeptUp            bool    `json:"kept_up"`
+	KeepUpReason      string  `json:"keep_up_reason,omitempty"`
+}
+
+// HeadlineOf copies one group's headline numbers.
+func HeadlineOf(g *sim.GroupMetrics) Headline {
+	t := &g.Totals
+	return Headline{
+		Group: g.Name, Type: g.Type, WindowStartMs: g.Window.StartMs, WindowEndMs: g.Window.EndMs,
+		Produced: t.Produced, Completed: t.Completed, ProcessedOK: t.ProcessedOK, Deliveries: t.Deliveries,
+		Redeliveries: t.Redeliveries, Duplicates: t.Duplicates, ArchivedAtLimit: t.Finished["limit"],
+		ArchivedByRetention: t.Finished["log-start"], DeletedUndelivered: t.DeletedUndelivered, LockTimeouts: t.AcquisitionLockTimeouts,
+		ArrivalPerSec: g.Rates.ArrivalPerSec, ThroughputPerSec: g.Rates.CompletedPerSec, DuplicatesPerHour: g.Rates.DuplicatesPerHour,
+		E2EP50Ms: g.Latency.Completed.P50Ms, E2EP99Ms: g.Latency.Completed.P99Ms, ReorderedFraction: g.ReorderedFraction,
+		SPSOStuckMaxMs: g.SPSOStuckMaxMs, KeptUp: g.KeepUp.KeptUp, KeepUpReason: g.KeepUp.Reason,
+	}
+}
+
+// NewHeadlines returns every group's headline numbers, in the configuration's order.
+func NewHeadlines(res *sim.Result) []Headline {
+	var out []Headline
+	for i := range res.Metrics.Groups {
+		out = append(out, HeadlineOf(&res.Metrics.Groups[i]))
+	}
+	return out
+}
+
+// NewHeadline returns the first group's headline numbers (the scenario's main group).
+func NewHeadline(res *sim.Result) Headline {
+	if len(res.Metrics.Groups) == 0 {
+		return Headline{}
+	}
+	return HeadlineOf(&res.Metrics.Groups[0])
 }
 
 // Summary is summary.json.
@@ -52,7 +97,9 @@ type Summary struct {
 	Kafka       string           `json:"kafka_version"`
 	Verdict     string           `json:"verdict"`
 	Violations  []Violation      `json:"violations"`
+	// Headline is the first group's headline numbers; Groups has every group's.
 	Headline    Headline         `json:"headline"`
+	Groups      []Headline       `json:"groups"`
 	Metrics     sim.Metrics      `json:"metrics"`
 	Marks       map[string]int64 `json:"marks"`
 	Final       []sim.FinalState `json:"final"`
@@ -61,25 +108,6 @@ type Summary struct {
 	EndMs       int64            `json:"end_ms"`
 	Overrides   []string         `json:"overrides,omitempty"`
 	Command     string           `json:"command"`
-}
-
-// NewHeadline computes the headline numbers of a result over a run of durationMs.
-func NewHeadline(res *sim.Result) Headline {
-	m := res.Metrics
-	h := Headline{
-		Produced: m.Produced, ProcessedOK: m.ProcessedOK, Deliveries: m.Deliveries, Redeliveries: m.Redeliveries,
-		Duplicates: m.DuplicatesTotal, ArchivedAtLimit: m.Finalized["limit"], ArchivedByRetention: m.Finalized["log-start"],
-		DeletedUndelivered: m.DeletedUndelivered, LockTimeouts: m.AcquisitionLockTimeouts, E2EP99Ms: m.E2EP99Ms,
-		SPSOStuckMaxMs: m.SPSOStuckMaxMs,
-	}
-	if res.EndMs > 0 {
-		h.DuplicatesPerHour = float64(m.DuplicatesTotal) * 3_600_000 / float64(res.EndMs)
-		h.ThroughputPerSec = float64(m.ProcessedOK) * 1000 / float64(res.EndMs)
-	}
-	if m.KeyedProcessed > 0 {
-		h.ReorderedFraction = float64(m.Reordered) / float64(m.KeyedProcessed)
-	}
-	return h
 }
 
 // MarksMap turns the result's marks into a map for JSON.
@@ -204,11 +232,18 @@ func TraceLineJSON(line string) []byte {
 		b.WriteString(`,"kind":`)
 		b.WriteString(jsonString(fields[1]))
 	}
+	seen := map[string]bool{"t": true, "kind": true}
 	for _, kv := range fields[min(2, len(fields)):] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue
 		}
+		// Keys are unique in a line (docs/events.schema.json); a trace line that repeated
+		// one would be a simulator bug, so keep both values rather than lose one.
+		for base, n := k, 2; seen[k]; n++ {
+			k = base + "_" + strconv.Itoa(n)
+		}
+		seen[k] = true
 		b.WriteByte(',')
 		b.WriteString(jsonString(k))
 		b.WriteByte(':')

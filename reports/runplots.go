@@ -130,7 +130,7 @@ func (d *runData) eventMarks() *vmarks {
 			if kv["window"] == "end" {
 				continue
 			}
-			label = kv["kind"]
+			label = kv["fault"]
 			if c := kv["client"]; c != "" {
 				label += " " + consumerOf(c)
 			} else if p := kv["p"]; p != "" {

@@ -93,7 +93,7 @@ var metricColumns = []struct {
 	{"archived_by_retention", func(r *SweepRow) float64 { return float64(r.ArchivedByRetention) }},
 	{"deleted_undelivered", func(r *SweepRow) float64 { return float64(r.DeletedUndelivered) }},
 	{"lock_timeouts", func(r *SweepRow) float64 { return float64(r.LockTimeouts) }},
-	{"e2e_p99_ms", func(r *SweepRow) float64 { return float64(r.E2EP99Ms) }},
+	{"e2e_p99_ms", func(r *SweepRow) float64 { return float64(deref(r.E2EP99Ms)) }},
 	{"reordered_fraction", func(r *SweepRow) float64 { return r.ReorderedFraction }},
 	{"spso_stuck_max_ms", func(r *SweepRow) float64 { return float64(r.SPSOStuckMaxMs) }},
 	{"state_writes", func(r *SweepRow) float64 { return float64(r.StateWrites) }},
@@ -239,4 +239,12 @@ func ReadSweep(dir string) (*SweepTable, error) {
 		return nil, fmt.Errorf("%s: not a sharesim sweep: %w", filepath.Join(dir, "sweep.json"), err)
 	}
 	return &t, nil
+}
+
+// deref reads an optional figure (0 when absent).
+func deref(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }

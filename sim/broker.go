@@ -73,6 +73,8 @@ type request struct {
 	waitOver bool // the fetch's MaxWait has passed
 	answered bool // response sent (or lost)
 	arrived  bool // the request reached its broker
+	// acksCounted: its acknowledgements were counted once their writes completed.
+	acksCounted bool
 	// respPending is true while a response event for the request is queued: the slot must
 	// not be reused until it has been delivered (or dropped).
 	respPending bool
@@ -271,7 +273,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	// Offsets below s.lsoCounted were accounted for at an earlier move (the head rule can
 	// step SPSO back below the log start, and the next fetch applies the move again).
 	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
-		w.metrics.deletedUndelivered += never
+		w.gc(s.group).deletedUndelivered += never
 		w.mark("retention-deleted-undelivered")
 	}
 	s.lsoCounted = max(s.lsoCounted, logStart)
@@ -287,6 +289,10 @@ func (w *World) maybeRespond(id int32) {
 	r := &w.reqs[id]
 	if r.answered || r.writes > 0 {
 		return
+	}
+	if r.arrived && !r.acksCounted {
+		r.acksCounted = true
+		w.noteAcksCompleted(r)
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
 		if !r.parked {
@@ -413,7 +419,7 @@ func (w *World) expire(sp int32) {
 	before := s.core.Stats().AcquisitionLockTimeouts
 	ws := s.core.ExpireLocks(w.now, nil)
 	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-		w.metrics.lockTimeouts += n
+		w.gc(s.group).lockTimeouts += n
 		w.mark("lock-expired")
 		w.line("expire").str("p", w.parts[s.part].name).num("records", n).end()
 		w.noteExpired(s, ws)
@@ -474,9 +480,12 @@ func (w *World) writeApply(id int32) {
 		w.metrics.writesFailed++
 		w.mark("write-failed")
 	}
-	w.line("write").str("p", w.parts[s.part].name).str("kind", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
+	w.line("write").str("p", w.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
 	if kind != model.WriteExpiry && err != nil {
 		w.noteWriteFailed(s, wr.w)
+	}
+	if err == nil && wr.core == s.core {
+		w.noteWriteCommitted(s, wr.w)
 	}
 	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
 		w.err = cerr
@@ -538,8 +547,17 @@ func (w *World) loadDone(sp int32) {
 	if s.frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
 		// (share.auto.offset.reset).
+		// Offsets below the log start were deleted before the group first read the
+		// partition; those between the log start and the start offset were skipped.
 		s.frontier = core.StartOffset()
-		w.metrics.skippedByReset += max(0, core.StartOffset()-p.log.StartOffset())
+		g := w.gc(s.group)
+		logStart := p.log.StartOffset()
+		g.skippedByReset += max(0, core.StartOffset()-logStart)
+		if before := min(logStart, core.StartOffset()); before > 0 {
+			g.deletedUndelivered += before
+			g.deletedBeforeLoad += before
+		}
+		s.lsoCounted = max(s.lsoCounted, logStart)
 	}
 	// Load's head rule already dropped the terminal prefix of the stored state; those
 	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized

@@ -22,17 +22,68 @@ type classicGroup struct {
 	processedMax []int64
 	// lastCommitMs[c] is when consumer c last committed.
 	lastCommitMs map[int32]int64
+	// doneTo[i] is the accounting frontier of the i-th partition: every offset below it was
+	// committed past, deleted or skipped (-1 before the group first read it).
+	doneTo []int64
+	// readMax[i] is the highest offset ever returned by a poll (first deliveries).
+	readMax []int64
 }
 
 func newClassicGroup(w *World, g *groupState) *classicGroup {
 	n := len(g.parts)
 	cg := &classicGroup{g: g, committed: make([]int64, n), owner: make([]int32, n), position: make([]int64, n),
-		processedMax: make([]int64, n), lastCommitMs: map[int32]int64{}}
+		processedMax: make([]int64, n), lastCommitMs: map[int32]int64{}, doneTo: make([]int64, n), readMax: make([]int64, n)}
 	for i := range cg.committed {
-		cg.committed[i], cg.owner[i], cg.position[i], cg.processedMax[i] = -1, -1, -1, -1
+		cg.committed[i], cg.owner[i], cg.position[i], cg.processedMax[i], cg.doneTo[i], cg.readMax[i] = -1, -1, -1, -1, -1, -1
 	}
 	return cg
 }
+
+// commit sets the committed offset of the group's i-th partition and accounts for the
+// offsets it passes for the first time: records complete now (the produce-to-completion
+// latency of a classic group ends at the commit), offsets without a record are passed.
+func (w *World) classicCommit(g *groupState, i int32, off int64) {
+	cg := g.classic
+	cg.committed[i] = off
+	from := cg.doneTo[i]
+	if from < 0 || off <= from {
+		return
+	}
+	p := w.parts[g.parts[i]]
+	gc, lat := w.gc(g.idx), &w.metrics.lat[g.idx]
+	for o := from; o < off; o++ {
+		b, ok := p.log.BatchAt(o)
+		switch {
+		case !ok && o < p.log.StartOffset():
+			gc.deletedUndelivered++ // deleted before it was committed
+		case !ok || !p.log.HasRecord(o):
+			w.metrics.gx[g.idx].noRecord++
+		default:
+			gc.completed++
+			if w.inWindow(b.TimestampMs) {
+				lat.completed.Add(w.now - b.TimestampMs)
+			}
+		}
+	}
+	cg.doneTo[i] = off
+}
+
+// classicFirstRead accounts for what lay below the group's first read position of its i-th
+// partition: deleted before the group first read it, or skipped by auto.offset.reset.
+func (w *World) classicFirstRead(g *groupState, i int32, pos int64) {
+	cg := g.classic
+	if cg.doneTo[i] >= 0 {
+		return
+	}
+	p := w.parts[g.parts[i]]
+	gc := w.gc(g.idx)
+	logStart := p.log.StartOffset()
+	gc.deletedUndelivered += min(logStart, pos)
+	gc.deletedBeforeLoad += min(logStart, pos)
+	gc.skippedByReset += max(0, pos-logStart)
+	cg.doneTo[i] = pos
+}
+
 
 // floor is the lowest offset the group may still read on partition pi.
 func (cg *classicGroup) floor(pi int32) int64 {
@@ -81,7 +132,7 @@ func (w *World) classicRebalance(g *groupState) {
 	for i, o := range newOwner {
 		if prev := cg.owner[i]; prev >= 0 && prev != o {
 			if c := w.consumers[prev]; c.alive() && cg.position[i] >= 0 {
-				cg.committed[i] = cg.position[i]
+				w.classicCommit(g, int32(i), cg.position[i])
 			}
 			cg.position[i] = -1
 		}
@@ -122,9 +173,17 @@ func (w *World) classicPoll(c *consumer) {
 			if pos < 0 {
 				pos, _ = model.ResolveStartOffset(w.cfg.Kafka.AutoOffsetReset, w.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
 				cg.committed[i] = pos
+				w.classicFirstRead(g, i, pos)
 			}
 		}
-		pos = max(pos, p.log.StartOffset())
+		if start := p.log.StartOffset(); pos < start {
+			// Retention passed the position: what lies between was never read.
+			if cg.doneTo[i] >= 0 && cg.doneTo[i] < start {
+				w.gc(g.idx).deletedUndelivered += start - cg.doneTo[i]
+				cg.doneTo[i] = start
+			}
+			pos = start
+		}
 		upTo := p.log.EndOffset()
 		if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 			upTo = p.log.LastStableOffset()
@@ -139,6 +198,7 @@ func (w *World) classicPoll(c *consumer) {
 				if p.log.HasRecord(off) {
 					c.batch = append(c.batch, delivery{sp: i, off: off, acquiredMs: w.now})
 					budget--
+					w.classicNoteDelivery(c, p, i, off)
 				}
 				pos = off + 1
 			}
@@ -150,7 +210,6 @@ func (w *World) classicPoll(c *consumer) {
 		w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return
 	}
-	w.metrics.deliveries += int64(len(c.batch))
 	c.state = cProcessing
 	w.classicScheduleNext(c)
 }
@@ -161,6 +220,24 @@ func (w *World) classicScheduleNext(c *consumer) {
 		d = int64(float64(d) * c.spec.SlowFactor)
 	}
 	w.push(w.now+d, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 1})
+	c.batch[c.next].startMs = w.now
+}
+
+// classicNoteDelivery counts one record a poll returned.
+func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cg := w.groups[c.group].classic
+	g := w.gc(c.group)
+	g.deliveries++
+	w.cc(c.idx).deliveries++
+	if off <= cg.readMax[i] {
+		g.redeliveries++
+		return
+	}
+	cg.readMax[i] = off
+	g.delivered++
+	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
+		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	}
 }
 
 // classicStep handles a classic consumer's events: x=0 poll, x=1 one record processed.
@@ -188,31 +265,36 @@ func (w *World) classicStep(e event) {
 	{
 		// Records already polled are processed even if a rebalance moved the partition.
 		p := w.parts[g.parts[d.sp]]
-		w.metrics.processed++
-		w.metrics.consumerProcessed[c.idx]++
+		gc, cc := w.gc(c.group), w.cc(c.idx)
+		gc.processed++
+		cc.processed++
+		gc.busyMs += w.now - d.startMs
+		cc.busyMs += w.now - d.startMs
 		if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
-			w.metrics.failedProcessing++
+			gc.failedProcessing++
 			w.mark("consumer-crash")
 			w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
 			w.classicKill(c, c.spec.RestartAfterCrashMs)
 			return
 		}
 		if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
-			w.metrics.failedProcessing++
+			gc.failedProcessing++
 			w.classicKill(c, c.spec.RestartAfterCrashMs)
 			return
 		}
-		w.metrics.processedOK++
+		gc.processedOK++
+		cc.processedOK++
 		if d.off <= cg.processedMax[d.sp] {
-			w.metrics.classicRedeliveredFromCommit++
+			gc.classicReprocessed++
+			gc.duplicates[DupRewind]++
 			w.mark("classic-reprocessed")
 		} else {
 			cg.processedMax[d.sp] = d.off
+			if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
+				w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
+			}
 		}
-		if b, ok := p.log.BatchAt(d.off); ok {
-			w.metrics.e2e.add(w.now - b.TimestampMs)
-			groupHist(&w.metrics.groupE2E, c.group).add(w.now - b.TimestampMs)
-		}
+		w.noteOrder(c.group, p.idx, d.off)
 	}
 	if c.next < len(c.batch) {
 		w.classicScheduleNext(c)
@@ -237,7 +319,7 @@ func (w *World) classicMaybeCommit(c *consumer, force bool) {
 	for _, i := range g.assignment[c.idx] {
 		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
 			// Only what was processed is committed: the position minus the unprocessed tail.
-			cg.committed[i] = w.classicProcessedUpTo(c, i)
+			w.classicCommit(g, i, w.classicProcessedUpTo(c, i))
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// HealMs is the length of the healing phase after it: faults stop, dead consumers
 	// restart, producers stop, and the groups should drain the log.
 	HealMs int64
+	// WarmupMs is skipped at the start of the production window before rates are measured
+	// (the measurement window, docs/metrics.md).
+	WarmupMs int64
 	// MetricsIntervalMs is the sampling interval of the metrics time series.
 	MetricsIntervalMs int64
 	// MaxEvents bounds the run; reaching it ends the run with an error.

@@ -34,6 +34,7 @@ type delivery struct {
 	acquiredMs int64
 	epoch      int32 // leader epoch of the acquisition
 	deadline   int64 // lock deadline as the client knows it
+	startMs    int64 // when its processing started
 }
 
 // ackEntry is one queued acknowledgement.
@@ -435,6 +436,7 @@ func (w *World) startRecord(c *consumer) {
 		d = int64(float64(d) * c.spec.SlowFactor)
 	}
 	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen, x: int64(c.next)})
+	c.batch[c.next].startMs = w.now
 	c.next++
 	c.running++
 }
@@ -454,7 +456,7 @@ func (w *World) processDone(e event) {
 	c.finished++
 	c.running--
 	action, ok := w.outcome(c, d)
-	w.noteProcessed(c, d, ok)
+	w.noteProcessed(c, d, ok, w.now-d.startMs)
 	switch action {
 	case FailCrash:
 		w.line("crash").str("client", string(c.member)).str("p", w.parts[w.shares[d.sp].part].name).num("offset", d.off).end()

@@ -155,7 +155,7 @@ func (w *World) consumerFault(f Fault, fi int32) {
 	if c == nil || !c.alive() {
 		return
 	}
-	w.line("fault").str("kind", f.Kind.String()).str("client", string(c.member)).end()
+	w.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
 	switch f.Kind {
 	case FaultKill:
 		w.kill(c, f.RestartAfterMs)
@@ -186,15 +186,15 @@ func (w *World) partitionFault(f Fault) {
 		old := p.leader
 		p.leader = (p.leader + 1) % int32(len(w.brokers))
 		p.leaderEpoch++
-		w.line("fault").str("kind", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
+		w.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
 		for _, sp := range p.shares {
 			w.evict(w.shares[sp], "failover")
 		}
 	case FaultDeleteRecords:
 		to := p.log.DeleteRecords(p.log.StartOffset() + max(1, f.ValueMs))
-		w.line("fault").str("kind", "delete-records").str("p", p.name).num("start", to).end()
+		w.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
 	case FaultLockExpiry:
-		w.line("fault").str("kind", "lock-expiry").str("p", p.name).end()
+		w.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
 		for _, sp := range p.shares {
 			s := w.shares[sp]
 			if s.core == nil {
@@ -230,7 +230,7 @@ func (w *World) windowFault(f Fault, fi int32, dir int) {
 	if dir < 0 {
 		state = "end"
 	}
-	w.line("fault").str("kind", f.Kind.String()).str("window", state).end()
+	w.line("fault").str("fault", f.Kind.String()).str("window", state).end()
 	if dir > 0 {
 		w.push(w.now+f.DurationMs, event{kind: evFaultEnd, a: fi, b: -1})
 	}

@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"math/bits"
 	"sort"
 
 	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/hist"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -24,10 +24,11 @@ const (
 	DupClose                      // the consumer closed; its last poll's records were released
 	DupFailover                   // the leader failed over before the acknowledgement committed
 	DupLostAck                    // the acknowledgement's write failed or its response was lost
+	DupRewind                     // classic group: processed again after resuming from an older committed offset
 	dupCauses
 )
 
-var dupNames = [...]string{"other", "lock_expiry", "crash", "close", "failover", "lost_ack"}
+var dupNames = [...]string{"other", "lock_expiry", "crash", "close", "failover", "lost_ack", "rewind"}
 
 // String names the cause.
 func (d DupCause) String() string { return dupNames[d] }
@@ -40,16 +41,16 @@ const (
 // recInfo is what the simulator remembers about one delivered record until it leaves the
 // in-flight cache.
 type recInfo struct {
-	producedMs int64
-	acceptedMs int64
-	okBy       int32 // consumer that last processed it successfully
-	okCount    uint16
-	deliveries uint16
-	lostCause  DupCause // why an earlier successful processing did not stick (DupOther: unknown)
-	pendingOK  bool     // processed successfully, ACCEPT not confirmed
-	seen       bool
-	back       BackCause // why it is available again (counted on its redelivery); backHeld while acquired
-	tl         int32     // slot in the record sample (0: not followed)
+	producedMs  int64
+	completedMs int64 // when its ACCEPT's state write committed (0: not yet)
+	okBy        int32 // consumer that last processed it successfully
+	okCount     uint16
+	deliveries  uint16
+	lostCause   DupCause // why an earlier successful processing did not stick (DupOther: unknown)
+	pendingOK   bool     // processed successfully, ACCEPT not confirmed
+	seen        bool
+	back        BackCause // why it is available again (counted on its redelivery); backHeld while acquired
+	tl          int32     // slot in the record sample (0: not followed)
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -119,7 +120,8 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 	}
 	if core.InFlightCount() > 1 {
 		stuck := w.now - t.sinceMs
-		w.metrics.spsoStuckMaxMs = max(w.metrics.spsoStuckMaxMs, stuck)
+		gx := &w.metrics.gx[s.group]
+		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
 		if !t.marked && stuck > w.cfg.Kafka.RecordLockDurationMs {
 			t.marked = true
 			w.mark("spso-stuck")
@@ -128,38 +130,35 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 }
 
 type metrics struct {
-	produced, producedBatches    int64
-	deliveries, redeliveries     int64
-	processed, processedOK       int64
-	failedProcessing             int64
-	duplicates                   [dupCauses]int64
-	acks                         [5]int64
-	ackErrors, acksLost          int64
-	lockTimeouts                 int64
-	final                        [9]int64 // finalized offsets by model.Cause
-	deletedUndelivered           int64
-	writes, writesFailed         int64
-	requests, ackRequests        int64
-	renewRequests                int64
-	bufferWaitMs                 int64
-	dcHist                       [12]int64
-	dcHistArchived               [12]int64 // the part of dcHist that finished without ACCEPT
-	redeliverBy                  [backCauses]int64
-	groupE2E                     []latencyHist // by group
-	reorderDist                  []latencyHist // by group: reorder distance in offsets
-	e2e                          latencyHist
-	keyed, reordered             int64
-	reorderMaxOffsets            int64
-	reorderMaxMs                 int64
-	spsoStuckMaxMs               int64
-	processedAfterLockExpiry     int64
-	series                       []Sample
-	lastKey                      [][]keyLast // [group][key], off -1 when unseen
-	consumerProcessed            map[int32]int64
-	classicRedeliveredFromCommit int64
-	skippedByReset               int64
-	silentLoss                   int64
-	silentLossFirst              int64
+	// World-wide counts (requests and writes are not any one group's).
+	produced, producedBatches int64
+	writes, writesFailed      int64
+	requests, ackRequests     int64
+	renewRequests             int64
+	bufferWaitMs              int64
+
+	g   []counters         // by group
+	c   []consumerCounters // by consumer slot
+	gx  []groupExtra       // by group: distributions over the whole run
+	lat []latencies        // by group: records produced inside the measurement window
+
+	series          []Sample
+	lastKey         [][]keyLast // [group][key], off -1 when unseen
+	silentLossFirst int64
+}
+
+// groupExtra are one group's distributions and extremes over the whole run.
+type groupExtra struct {
+	dcHist            [12]int64 // finished offsets by delivery count (last bucket: or more)
+	dcHistArchived    [12]int64 // the part of dcHist that finished without ACCEPT
+	redeliverBy       [backCauses]int64
+	reorderDist       hist.Hist // reorder distance in offsets
+	reorderMaxOffsets int64
+	reorderMaxMs      int64
+	spsoStuckMaxMs    int64
+	// noRecord counts offsets a start offset passed that held no record (compaction,
+	// transaction markers) and that no finalization covered.
+	noRecord int64
 }
 
 type keyLast struct {
@@ -167,69 +166,21 @@ type keyLast struct {
 	ms  int64
 }
 
-// latencyHist is a log-linear histogram of milliseconds: 8 sub-buckets per power of two.
-type latencyHist struct {
-	counts [400]int64
-	n      int64
-	sum    int64
-	max    int64
-}
-
-func (h *latencyHist) add(ms int64) {
-	ms = max(ms, 0)
-	h.counts[histBucket(ms)]++
-	h.n++
-	h.sum += ms
-	h.max = max(h.max, ms)
-}
-
-func histBucket(ms int64) int {
-	if ms < 8 {
-		return int(ms)
-	}
-	e := 63 - leadingZeros(uint64(ms)) // ms in [2^e, 2^(e+1))
-	sub := int((ms >> (e - 3)) & 7)
-	b := 8 + (e-3)*8 + sub
-	return min(b, 399)
-}
-
-func histLow(b int) int64 {
-	if b < 8 {
-		return int64(b)
-	}
-	e := (b-8)/8 + 3
-	sub := int64((b - 8) % 8)
-	return (8 + sub) << (e - 3)
-}
-
-func leadingZeros(x uint64) int { return bits.LeadingZeros64(x) }
-
-// quantile returns an upper estimate of the q-quantile.
-func (h *latencyHist) quantile(q float64) int64 {
-	if h.n == 0 {
-		return 0
-	}
-	target := int64(q*float64(h.n-1)) + 1
-	var cum int64
-	for b, c := range h.counts {
-		cum += c
-		if cum >= target {
-			if b+1 < len(h.counts) {
-				return min(histLow(b+1)-1, h.max)
-			}
-			return h.max
-		}
-	}
-	return h.max
+// inWindow reports whether a record produced at producedMs counts in the latency figures:
+// those cover records produced inside the measurement window.
+func (w *World) inWindow(producedMs int64) bool {
+	return producedMs >= w.win.atMs[snapStart] && producedMs < w.win.atMs[snapEnd]
 }
 
 // noteDelivery records the records a fetch acquired.
 func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := w.parts[s.part]
+	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
 	n := ar.Last - ar.First + 1
-	w.metrics.deliveries += n
+	g.deliveries += n
+	w.cc(r.consumer).deliveries += n
 	if ar.DeliveryCount > 1 {
-		w.metrics.redeliveries += n
+		g.redeliveries += n
 		w.mark("redelivery")
 	}
 	for off := ar.First; off <= ar.Last; off++ {
@@ -238,6 +189,10 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			info.seen = true
 			if b, ok := p.log.BatchAt(off); ok {
 				info.producedMs = b.TimestampMs
+			}
+			g.delivered++
+			if ar.DeliveryCount == 1 && w.inWindow(info.producedMs) {
+				w.metrics.lat[s.group].firstDelivery.Add(w.now - info.producedMs)
 			}
 		}
 		info.deliveries++
@@ -248,44 +203,52 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			if cause == backHeld {
 				cause = BackOther
 			}
-			w.metrics.redeliverBy[cause]++
+			gx.redeliverBy[cause]++
 		}
 		info.back = backHeld
 		w.lifeAcquired(s, info, r.member, ar.DeliveryCount)
 	}
 }
 
-// noteProcessed records one processing completion.
-func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
-	w.metrics.processed++
-	w.metrics.consumerProcessed[c.idx]++
+// noteProcessed records one processing completion that took durMs.
+func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
+	g, cc := w.gc(c.group), w.cc(c.idx)
+	g.processed++
+	cc.processed++
+	g.busyMs += durMs
+	cc.busyMs += durMs
 	s := w.shares[d.sp]
 	late := w.now > d.deadline
 	if ok && late && d.off < s.track.base {
 		// The record left the cache while this delivery's lock was expired: another
 		// delivery finished it, so this processing is a lock-expiry duplicate.
-		w.metrics.processedOK++
-		w.metrics.processedAfterLockExpiry++
-		w.metrics.duplicates[DupLockExpiry]++
+		g.processedOK++
+		cc.processedOK++
+		g.processedLate++
+		g.duplicates[DupLockExpiry]++
 		w.mark("duplicate-processing")
 		w.mark("processed-after-lock-expiry")
-		w.noteOrder(s, d.off)
+		w.noteOrder(s.group, s.part, d.off)
 		return
 	}
 	info := s.track.get(d.off)
 	w.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
-		w.metrics.failedProcessing++
+		g.failedProcessing++
 		return
 	}
-	w.metrics.processedOK++
+	g.processedOK++
+	cc.processedOK++
 	info.okCount++
+	if info.okCount == 1 && info.seen && w.inWindow(info.producedMs) {
+		w.metrics.lat[s.group].processed.Add(w.now - info.producedMs)
+	}
 	if info.okCount >= 2 {
 		cause := info.lostCause
 		if late && cause == DupOther {
 			cause = DupLockExpiry // this processing is the one that outlived its lock
 		}
-		w.metrics.duplicates[cause]++
+		g.duplicates[cause]++
 		w.mark("duplicate-processing")
 	}
 	info.lostCause = DupOther
@@ -294,11 +257,11 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool) {
 	}
 	info.pendingOK, info.okBy = true, c.idx
 	if late {
-		w.metrics.processedAfterLockExpiry++
+		g.processedLate++
 		info.lostCause = DupLockExpiry
 		w.mark("processed-after-lock-expiry")
 	}
-	w.noteOrder(s, d.off)
+	w.noteOrder(s.group, s.part, d.off)
 }
 
 func processedDetail(ok, late bool) string {
@@ -311,44 +274,37 @@ func processedDetail(ok, late bool) string {
 	return "ok"
 }
 
-// groupHist returns group g's histogram of a per-group set, growing the set as needed.
-func groupHist(hs *[]latencyHist, g int32) *latencyHist {
-	for int32(len(*hs)) <= g {
-		*hs = append(*hs, latencyHist{})
-	}
-	return &(*hs)[g]
-}
-
 // noteOrder measures reordering among records of the same key (per group).
-func (w *World) noteOrder(s *sharePart, off int64) {
-	p := w.parts[s.part]
+func (w *World) noteOrder(gi, pi int32, off int64) {
+	p := w.parts[pi]
 	key, ok := w.keyOf(p, off)
 	if !ok {
 		return
 	}
-	w.metrics.keyed++
-	keys := w.metrics.lastKey[s.group]
+	g, gx := w.gc(gi), &w.metrics.gx[gi]
+	g.keyed++
+	keys := w.metrics.lastKey[gi]
 	for int64(len(keys)) <= key {
 		keys = append(keys, keyLast{off: -1})
 	}
-	w.metrics.lastKey[s.group] = keys
+	w.metrics.lastKey[gi] = keys
 	last := keys[key]
 	if last.off > off {
-		w.metrics.reordered++
-		w.metrics.reorderMaxOffsets = max(w.metrics.reorderMaxOffsets, last.off-off)
-		w.metrics.reorderMaxMs = max(w.metrics.reorderMaxMs, w.now-last.ms)
-		groupHist(&w.metrics.reorderDist, s.group).add(last.off - off)
+		g.reordered++
+		gx.reorderMaxOffsets = max(gx.reorderMaxOffsets, last.off-off)
+		gx.reorderMaxMs = max(gx.reorderMaxMs, w.now-last.ms)
+		gx.reorderDist.Add(last.off - off)
 		w.mark("reordered")
 		return
 	}
 	keys[key] = keyLast{off: off, ms: w.now}
 }
 
-// noteAckOutcome counts acknowledgements as a broker applies them (or as lost).
+// noteAckOutcome follows acknowledgements as a broker applies them (or as lost).
 func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
+	s := w.shares[pa.sp]
 	if lost {
-		w.metrics.acksLost += int64(len(pa.entries))
-		s := w.shares[pa.sp]
+		w.gc(s.group).acksLost += int64(len(pa.entries))
 		for _, e := range pa.entries {
 			info := s.track.peek(e.off)
 			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
@@ -358,12 +314,6 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 		}
 		return
 	}
-	if code == model.ErrNone {
-		for _, e := range pa.entries {
-			w.metrics.acks[e.t]++
-		}
-	}
-	s := w.shares[pa.sp]
 	for _, e := range pa.entries {
 		info := s.track.peek(e.off)
 		if info == nil {
@@ -388,11 +338,54 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 	}
 }
 
+// noteAcksCompleted counts a request's acknowledgements the way Kafka's
+// RecordAcknowledgementsPerSec does: per partition, once the acknowledgement completed
+// without error, which is after its state write committed. It runs once per request, when
+// its last write completed.
+func (w *World) noteAcksCompleted(r *request) {
+	for i := range r.acks {
+		pa := &r.acks[i]
+		if r.result(pa.sp).ackCode != model.ErrNone {
+			continue
+		}
+		g := w.gc(w.shares[pa.sp].group)
+		for _, e := range pa.entries {
+			g.acks[e.t]++
+		}
+	}
+}
+
+// noteWriteCommitted records the ACCEPTs a state write made durable: their records are
+// complete now (the produce-to-completion latency ends here, not when a response reaches
+// the client).
+func (w *World) noteWriteCommitted(s *sharePart, wr *model.Write) {
+	if wr.Kind != model.WriteAck {
+		return
+	}
+	g, lat := w.gc(s.group), &w.metrics.lat[s.group]
+	for _, b := range wr.Batches {
+		if b.State != model.Acknowledged {
+			continue
+		}
+		for off := b.First; off <= b.Last; off++ {
+			info := s.track.peek(off)
+			if info == nil || !info.seen || info.completedMs != 0 {
+				continue
+			}
+			info.completedMs = w.now
+			g.completed++
+			if w.inWindow(info.producedMs) {
+				lat.completed.Add(w.now - info.producedMs)
+			}
+		}
+	}
+}
+
 // noteAckResult records the outcome the client learns for its acknowledgements.
 func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
 	s := w.shares[pa.sp]
 	if code != model.ErrNone {
-		w.metrics.ackErrors += int64(len(pa.entries))
+		w.gc(s.group).ackErrors += int64(len(pa.entries))
 		w.mark("ack-error-" + code.String())
 	}
 	for _, e := range pa.entries {
@@ -406,7 +399,6 @@ func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
 		switch {
 		case code == model.ErrNone:
 			info.pendingOK = false
-			info.acceptedMs = w.now
 		case info.lostCause == DupOther && code == model.ErrInvalidRecordState:
 			info.lostCause = DupLockExpiry
 		case info.lostCause == DupOther:
@@ -491,14 +483,15 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 	f.First = max(f.First, s.frontier)
 	s.frontier = f.Last + 1
 	n := f.Last - f.First + 1
-	w.metrics.final[f.Cause] += n
+	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
+	g.finished[f.Cause] += n
 	dc := int(f.DeliveryCount)
-	if dc >= len(w.metrics.dcHist) {
-		dc = len(w.metrics.dcHist) - 1
+	if dc >= len(gx.dcHist) {
+		dc = len(gx.dcHist) - 1
 	}
-	w.metrics.dcHist[dc] += n
+	gx.dcHist[dc] += n
 	if f.Cause != model.CauseAccepted {
-		w.metrics.dcHistArchived[dc] += n
+		gx.dcHistArchived[dc] += n
 	}
 	if w.sample != nil {
 		for off := f.First; off <= f.Last; off++ {
@@ -511,18 +504,6 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 	case model.CauseLogStart:
 		w.mark("archived-by-retention")
 	}
-	if f.Cause == model.CauseAccepted {
-		for off := f.First; off <= f.Last; off++ {
-			if info := s.track.peek(off); info != nil && info.seen {
-				at := info.acceptedMs
-				if at == 0 {
-					at = w.now
-				}
-				w.metrics.e2e.add(at - info.producedMs)
-				groupHist(&w.metrics.groupE2E, s.group).add(at - info.producedMs)
-			}
-		}
-	}
 	s.track.trimTo(f.Last + 1)
 }
 
@@ -532,8 +513,12 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 func (w *World) checkGap(s *sharePart, from, to int64) {
 	p := w.parts[s.part]
 	for off := max(from, p.log.StartOffset()); off <= to; off++ {
-		if p.log.HasRecord(off) {
-			w.metrics.silentLoss++
+		if !p.log.HasRecord(off) {
+			w.metrics.gx[s.group].noRecord++
+			continue
+		}
+		{
+			w.gc(s.group).silentLoss++
 			w.mark("silent-loss")
 			if w.metrics.silentLossFirst < 0 {
 				w.metrics.silentLossFirst = off
@@ -547,7 +532,7 @@ type Sample struct {
 	TimeMs     int64             `json:"time_ms"`
 	Partitions []PartitionSample `json:"partitions"`
 	Consumers  []ConsumerSample  `json:"consumers"`
-	// Running totals at this time.
+	// Running totals at this time, over every group (Produced: every record of every topic).
 	Deliveries   int64 `json:"deliveries"`
 	Redeliveries int64 `json:"redeliveries"`
 	Duplicates   int64 `json:"duplicates"`
@@ -556,6 +541,8 @@ type Sample struct {
 	Produced     int64 `json:"produced"`
 	// RedeliveriesByCause splits Redeliveries by why the records were available again.
 	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
+	// Groups are each group's running totals; the fields above add up every group.
+	Groups []GroupSample `json:"groups"`
 }
 
 // PartitionSample is one share-partition (or classic group partition) at a sample time.
@@ -584,24 +571,54 @@ type ConsumerSample struct {
 	Processed int64  `json:"processed"`
 }
 
+// GroupSample is one group's running totals at a sample time (see docs/metrics.md).
+type GroupSample struct {
+	Group        string `json:"group"`
+	Produced     int64  `json:"produced"`
+	Deliveries   int64  `json:"deliveries"`
+	Redeliveries int64  `json:"redeliveries"`
+	Duplicates   int64  `json:"duplicates"`
+	ProcessedOK  int64  `json:"processed_ok"`
+	Completed    int64  `json:"completed"`
+	LockTimeouts int64  `json:"lock_timeouts"`
+	Backlog      int64  `json:"backlog"`
+}
+
 // sampleMetrics records one time-series point.
 func (w *World) sampleMetrics() {
-	smp := Sample{TimeMs: w.now, Deliveries: w.metrics.deliveries, Redeliveries: w.metrics.redeliveries,
-		LockTimeouts: w.metrics.lockTimeouts, ProcessedOK: w.metrics.processedOK, Produced: w.metrics.produced,
-		RedeliveriesByCause: redeliveryCauses(&w.metrics.redeliverBy)}
-	for _, d := range w.metrics.duplicates {
-		smp.Duplicates += d
+	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
+	var redel [backCauses]int64
+	for gi := range w.groups {
+		g := w.gc(int32(gi))
+		gs := GroupSample{Group: w.groups[gi].cfg.Name, Produced: g.produced, Deliveries: g.deliveries,
+			Redeliveries: g.redeliveries, Duplicates: g.duplicatesTotal(), ProcessedOK: g.processedOK,
+			Completed: g.completed, LockTimeouts: g.lockTimeouts}
+		smp.Deliveries += g.deliveries
+		smp.Redeliveries += g.redeliveries
+		smp.Duplicates += gs.Duplicates
+		smp.LockTimeouts += g.lockTimeouts
+		smp.ProcessedOK += g.processedOK
+		for c, n := range w.metrics.gx[gi].redeliverBy {
+			redel[c] += n
+		}
+		smp.Groups = append(smp.Groups, gs)
 	}
+	smp.RedeliveriesByCause = redeliveryCauses(&redel)
 	for _, s := range w.shares {
-		smp.Partitions = append(smp.Partitions, w.partitionSample(s))
+		ps := w.partitionSample(s)
+		smp.Groups[s.group].Backlog += ps.Backlog
+		smp.Partitions = append(smp.Partitions, ps)
 	}
-	for _, g := range w.groups {
+	for gi, g := range w.groups {
 		if g.classic != nil {
-			smp.Partitions = append(smp.Partitions, w.classicSamples(g)...)
+			for _, ps := range w.classicSamples(g) {
+				smp.Groups[gi].Backlog += ps.Backlog
+				smp.Partitions = append(smp.Partitions, ps)
+			}
 		}
 	}
 	for _, c := range w.consumers {
-		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.metrics.consumerProcessed[c.idx]})
+		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
 	}
 	w.metrics.series = append(w.metrics.series, smp)
 }
@@ -630,22 +647,30 @@ func (w *World) partitionSample(s *sharePart) PartitionSample {
 	return ps
 }
 
-// Metrics is the exported summary of a run.
+// Metrics is the exported summary of a run. The top-level counts add up every group (they
+// are world totals, for tests and the sweep tables of single-group scenarios); Groups holds
+// each group's figures, which is what the reports show.
 type Metrics struct {
-	Produced         int64 `json:"produced"`
-	ProducedBatches  int64 `json:"produced_batches"`
-	Deliveries       int64 `json:"deliveries"`
-	Redeliveries     int64 `json:"redeliveries"`
-	Processed        int64 `json:"processed"`
-	ProcessedOK      int64 `json:"processed_ok"`
-	FailedProcessing int64 `json:"failed_processing"`
+	// Window is the measurement window the groups' rates are over.
+	Window           Window `json:"window"`
+	Produced         int64  `json:"produced"`
+	ProducedBatches  int64  `json:"produced_batches"`
+	Deliveries       int64  `json:"deliveries"`
+	Redeliveries     int64  `json:"redeliveries"`
+	Processed        int64  `json:"processed"`
+	ProcessedOK      int64  `json:"processed_ok"`
+	FailedProcessing int64  `json:"failed_processing"`
+	// Completed counts records whose completion committed (share: ACCEPT written; classic:
+	// committed past).
+	Completed int64 `json:"completed"`
 	// Duplicates counts successful processings beyond the first, by cause.
 	Duplicates        map[string]int64 `json:"duplicates"`
 	DuplicatesTotal   int64            `json:"duplicates_total"`
 	ProcessedLateLock int64            `json:"processed_after_lock_expiry"`
-	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals.
+	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals:
+	// records whose acknowledgement completed without error (GAP is not counted, as in Kafka).
 	RecordAcknowledgements map[string]int64 `json:"RecordAcknowledgements"`
-	AckErrors              int64            `json:"acknowledgements_error_total"`
+	AckErrors              int64            `json:"acknowledgements_failed"`
 	AcksLost               int64            `json:"acknowledgements_lost"`
 	// AcquisitionLockTimeouts is Kafka's AcquisitionLockTimeoutPerSec as a total.
 	AcquisitionLockTimeouts int64 `json:"AcquisitionLockTimeouts"`
@@ -660,7 +685,7 @@ type Metrics struct {
 	AckRequests       int64   `json:"ack_requests"`
 	RenewRequests     int64   `json:"renew_requests"`
 	BufferWaitMs      int64   `json:"buffer_wait_ms"`
-	// E2E is produce-to-accept latency of accepted records.
+	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
 	E2EP50Ms   int64        `json:"e2e_p50_ms"`
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
 	E2EMaxMs   int64        `json:"e2e_max_ms"`
@@ -690,11 +715,35 @@ type Metrics struct {
 	Groups []GroupMetrics `json:"groups"`
 }
 
-// GroupMetrics are one group's latency and reordering figures.
+// GroupMetrics are one group's figures (docs/metrics.md defines each).
 type GroupMetrics struct {
 	Name string `json:"name"`
 	Type string `json:"type"` // share or classic
-	// E2E is produce-to-accept latency (classic groups: produce to processed).
+	// Window is the measurement window; InWindow the counts inside it, Totals over the run.
+	Window   Window `json:"window"`
+	Totals   Counts `json:"totals"`
+	InWindow Counts `json:"in_window"`
+	Rates    Rates  `json:"rates"`
+	// DeliveriesPerRecord is deliveries ÷ records delivered at least once, over the run.
+	DeliveriesPerRecord float64    `json:"deliveries_per_record"`
+	Latency             Latencies  `json:"latency"`
+	Accounting          Accounting `json:"accounting"`
+	KeepUp              KeepUp     `json:"keep_up"`
+	// Consumers are each consumer slot's figures in the window.
+	Consumers []ConsumerFigures `json:"consumers"`
+	// DeliveryCountHist[i] counts the group's finished offsets delivered i times (last
+	// bucket: or more); DeliveryCountArchived the part that finished without ACCEPT.
+	DeliveryCountHist     []int64          `json:"delivery_count_hist"`
+	DeliveryCountArchived []int64          `json:"delivery_count_archived"`
+	RedeliveriesByCause   RedeliveryCauses `json:"redeliveries_by_cause"`
+	// ReorderedFraction is reordered ÷ keyed successful processings over the run.
+	ReorderedFraction float64 `json:"reordered_fraction"`
+	ReorderMaxOffsets int64   `json:"reorder_max_offsets"`
+	ReorderMaxMs      int64   `json:"reorder_max_ms"`
+	// SPSOStuckMaxMs is the longest a share-partition's start offset stayed put while
+	// records after it were in flight.
+	SPSOStuckMaxMs int64 `json:"spso_stuck_max_ms"`
+	// E2E* repeat Latency.Completed for the plots (0 when nothing completed).
 	E2EP50Ms   int64        `json:"e2e_p50_ms"`
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
 	E2EMaxMs   int64        `json:"e2e_max_ms"`
@@ -712,65 +761,107 @@ type HistBucket struct {
 	Count  int64 `json:"count"`
 }
 
-func (m *metrics) export(w *World) Metrics {
-	out := Metrics{
-		Produced: m.produced, ProducedBatches: m.producedBatches, Deliveries: m.deliveries, Redeliveries: m.redeliveries,
-		Processed: m.processed, ProcessedOK: m.processedOK, FailedProcessing: m.failedProcessing,
-		Duplicates: map[string]int64{}, ProcessedLateLock: m.processedAfterLockExpiry,
-		RecordAcknowledgements: map[string]int64{}, AckErrors: m.ackErrors, AcksLost: m.acksLost,
-		AcquisitionLockTimeouts: m.lockTimeouts, Finalized: map[string]int64{}, DeletedUndelivered: m.deletedUndelivered,
-		DeliveryCountHist: append([]int64(nil), m.dcHist[:]...), StateWrites: m.writes, StateWritesFailed: m.writesFailed,
-		Requests: m.requests, AckRequests: m.ackRequests, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
-		E2EP50Ms: m.e2e.quantile(0.5), E2EP99Ms: m.e2e.quantile(0.99), E2EMaxMs: m.e2e.max,
-		KeyedProcessed: m.keyed, Reordered: m.reordered, ReorderMaxOffsets: m.reorderMaxOffsets, ReorderMaxMs: m.reorderMaxMs,
-		SPSOStuckMaxMs: m.spsoStuckMaxMs, SkippedByOffsetReset: m.skippedByReset, SilentLoss: m.silentLoss, ClassicReprocessed: m.classicRedeliveredFromCommit, Series: m.series,
-	}
-	for i, d := range m.duplicates {
-		out.Duplicates[DupCause(i).String()] = d
-		out.DuplicatesTotal += d
-	}
-	for t, n := range m.acks {
-		out.RecordAcknowledgements[model.AckType(t).String()] = n
-	}
-	for c, n := range m.final {
-		if n > 0 {
-			out.Finalized[model.Cause(c).String()] = n
-		}
-	}
-	out.E2EBuckets = m.e2e.buckets()
-	out.RedeliveriesByCause = redeliveryCauses(&m.redeliverBy)
-	out.DeliveryCountArchived = append([]int64(nil), m.dcHistArchived[:]...)
-	out.InFlightCap = int64(w.cfg.Kafka.PartitionMaxRecordLocks)
-	for gi, g := range w.groups {
-		gm := GroupMetrics{Name: g.cfg.Name, Type: "share"}
-		if g.cfg.Type == ClassicGroup {
-			gm.Type = "classic"
-		}
-		if gi < len(m.groupE2E) {
-			h := &m.groupE2E[gi]
-			gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs, gm.E2EBuckets = h.quantile(0.5), h.quantile(0.99), h.max, h.buckets()
-		}
-		if gi < len(m.reorderDist) {
-			gm.ReorderBuckets = m.reorderDist[gi].buckets()
-		}
-		out.Groups = append(out.Groups, gm)
+func histBuckets(h *hist.Hist) []HistBucket {
+	var out []HistBucket
+	for _, b := range h.Buckets(80) {
+		out = append(out, HistBucket{LowMs: b.Low, HighMs: b.High, Count: b.Count})
 	}
 	return out
 }
 
-// buckets lists the non-empty buckets.
-func (h *latencyHist) buckets() []HistBucket {
-	var out []HistBucket
-	for b, c := range h.counts {
-		if c > 0 {
-			hi := histLow(b+1) - 1
-			if b+1 >= len(h.counts) {
-				hi = h.max
-			}
-			out = append(out, HistBucket{LowMs: histLow(b), HighMs: hi, Count: c})
-		}
+func quantileOr0(h *hist.Hist, q float64) int64 {
+	v, _ := h.Quantile(q)
+	return v
+}
+
+func (m *metrics) export(w *World) Metrics {
+	start, end := measurementWindow(&w.cfg)
+	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
+	out := Metrics{
+		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
+		Requests: m.requests, AckRequests: m.ackRequests, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
+		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
 	}
+	var all counters
+	var e2e hist.Hist
+	var redel [backCauses]int64
+	dc, dca := make([]int64, 12), make([]int64, 12)
+	for gi := range w.groups {
+		all.add(&m.g[gi], 1)
+		e2e.Merge(&m.lat[gi].completed)
+		gx := &m.gx[gi]
+		for c, n := range gx.redeliverBy {
+			redel[c] += n
+		}
+		for i := range dc {
+			dc[i] += gx.dcHist[i]
+			dca[i] += gx.dcHistArchived[i]
+		}
+		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
+		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
+		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
+		out.Groups = append(out.Groups, w.groupMetrics(int32(gi), win))
+	}
+	tot := countsOf(&all)
+	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
+	out.FailedProcessing, out.Completed, out.Duplicates, out.DuplicatesTotal = tot.FailedProcessing, tot.Completed, tot.DuplicatesByCause, tot.Duplicates
+	out.ProcessedLateLock, out.RecordAcknowledgements, out.AckErrors, out.AcksLost = tot.ProcessedAfterLockExpiry, tot.RecordAcknowledgements, tot.AckErrors, tot.AcksLost
+	out.AcquisitionLockTimeouts, out.Finalized, out.DeletedUndelivered = tot.AcquisitionLockTimeouts, tot.Finished, tot.DeletedUndelivered
+	out.KeyedProcessed, out.Reordered, out.SkippedByOffsetReset, out.SilentLoss = tot.KeyedProcessed, tot.Reordered, tot.SkippedByOffsetReset, tot.SilentLoss
+	out.ClassicReprocessed = tot.ClassicReprocessed
+	out.DeliveryCountHist, out.DeliveryCountArchived = dc, dca
+	out.RedeliveriesByCause = redeliveryCauses(&redel)
+	out.E2EP50Ms, out.E2EP99Ms, out.E2EMaxMs, out.E2EBuckets = quantileOr0(&e2e, 0.5), quantileOr0(&e2e, 0.99), e2e.Max(), histBuckets(&e2e)
 	return out
+}
+
+// groupMetrics derives group gi's figures.
+func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
+	m := &w.metrics
+	g := w.groups[gi]
+	gm := GroupMetrics{Name: g.cfg.Name, Type: g.cfg.Type.String(), Window: win, Totals: countsOf(&m.g[gi])}
+	var in counters
+	if w.win.next == snapPoints {
+		in = w.win.taken[snapEnd].groups[gi]
+		in.add(&w.win.taken[snapStart].groups[gi], -1)
+	}
+	gm.InWindow = countsOf(&in)
+	gm.Rates = ratesOf(&in, win)
+	gm.DeliveriesPerRecord = ratio(m.g[gi].deliveries, m.g[gi].delivered)
+	lat := &m.lat[gi]
+	gm.Latency = Latencies{FirstDelivery: latencyOf(&lat.firstDelivery), Processed: latencyOf(&lat.processed), Completed: latencyOf(&lat.completed)}
+	gm.Accounting = w.accounting(gi)
+	for ci, c := range w.consumers {
+		if c.group != gi {
+			continue
+		}
+		var cc consumerCounters
+		if w.win.next == snapPoints {
+			cc = w.win.taken[snapEnd].consumers[ci]
+			s := w.win.taken[snapStart].consumers[ci]
+			cc.deliveries -= s.deliveries
+			cc.processed -= s.processed
+			cc.processedOK -= s.processedOK
+			cc.busyMs -= s.busyMs
+		}
+		t := max(c.spec.Threads, 1)
+		if g.cfg.Type == ClassicGroup {
+			t = 1
+		}
+		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
+			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
+	}
+	gm.KeepUp = w.keepUp(gi, win, &in, gm.Consumers)
+	gx := &m.gx[gi]
+	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
+	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
+	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
+	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
+	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
+	gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs = quantileOr0(&lat.completed, 0.5), quantileOr0(&lat.completed, 0.99), lat.completed.Max()
+	gm.E2EBuckets = histBuckets(&lat.completed)
+	gm.ReorderBuckets = histBuckets(&gx.reorderDist)
+	return gm
 }
 
 // FinalState describes one share-partition (or classic group partition) at the end.

@@ -71,6 +71,9 @@ func (w *World) produceBatch(p *producerState, n int) {
 	b := part.log.AppendRecords(n, w.now, p.idx, p.txn)
 	w.metrics.produced += int64(n)
 	w.metrics.producedBatches++
+	for _, gi := range part.readers {
+		w.gc(gi).produced += int64(n)
+	}
 	if p.cfg.PoisonPerMillion > 0 {
 		for off := b.First; off <= b.Last; off++ {
 			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
@@ -104,6 +107,9 @@ func (w *World) txnCommit(e event) {
 	for _, pt := range w.topicParts(p.topic) {
 		if pt.log.IsOpen(e.x) || pt == part {
 			pt.log.AppendControl(w.now, p.idx, e.x, commit)
+			for _, gi := range pt.readers {
+				w.gc(gi).controls++
+			}
 			w.line("txn-end").str("p", pt.name).num("txn", e.x).str("commit", boolStr(commit)).end()
 			if !commit {
 				w.mark("txn-aborted")

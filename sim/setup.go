@@ -41,13 +41,17 @@ func (w *World) build() error {
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
-	w.metrics.consumerProcessed = map[int32]int64{}
+	w.metrics.g = make([]counters, len(cfg.Groups))
+	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
+	w.metrics.lat = make([]latencies, len(cfg.Groups))
 	w.metrics.silentLossFirst = -1
+	w.initWindows()
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
 			return err
 		}
 	}
+	w.metrics.c = make([]consumerCounters, len(w.consumers))
 	if err := w.buildFaults(); err != nil {
 		return err
 	}
@@ -65,6 +69,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 	for _, tn := range g.Topics {
 		for _, p := range w.topicParts(topicIdx[tn]) {
 			gs.parts = append(gs.parts, p.idx)
+			p.readers = append(p.readers, gi)
 			if g.Type != ShareGroup {
 				continue
 			}

@@ -89,6 +89,7 @@ type World struct {
 	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
 
 	now     int64
+	win     windows
 	q       *eventq.Queue[event]
 	events  int64
 	endMs   int64
@@ -211,6 +212,9 @@ func (w *World) Run() (*Result, error) {
 		if !ok || at > w.endMs {
 			break
 		}
+		if at >= w.win.atMs[w.win.next%snapPoints] && w.win.next < snapPoints {
+			w.takeSnapshotsBefore(at)
+		}
 		w.q.Pop()
 		w.now = at
 		w.events++
@@ -226,6 +230,7 @@ func (w *World) Run() (*Result, error) {
 		}
 	}
 	w.now = max(w.now, w.endMs)
+	w.takeSnapshotsBefore(w.now + 1)
 	w.sampleMetrics()
 	w.recordUnanswered()
 	return w.result(), nil
@@ -414,6 +419,7 @@ type partition struct {
 	leader      int32
 	leaderEpoch int32
 	shares      []int32 // share-partitions reading it
+	readers     []int32 // groups reading it (share and classic)
 	poison      []int64 // poison offsets, ascending
 	readBuf     []model.LogBatch
 }

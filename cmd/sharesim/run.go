@@ -222,7 +222,7 @@ func runScenario(stdout io.Writer, arg string, f runFlags) error {
 func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string, cmdline string) *reports.Summary {
 	s := &reports.Summary{
 		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
-		Verdict: "pass", Headline: reports.NewHeadline(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
+		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
 		Overrides: sets, Command: cmdline, Violations: []reports.Violation{},
 	}
@@ -239,17 +239,12 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	verdict := strings.ToUpper(s.Verdict)
 	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, fmtDuration(s.EndMs), s.Events)
 	if !f.quiet {
-		h := s.Headline
-		m := s.Metrics
-		fmt.Fprintf(w, "  produced %d, processed successfully %d, deliveries %d (redeliveries %d), lock timeouts %d\n",
-			h.Produced, h.ProcessedOK, h.Deliveries, h.Redeliveries, h.LockTimeouts)
-		fmt.Fprintf(w, "  duplicates %d (%.0f per hour)%s\n", h.Duplicates, h.DuplicatesPerHour, causes(m.Duplicates))
-		fmt.Fprintf(w, "  finished: %s; deleted before delivery %d; skipped by share.auto.offset.reset %d\n", causesList(m.Finalized), h.DeletedUndelivered, m.SkippedByOffsetReset)
-		fmt.Fprintf(w, "  produce-to-accept p50 %s, p99 %s; start offset stuck up to %s", fmtDuration(m.E2EP50Ms), fmtDuration(m.E2EP99Ms), fmtDuration(h.SPSOStuckMaxMs))
-		if m.KeyedProcessed > 0 {
-			fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*h.ReorderedFraction)
+		if s.Title != "" {
+			fmt.Fprintf(w, "  %s\n", s.Title)
 		}
-		fmt.Fprintln(w)
+		for i := range s.Metrics.Groups {
+			printGroup(w, &s.Metrics.Groups[i])
+		}
 		fmt.Fprintf(w, "  trace sha256 %s\n", s.TraceSHA256)
 	}
 	for _, v := range s.Violations {
@@ -261,6 +256,70 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	if f.out != "" {
 		fmt.Fprintf(w, "  results in %s\n", filepath.ToSlash(f.out))
 	}
+}
+
+// printGroup prints one group's figures: the answer first (did it keep up, duplicates per
+// hour, latency), then the details. docs/metrics.md defines every number.
+func printGroup(w io.Writer, g *sim.GroupMetrics) {
+	win, r, t, k := g.Window, g.Rates, g.Totals, g.KeepUp
+	done := "completed (ACCEPT written)"
+	if g.Type == "classic" {
+		done = "completed (offset committed)"
+	}
+	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s:\n", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
+	if k.KeptUp {
+		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s\n", r.ArrivalPerSec, r.CompletedPerSec, done)
+	} else {
+		fmt.Fprintf(w, "    DID NOT KEEP UP: %.1f records/s arrived, %.1f/s finished; backlog %d → %d (%+.1f/s in the second half)\n",
+			k.ArrivalPerSec, k.FinishedPerSec, k.BacklogStart, k.BacklogEnd, k.BacklogGrowthPerSec)
+		fmt.Fprintf(w, "    why: %s\n", k.Reason)
+		if k.Advice != "" {
+			fmt.Fprintf(w, "    would help: %s\n", k.Advice)
+		}
+	}
+	in := g.InWindow
+	fmt.Fprintf(w, "    duplicates %.0f per hour (%d in the window, %.2f%% of successful processings)%s\n",
+		r.DuplicatesPerHour, in.Duplicates, 100*r.DuplicateFraction, causes(in.DuplicatesByCause))
+	fmt.Fprintf(w, "    redeliveries %.0f per hour, lock timeouts %.0f per hour; %.3f deliveries per record\n",
+		r.RedeliveriesPerHour, r.LockTimeoutsPerHour, g.DeliveriesPerRecord)
+	l := g.Latency
+	fmt.Fprintf(w, "    latency from produce: first delivery %s; processed %s; %s %s\n",
+		latencyText(l.FirstDelivery), latencyText(l.Processed), done, latencyText(l.Completed))
+	a := g.Accounting
+	fmt.Fprintf(w, "    records over the run: produced %d, completed %d", t.Produced, t.Completed)
+	if g.Type == "share" {
+		fmt.Fprintf(w, "; left the in-flight window as %s", causesList(a.Finished))
+	}
+	if a.DeletedUndelivered > 0 {
+		fmt.Fprintf(w, "; deleted before delivery %d", a.DeletedUndelivered)
+		if a.DeletedBeforeFirstLoad > 0 {
+			fmt.Fprintf(w, " (%d before the group first read)", a.DeletedBeforeFirstLoad)
+		}
+	}
+	if a.SkippedByOffsetReset > 0 {
+		fmt.Fprintf(w, "; skipped by the offset reset %d", a.SkippedByOffsetReset)
+	}
+	if a.UnfinishedTotal > 0 {
+		fmt.Fprintf(w, "; unfinished at the end %d (%s)", a.UnfinishedTotal, causesList(a.Unfinished))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "    consumers: %d of %d got work, %.0f%% busy on average, the busiest 10%% did %.0f%% of the work",
+		k.ConsumersWithWork, k.Consumers, 100*k.MeanBusy, 100*k.Top10Share)
+	if g.SPSOStuckMaxMs > 0 && g.Type == "share" {
+		fmt.Fprintf(w, "; start offset stuck up to %s", fmtDuration(g.SPSOStuckMaxMs))
+	}
+	if t.KeyedProcessed > 0 {
+		fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*g.ReorderedFraction)
+	}
+	fmt.Fprintln(w)
+}
+
+// latencyText prints a latency's median and 99th percentile, or n/a when nothing reached it.
+func latencyText(l sim.Latency) string {
+	if l.Count == 0 || l.P50Ms == nil {
+		return "n/a (none)"
+	}
+	return fmt.Sprintf("p50 %s, p99 %s", fmtDuration(*l.P50Ms), fmtDuration(*l.P99Ms))
 }
 
 func causes(m map[string]int64) string {

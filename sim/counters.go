@@ -1,0 +1,211 @@
+package sim
+
+import (
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/hist"
+)
+
+// Per-group counting. Every count the simulator keeps about what happened to a group's
+// records lives in one counters value per group, and every count about a consumer in one
+// consumerCounters value per consumer instance slot; a measurement window is the difference
+// of two copies taken at its ends (see windows). docs/metrics.md defines each figure derived
+// from them; figures.go derives them, in one place.
+
+// numCauses is the number of model.Cause values.
+const numCauses = int(model.CauseRestored) + 1
+
+// counters are one group's running totals since the start of the run.
+type counters struct {
+	// produced counts records appended to the group's partitions (control markers excluded).
+	produced int64
+	// controls counts transaction markers appended to them (offsets without a record).
+	controls int64
+	// deliveries counts records handed to consumers: acquired (share) or returned by a poll
+	// (classic); redeliveries the part of them delivered before.
+	deliveries, redeliveries int64
+	// delivered counts records delivered at least once (first deliveries).
+	delivered int64
+	// processed counts processing completions; processedOK the successful ones.
+	processed, processedOK, failedProcessing int64
+	// duplicates counts successful processings beyond a record's first, by cause.
+	duplicates [dupCauses]int64
+	// processedLate counts successful processings that ended after the record's lock expired.
+	processedLate int64
+	// completed counts records whose completion committed, each once: for a share group the
+	// state write of its ACCEPT succeeded at the leader; for a classic group an offset commit
+	// passed it.
+	completed int64
+	// finished counts offsets that left the share-partition's in-flight cache, by cause.
+	finished [numCauses]int64
+	// deletedUndelivered counts offsets the log start passed before any delivery (retention,
+	// DeleteRecords), including before the share-partition first loaded; deletedBeforeLoad is
+	// the part of it that happened before the first load.
+	deletedUndelivered, deletedBeforeLoad int64
+	// skippedByReset counts offsets share.auto.offset.reset (latest, by_duration) put out
+	// of reach at the first load.
+	skippedByReset int64
+	// lockTimeouts counts acquisition locks that expired (Kafka's AcquisitionLockTimeoutPerSec).
+	lockTimeouts int64
+	// acks counts acknowledged records by type as Kafka's RecordAcknowledgementsPerSec does:
+	// once the partition's acknowledgement completed without error (its state write
+	// committed); GAP is not one of Kafka's types and is counted apart.
+	acks [5]int64
+	// ackErrors counts acknowledged records the client learnt failed; acksLost those whose
+	// request or response was lost.
+	ackErrors, acksLost int64
+	// silentLoss counts records the start offset passed with no final state.
+	silentLoss int64
+	// keyed counts successful processings of keyed records; reordered those that came after
+	// a later record of the same key.
+	keyed, reordered int64
+	// busyMs is the processing time its consumers spent (thread-milliseconds).
+	busyMs int64
+	// classicReprocessed counts classic-group records processed again after a member died.
+	classicReprocessed int64
+}
+
+// add adds o to c, field by field (window differences use sub).
+func (c *counters) add(o *counters, sign int64) {
+	c.produced += sign * o.produced
+	c.controls += sign * o.controls
+	c.deliveries += sign * o.deliveries
+	c.redeliveries += sign * o.redeliveries
+	c.delivered += sign * o.delivered
+	c.processed += sign * o.processed
+	c.processedOK += sign * o.processedOK
+	c.failedProcessing += sign * o.failedProcessing
+	for i := range c.duplicates {
+		c.duplicates[i] += sign * o.duplicates[i]
+	}
+	c.processedLate += sign * o.processedLate
+	c.completed += sign * o.completed
+	for i := range c.finished {
+		c.finished[i] += sign * o.finished[i]
+	}
+	c.deletedUndelivered += sign * o.deletedUndelivered
+	c.deletedBeforeLoad += sign * o.deletedBeforeLoad
+	c.skippedByReset += sign * o.skippedByReset
+	c.lockTimeouts += sign * o.lockTimeouts
+	for i := range c.acks {
+		c.acks[i] += sign * o.acks[i]
+	}
+	c.ackErrors += sign * o.ackErrors
+	c.acksLost += sign * o.acksLost
+	c.silentLoss += sign * o.silentLoss
+	c.keyed += sign * o.keyed
+	c.reordered += sign * o.reordered
+	c.busyMs += sign * o.busyMs
+	c.classicReprocessed += sign * o.classicReprocessed
+}
+
+func (c *counters) duplicatesTotal() int64 {
+	var n int64
+	for _, d := range c.duplicates {
+		n += d
+	}
+	return n
+}
+
+// consumerCounters are one consumer slot's running totals (all its incarnations).
+type consumerCounters struct {
+	deliveries  int64 // records it was handed
+	processed   int64 // processing completions
+	processedOK int64
+	busyMs      int64 // thread-milliseconds spent processing
+}
+
+// latencies are one group's latency histograms, each in virtual ms from the record's
+// producer timestamp.
+type latencies struct {
+	firstDelivery hist.Hist // to its first delivery to a consumer
+	processed     hist.Hist // to the end of the successful processing whose completion committed
+	completed     hist.Hist // to its completion committing (share: ACCEPT write; classic: offset commit)
+}
+
+// Snapshot points of the measurement window.
+const (
+	snapStart = iota // the window starts
+	snapMid          // half way: the backlog trend is measured over the second half
+	snapEnd          // the window ends
+	snapPoints
+)
+
+// windows holds the copies of the counters taken at the window's points.
+type windows struct {
+	atMs  [snapPoints]int64
+	next  int // the next point to take
+	taken [snapPoints]snapshot
+}
+
+type snapshot struct {
+	groups    []counters
+	consumers []consumerCounters
+	backlog   []int64 // unfinished offsets per group
+}
+
+// measurementWindow returns the window over which rates are measured: from the first
+// producer's start plus the configured warm-up to the last producer's stop (producers stop
+// when the main phase ends). Without producers it is [warm-up, main phase end).
+func measurementWindow(cfg *Config) (startMs, endMs int64) {
+	startMs, endMs = -1, 0
+	for _, p := range cfg.Producers {
+		stop := cfg.DurationMs
+		if p.StopMs > 0 {
+			stop = min(p.StopMs, cfg.DurationMs)
+		}
+		if startMs < 0 || p.StartMs < startMs {
+			startMs = p.StartMs
+		}
+		endMs = max(endMs, stop)
+	}
+	if startMs < 0 {
+		startMs, endMs = 0, cfg.DurationMs
+	}
+	startMs = min(startMs+cfg.WarmupMs, endMs)
+	return startMs, endMs
+}
+
+func (w *World) initWindows() {
+	start, end := measurementWindow(&w.cfg)
+	w.win.atMs = [snapPoints]int64{start, start + (end-start)/2, end}
+}
+
+// takeSnapshotsBefore takes every window point due before an event at atMs runs: a point
+// at t covers the events before t.
+func (w *World) takeSnapshotsBefore(atMs int64) {
+	for w.win.next < snapPoints && atMs >= w.win.atMs[w.win.next] {
+		i := w.win.next
+		snap := snapshot{
+			groups:    append([]counters(nil), w.metrics.g...),
+			consumers: append([]consumerCounters(nil), w.metrics.c...),
+		}
+		for gi := range w.groups {
+			snap.backlog = append(snap.backlog, w.groupBacklog(int32(gi)))
+		}
+		w.win.taken[i] = snap
+		w.win.next++
+	}
+}
+
+// groupBacklog is the number of offsets of a group's partitions not yet finished: below the
+// log end and not accepted, archived, deleted or skipped (share groups: from the leaders'
+// state; classic groups: the log end minus the committed offset).
+func (w *World) groupBacklog(gi int32) int64 {
+	var n int64
+	g := w.groups[gi]
+	for _, sp := range g.sps {
+		n += w.partitionSample(w.shares[sp]).Backlog
+	}
+	if g.classic != nil {
+		for _, ps := range w.classicSamples(g) {
+			n += ps.Backlog
+		}
+	}
+	return n
+}
+
+// gc returns group g's counters.
+func (w *World) gc(g int32) *counters { return &w.metrics.g[g] }
+
+// cc returns consumer slot c's counters.
+func (w *World) cc(c int32) *consumerCounters { return &w.metrics.c[c] }

@@ -1,0 +1,587 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/hist"
+)
+
+// The figures a run reports, per group, each derived here from the counters (counters.go)
+// and defined in docs/metrics.md. Rates are over the measurement window; totals are over the
+// whole run, healing included.
+
+// Window is the measurement window: [StartMs, EndMs) of virtual time.
+type Window struct {
+	StartMs int64 `json:"start_ms"`
+	EndMs   int64 `json:"end_ms"`
+	// WarmupMs is the part of the production window skipped at its start.
+	WarmupMs int64 `json:"warmup_ms"`
+}
+
+// LengthMs is the window's length.
+func (w Window) LengthMs() int64 { return w.EndMs - w.StartMs }
+
+// Counts are a group's counts over some span of the run (see docs/metrics.md).
+type Counts struct {
+	Produced                 int64            `json:"produced"`
+	ControlRecords           int64            `json:"control_records"`
+	Deliveries               int64            `json:"deliveries"`
+	Redeliveries             int64            `json:"redeliveries"`
+	Processed                int64            `json:"processed"`
+	ProcessedOK              int64            `json:"processed_ok"`
+	FailedProcessing         int64            `json:"failed_processing"`
+	Duplicates               int64            `json:"duplicates"`
+	DuplicatesByCause        map[string]int64 `json:"duplicates_by_cause"`
+	ProcessedAfterLockExpiry int64            `json:"processed_after_lock_expiry"`
+	Completed                int64            `json:"completed"`
+	Finished                 map[string]int64 `json:"finished"`
+	DeletedUndelivered       int64            `json:"deleted_undelivered"`
+	DeletedBeforeFirstLoad   int64            `json:"deleted_before_first_load"`
+	SkippedByOffsetReset     int64            `json:"skipped_by_offset_reset"`
+	AcquisitionLockTimeouts  int64            `json:"AcquisitionLockTimeouts"`
+	RecordAcknowledgements   map[string]int64 `json:"RecordAcknowledgements"`
+	GapAcknowledgements      int64            `json:"gap_acknowledgements"`
+	AckErrors                int64            `json:"acknowledgements_failed"`
+	AcksLost                 int64            `json:"acknowledgements_lost"`
+	SilentLoss               int64            `json:"silent_loss"`
+	KeyedProcessed           int64            `json:"keyed_processed"`
+	Reordered                int64            `json:"reordered"`
+	BusyMs                   int64            `json:"busy_ms"`
+	ClassicReprocessed       int64            `json:"classic_reprocessed"`
+}
+
+func countsOf(c *counters) Counts {
+	out := Counts{
+		Produced: c.produced, ControlRecords: c.controls, Deliveries: c.deliveries, Redeliveries: c.redeliveries,
+		Processed: c.processed, ProcessedOK: c.processedOK, FailedProcessing: c.failedProcessing,
+		Duplicates: c.duplicatesTotal(), DuplicatesByCause: map[string]int64{}, ProcessedAfterLockExpiry: c.processedLate,
+		Completed: c.completed, Finished: map[string]int64{}, DeletedUndelivered: c.deletedUndelivered,
+		DeletedBeforeFirstLoad: c.deletedBeforeLoad, SkippedByOffsetReset: c.skippedByReset,
+		AcquisitionLockTimeouts: c.lockTimeouts, RecordAcknowledgements: map[string]int64{},
+		GapAcknowledgements: c.acks[model.AckGap], AckErrors: c.ackErrors, AcksLost: c.acksLost, SilentLoss: c.silentLoss,
+		KeyedProcessed: c.keyed, Reordered: c.reordered, BusyMs: c.busyMs, ClassicReprocessed: c.classicReprocessed,
+	}
+	for i, d := range c.duplicates {
+		out.DuplicatesByCause[DupCause(i).String()] = d
+	}
+	for cause, n := range c.finished {
+		if n > 0 {
+			out.Finished[model.Cause(cause).String()] = n
+		}
+	}
+	for t, n := range c.acks {
+		if model.AckType(t) != model.AckGap {
+			out.RecordAcknowledgements[model.AckType(t).String()] = n
+		}
+	}
+	return out
+}
+
+// Rates are a group's rates over the measurement window.
+type Rates struct {
+	WindowMs int64 `json:"window_ms"`
+	// ArrivalPerSec is records produced to the group's partitions per second.
+	ArrivalPerSec float64 `json:"arrival_per_sec"`
+	// CompletedPerSec is records completed per second (share: ACCEPT committed; classic:
+	// passed by an offset commit): the group's throughput.
+	CompletedPerSec float64 `json:"completed_per_sec"`
+	// FinishedPerSec is records that reached any end per second: completed, or archived
+	// (rejected, at the delivery limit, ...), or deleted before delivery.
+	FinishedPerSec      float64 `json:"finished_per_sec"`
+	DuplicatesPerHour   float64 `json:"duplicates_per_hour"`
+	RedeliveriesPerHour float64 `json:"redeliveries_per_hour"`
+	LockTimeoutsPerHour float64 `json:"lock_timeouts_per_hour"`
+	// DuplicateFraction is duplicates per successful processing in the window.
+	DuplicateFraction float64 `json:"duplicate_fraction"`
+}
+
+// perSec is n events over windowMs as a rate per second (0 for an empty window).
+func perSec(n, windowMs int64) float64 {
+	if windowMs <= 0 {
+		return 0
+	}
+	return float64(n) * 1000 / float64(windowMs)
+}
+
+// perHour is n events over windowMs as a rate per hour.
+func perHour(n, windowMs int64) float64 { return perSec(n, windowMs) * 3600 }
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// finishedTotal is every record that reached an end: completed, archived or rejected, or
+// deleted before delivery (terminal causes other than ACCEPT count once they leave the
+// cache; ACCEPTs count when they commit).
+func finishedTotal(c *counters) int64 {
+	n := c.completed + c.deletedUndelivered
+	for cause, k := range c.finished {
+		switch model.Cause(cause) {
+		case model.CauseAccepted, model.CauseRestored, model.CauseNone:
+		default:
+			n += k
+		}
+	}
+	return n
+}
+
+func ratesOf(in *counters, win Window) Rates {
+	ms := win.LengthMs()
+	return Rates{
+		WindowMs: ms, ArrivalPerSec: perSec(in.produced, ms), CompletedPerSec: perSec(in.completed, ms),
+		FinishedPerSec: perSec(finishedTotal(in), ms), DuplicatesPerHour: perHour(in.duplicatesTotal(), ms),
+		RedeliveriesPerHour: perHour(in.redeliveries, ms), LockTimeoutsPerHour: perHour(in.lockTimeouts, ms),
+		DuplicateFraction: ratio(in.duplicatesTotal(), in.processedOK),
+	}
+}
+
+// Latency is one latency distribution in virtual ms. The quantiles are nearest-rank, exact
+// below hist.Exact ms and within hist.MaxRelativeError above; nil when Count is 0.
+type Latency struct {
+	Count   int64         `json:"count"`
+	P50Ms   *int64        `json:"p50_ms"`
+	P90Ms   *int64        `json:"p90_ms"`
+	P99Ms   *int64        `json:"p99_ms"`
+	MaxMs   *int64        `json:"max_ms"`
+	MeanMs  *float64      `json:"mean_ms"`
+	Buckets []hist.Bucket `json:"buckets,omitempty"`
+}
+
+func latencyOf(h *hist.Hist) Latency {
+	l := Latency{Count: h.Count()}
+	if h.Count() == 0 {
+		return l
+	}
+	q := func(x float64) *int64 { v, _ := h.Quantile(x); return &v }
+	mx, mean := h.Max(), h.Mean()
+	l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs, l.MeanMs = q(0.5), q(0.9), q(0.99), &mx, &mean
+	l.Buckets = h.Buckets(60)
+	return l
+}
+
+// Latencies are a group's three latencies, for records produced inside the window.
+type Latencies struct {
+	// FirstDelivery is produce → the record's first delivery to a consumer.
+	FirstDelivery Latency `json:"first_delivery"`
+	// Processed is produce → the end of its first successful processing.
+	Processed Latency `json:"processed"`
+	// Completed is produce → its completion committing: share groups, the state write of
+	// its ACCEPT succeeded at the leader; classic groups, an offset commit passed it.
+	Completed Latency `json:"completed"`
+}
+
+// Accounting puts every offset of the group's partitions in exactly one bucket at the end of
+// the run. Offsets = Σ log end offsets = records + control records; Sum adds every bucket and
+// equals Offsets unless the simulator lost track of one (the records-accounted check).
+type Accounting struct {
+	Offsets int64 `json:"offsets"`
+	// Finished offsets left the in-flight cache (share) or were committed past (classic), by
+	// cause: accepted, rejected, gap, limit, log-start, compacted, aborted, restored, committed.
+	Finished map[string]int64 `json:"finished"`
+	// Completed but still inside the in-flight cache (terminal above SPSO), by cause.
+	TerminalInCache map[string]int64 `json:"terminal_in_cache"`
+	// NoRecord offsets were passed holding no record (compacted away, transaction markers).
+	NoRecord int64 `json:"no_record"`
+	// DeletedUndelivered offsets were deleted by the log start before any delivery,
+	// DeletedBeforeFirstLoad of them before the group first read the partition.
+	DeletedUndelivered     int64 `json:"deleted_undelivered"`
+	DeletedBeforeFirstLoad int64 `json:"deleted_before_first_load"`
+	SkippedByOffsetReset   int64 `json:"skipped_by_offset_reset"`
+	// SilentLoss offsets held a record and were passed with no final state.
+	SilentLoss int64 `json:"silent_loss"`
+	// Unfinished offsets at the end, by state: available, acquired, write-pending (a state
+	// write outstanding), unread (beyond the cache), below-log-start (deleted, the leader
+	// applies it at its next fetch), not-loaded (the group never read the partition),
+	// uncommitted (classic).
+	Unfinished      map[string]int64 `json:"unfinished"`
+	UnfinishedTotal int64            `json:"unfinished_total"`
+	Sum             int64            `json:"sum"`
+	Balanced        bool             `json:"balanced"`
+}
+
+func (a *Accounting) add(m *map[string]int64, k string, n int64) {
+	if n == 0 {
+		return
+	}
+	if *m == nil {
+		*m = map[string]int64{}
+	}
+	(*m)[k] += n
+}
+
+// accounting classifies every offset of group gi at the end of the run.
+func (w *World) accounting(gi int32) Accounting {
+	g, c := w.groups[gi], w.gc(gi)
+	a := Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{},
+		DeletedUndelivered: c.deletedUndelivered, DeletedBeforeFirstLoad: c.deletedBeforeLoad,
+		SkippedByOffsetReset: c.skippedByReset, SilentLoss: c.silentLoss, NoRecord: w.metrics.gx[gi].noRecord}
+	for cause, n := range c.finished {
+		if n > 0 {
+			a.Finished[model.Cause(cause).String()] = n
+		}
+	}
+	for _, sp := range g.sps {
+		w.accountShare(&a, w.shares[sp])
+	}
+	if g.classic != nil {
+		w.accountClassic(&a, g)
+	}
+	for _, n := range a.Unfinished {
+		a.UnfinishedTotal += n
+	}
+	a.Sum = a.NoRecord + a.DeletedUndelivered + a.SkippedByOffsetReset + a.SilentLoss + a.UnfinishedTotal
+	for _, n := range a.Finished {
+		a.Sum += n
+	}
+	for _, n := range a.TerminalInCache {
+		a.Sum += n
+	}
+	a.Balanced = a.Sum == a.Offsets
+	return a
+}
+
+// accountShare adds one share-partition's end state: offsets at or above its frontier (every
+// offset below it was counted as it finished, was deleted or skipped).
+func (w *World) accountShare(a *Accounting, s *sharePart) {
+	p := w.parts[s.part]
+	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
+	a.Offsets += logEnd
+	if s.frontier < 0 {
+		// Never loaded: what retention removed was deleted before the first load.
+		a.DeletedUndelivered += logStart
+		a.DeletedBeforeFirstLoad += logStart
+		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
+		return
+	}
+	from := s.frontier
+	if s.core == nil {
+		// Evicted or failed over and not reloaded yet: the durable state says where the
+		// start is; what lies above it is unfinished as far as anyone knows.
+		a.add(&a.Unfinished, "not-loaded", max(0, logEnd-max(from, logStart)))
+		a.add(&a.Unfinished, "below-log-start", max(0, logStart-max(from, s.lsoCounted)))
+		return
+	}
+	core := s.core
+	cacheFirst, cacheLast := int64(-1), int64(-2)
+	core.ForEachRecord(func(v model.RecordView) bool {
+		if cacheFirst < 0 {
+			cacheFirst = v.Offset
+		}
+		cacheLast = v.Offset
+		if v.Offset < from {
+			return true
+		}
+		switch {
+		case v.Pending:
+			a.add(&a.Unfinished, "write-pending", 1)
+		case v.State.Terminal():
+			a.add(&a.TerminalInCache, v.Cause.String(), 1)
+		case v.State == model.Acquired:
+			a.add(&a.Unfinished, "acquired", 1)
+		default:
+			a.add(&a.Unfinished, "available", 1)
+		}
+		return true
+	})
+	// Offsets at or above the frontier outside the cache: below it (the start offset passed
+	// them unaccounted), or above it (never read).
+	classify := func(lo, hi int64) { // [lo, hi)
+		if lo >= hi {
+			return
+		}
+		if del := min(hi, logStart) - lo; del > 0 {
+			// Deleted: counted at the log-start move if below lsoCounted, else still to be
+			// applied by the leader.
+			pending := min(hi, logStart) - max(lo, s.lsoCounted)
+			a.add(&a.Unfinished, "below-log-start", max(0, pending))
+			lo = min(hi, logStart)
+		}
+		if lo >= hi {
+			return
+		}
+		if lo > cacheLast {
+			a.add(&a.Unfinished, "unread", hi-lo)
+			return
+		}
+		for off := lo; off < hi; off++ {
+			if p.log.HasRecord(off) {
+				a.SilentLoss++
+			} else {
+				a.NoRecord++
+			}
+		}
+	}
+	if cacheFirst < 0 {
+		classify(from, logEnd)
+		return
+	}
+	classify(from, cacheFirst)
+	classify(max(from, cacheLast+1), logEnd)
+}
+
+// accountClassic adds a classic group's end state.
+func (w *World) accountClassic(a *Accounting, g *groupState) {
+	cg := g.classic
+	a.add(&a.Finished, "committed", w.gc(g.idx).completed)
+	for i, pi := range g.parts {
+		p := w.parts[pi]
+		logEnd := p.log.EndOffset()
+		a.Offsets += logEnd
+		if cg.doneTo[i] < 0 {
+			a.DeletedUndelivered += p.log.StartOffset()
+			a.DeletedBeforeFirstLoad += p.log.StartOffset()
+			a.add(&a.Unfinished, "not-loaded", logEnd-p.log.StartOffset())
+			continue
+		}
+		a.add(&a.Unfinished, "uncommitted", logEnd-cg.doneTo[i])
+	}
+}
+
+// KeepUp says whether a group kept up with its arrivals in the window, and if not, why.
+type KeepUp struct {
+	// KeptUp: the backlog grew over the window's second half by at most 5 % of the records
+	// that arrived in it (and by at most one poll per consumer).
+	KeptUp bool `json:"kept_up"`
+	// ArrivalPerSec and FinishedPerSec are over the whole window.
+	ArrivalPerSec  float64 `json:"arrival_per_sec"`
+	FinishedPerSec float64 `json:"finished_per_sec"`
+	// BacklogStart, BacklogMid and BacklogEnd are the unfinished offsets at the window's
+	// start, middle and end; BacklogGrowthPerSec is (end − mid) over the second half.
+	BacklogStart        int64   `json:"backlog_start"`
+	BacklogMid          int64   `json:"backlog_mid"`
+	BacklogEnd          int64   `json:"backlog_end"`
+	BacklogGrowthPerSec float64 `json:"backlog_growth_per_sec"`
+	// ConsumersWithWork of Consumers were handed at least one record in the window.
+	Consumers         int `json:"consumers"`
+	ConsumersWithWork int `json:"consumers_with_work"`
+	// Top10Share is the fraction of the window's successful processings done by the busiest
+	// 10 % of consumers (at least one).
+	Top10Share float64 `json:"top10_share"`
+	// MeanBusy is the mean over consumers of the fraction of thread time spent processing.
+	MeanBusy float64 `json:"mean_busy"`
+	// Limits are the capacity bounds that follow from the configuration, in records/s.
+	Limits []Limit `json:"limits"`
+	// Reason says in one line why it did not keep up, and Advice what would help (empty when
+	// it kept up).
+	Reason string `json:"reason,omitempty"`
+	Advice string `json:"advice,omitempty"`
+}
+
+// Limit is one capacity bound on a group's completion rate.
+type Limit struct {
+	// Name is processing, in-flight-cap or partitions.
+	Name string `json:"name"`
+	// RecordsPerSec is the most the bound lets the group finish per second.
+	RecordsPerSec float64 `json:"records_per_sec"`
+	// Explain shows the arithmetic.
+	Explain string `json:"explain"`
+}
+
+// ConsumerFigures are one consumer slot's figures over the window.
+type ConsumerFigures struct {
+	Name        string  `json:"name"`
+	Deliveries  int64   `json:"deliveries"`
+	Processed   int64   `json:"processed"`
+	ProcessedOK int64   `json:"processed_ok"`
+	BusyMs      int64   `json:"busy_ms"`
+	Threads     int     `json:"threads"`
+	Busy        float64 `json:"busy"` // BusyMs / (window × threads)
+}
+
+// keepUpTolerance is the share of the second half's arrivals the backlog may grow by.
+const keepUpTolerance = 0.05
+
+func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigures) KeepUp {
+	wt := &w.win
+	k := KeepUp{ArrivalPerSec: perSec(in.produced, win.LengthMs()), FinishedPerSec: perSec(finishedTotal(in), win.LengthMs()),
+		Consumers: len(cons)}
+	if len(wt.taken[snapEnd].backlog) > int(gi) {
+		k.BacklogStart, k.BacklogMid, k.BacklogEnd = wt.taken[snapStart].backlog[gi], wt.taken[snapMid].backlog[gi], wt.taken[snapEnd].backlog[gi]
+	}
+	half := wt.atMs[snapEnd] - wt.atMs[snapMid]
+	growth := k.BacklogEnd - k.BacklogMid
+	k.BacklogGrowthPerSec = perSec(growth, half)
+	var arrivedHalf int64
+	if len(wt.taken[snapEnd].groups) > int(gi) {
+		arrivedHalf = wt.taken[snapEnd].groups[gi].produced - wt.taken[snapMid].groups[gi].produced
+	}
+	slack := int64(0)
+	var oks []int64
+	var busy float64
+	for _, c := range cons {
+		if c.Deliveries > 0 {
+			k.ConsumersWithWork++
+		}
+		oks = append(oks, c.ProcessedOK)
+		busy += c.Busy
+		slack += int64(w.consumerSpec(gi, c.Name).MaxPollRecords)
+	}
+	if len(cons) > 0 {
+		k.MeanBusy = busy / float64(len(cons))
+		sort.Slice(oks, func(i, j int) bool { return oks[i] > oks[j] })
+		top := max(1, (len(oks)+9)/10)
+		var all, topN int64
+		for i, n := range oks {
+			all += n
+			if i < top {
+				topN += n
+			}
+		}
+		k.Top10Share = ratio(topN, all)
+	}
+	k.KeptUp = float64(growth) <= keepUpTolerance*float64(arrivedHalf)+float64(slack)
+	k.Limits = w.capacityLimits(gi, in)
+	if !k.KeptUp {
+		k.Reason, k.Advice = w.explainOverload(gi, k)
+	}
+	return k
+}
+
+// consumerSpec finds the spec a consumer slot's name comes from.
+func (w *World) consumerSpec(gi int32, name string) *ConsumerSpec {
+	for _, c := range w.consumers {
+		if c.group == gi && c.name == name {
+			return c.spec
+		}
+	}
+	return &ConsumerSpec{}
+}
+
+// capacityLimits are the bounds the configuration puts on a group's completion rate. The
+// processing bound is Little's law over the processing slots: slots ÷ mean processing time,
+// divided by the deliveries each record needed in the window. The in-flight cap bound: a
+// share-partition holds at most group.share.partition.max.record.locks records, each for
+// about the time its consumer takes for a whole poll (blocking style: max.poll.records ×
+// mean ÷ threads), so each partition finishes at most cap ÷ that time.
+func (w *World) capacityLimits(gi int32, in *counters) []Limit {
+	g := w.groups[gi]
+	var slots, meanMs float64
+	var mpr, threads, count int
+	for _, cs := range g.cfg.Consumers {
+		n := max(cs.Count, 1)
+		t := max(cs.Threads, 1)
+		if g.cfg.Type == ClassicGroup {
+			t = 1
+		}
+		m := cs.Processing.Mean() * slowFactor(&cs)
+		slots += float64(n * t)
+		meanMs += m * float64(n*t)
+		mpr += cs.MaxPollRecords * n
+		threads += t * n
+		count += n
+	}
+	if slots == 0 || count == 0 {
+		return nil
+	}
+	meanMs /= slots
+	perRecord := math.Max(1, ratio(in.deliveries, in.deliveries-in.redeliveries))
+	var out []Limit
+	if meanMs > 0 {
+		out = append(out, Limit{Name: "processing", RecordsPerSec: slots * 1000 / meanMs / perRecord,
+			Explain: fmt.Sprintf("%.0f processing slots ÷ mean processing %.0f ms ÷ %.2f deliveries per record", slots, meanMs, perRecord)})
+	}
+	parts := len(g.parts)
+	if g.cfg.Type == ClassicGroup {
+		if meanMs > 0 && parts < count {
+			out = append(out, Limit{Name: "partitions", RecordsPerSec: float64(parts) * 1000 / meanMs / perRecord,
+				Explain: fmt.Sprintf("a classic group uses at most one consumer per partition: %d partitions ÷ mean processing %.0f ms", parts, meanMs)})
+		}
+		return out
+	}
+	capRecs := float64(w.cfg.Kafka.PartitionMaxRecordLocks)
+	poll := float64(mpr) / float64(count)
+	hold := w.recordsPerFetch(gi, poll)
+	perThread := float64(threads) / float64(count)
+	if meanMs > 0 && hold > 0 {
+		busyPer := math.Max(1, math.Floor(capRecs/hold))
+		holdMs := hold * meanMs / perThread
+		out = append(out, Limit{Name: "in-flight-cap", RecordsPerSec: float64(parts) * capRecs * 1000 / holdMs / perRecord,
+			Explain: fmt.Sprintf("%d partitions × cap %.0f records, each held ≈ %.0f ms (a fetch of %.0f records × %.0f ms ÷ %.0f threads): at most %.0f consumers per partition hold records",
+				parts, capRecs, holdMs, hold, meanMs, perThread, busyPer)})
+	}
+	return out
+}
+
+// recordsPerFetch is how many records one fetch of a consumer asking for poll records
+// holds: in batch_optimized mode whole producer batches, so at least one batch.
+func (w *World) recordsPerFetch(gi int32, poll float64) float64 {
+	if w.groupAcquireMode(gi) == model.RecordLimit {
+		return poll
+	}
+	b := w.producerBatch(gi)
+	if b <= 0 {
+		return poll
+	}
+	return math.Ceil(poll/b) * b
+}
+
+// producerBatch is the mean records per producer batch on the group's topics (0: none).
+func (w *World) producerBatch(gi int32) float64 {
+	g := w.groups[gi]
+	var n, sum float64
+	for _, p := range w.cfg.Producers {
+		for _, t := range g.cfg.Topics {
+			if p.Topic == t {
+				n++
+				sum += float64(max(p.BatchRecords, 1))
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
+}
+
+// explainOverload names the tightest capacity bound below the arrival rate, and what would
+// lift it.
+func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
+	var tight *Limit
+	for i := range k.Limits {
+		l := &k.Limits[i]
+		if tight == nil || l.RecordsPerSec < tight.RecordsPerSec {
+			tight = l
+		}
+	}
+	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
+		return fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
+			"look at the redeliveries by cause and the start offset plot"
+	}
+	need := k.ArrivalPerSec / tight.RecordsPerSec
+	reason = fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
+		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
+	switch tight.Name {
+	case "processing":
+		advice = fmt.Sprintf("about %.1f× the processing slots (more consumers or threads) or processing %.1f× faster", need, need)
+	case "partitions":
+		advice = fmt.Sprintf("about %.1f× the partitions, or a share group", need)
+	case "in-flight-cap":
+		hint := "raise group.share.partition.max.record.locks or lower max.poll.records"
+		if w.groupAcquireMode(gi) != model.RecordLimit && w.producerBatch(gi) > 1 {
+			hint += ", or share.acquire.mode=record_limit (producer batches of " + fmt.Sprintf("%.0f", w.producerBatch(gi)) + " records are acquired whole)"
+		}
+		advice = fmt.Sprintf("about %.1f× the in-flight capacity: %s, or more partitions", need, hint)
+	}
+	return reason, advice
+}
+
+// groupAcquireMode is the share.acquire.mode of the group's first consumer spec.
+func (w *World) groupAcquireMode(gi int32) model.AcquireMode {
+	if cs := w.groups[gi].cfg.Consumers; len(cs) > 0 {
+		return cs[0].AcquireMode
+	}
+	return model.BatchOptimized
+}
+
+func slowFactor(cs *ConsumerSpec) float64 {
+	if cs.SlowFactor <= 0 {
+		return 1
+	}
+	return cs.SlowFactor
+}
