@@ -90,13 +90,13 @@ func NewHeadline(res *sim.Result) Headline {
 
 // Summary is summary.json.
 type Summary struct {
-	Scenario    string           `json:"scenario"`
-	Title       string           `json:"title,omitempty"`
-	Seed        uint64           `json:"seed"`
-	Sharesim    string           `json:"sharesim_version"`
-	Kafka       string           `json:"kafka_version"`
-	Verdict     string           `json:"verdict"`
-	Violations  []Violation      `json:"violations"`
+	Scenario   string      `json:"scenario"`
+	Title      string      `json:"title,omitempty"`
+	Seed       uint64      `json:"seed"`
+	Sharesim   string      `json:"sharesim_version"`
+	Kafka      string      `json:"kafka_version"`
+	Verdict    string      `json:"verdict"`
+	Violations []Violation `json:"violations"`
 	// Headline is the first group's headline numbers; Groups has every group's.
 	Headline    Headline         `json:"headline"`
 	Groups      []Headline       `json:"groups"`

@@ -131,6 +131,9 @@ func (d *runData) eventMarks() *vmarks {
 				continue
 			}
 			label = kv["fault"]
+			if label == "" {
+				label = kv["kind"] // result folders written before the key was renamed
+			}
 			if c := kv["client"]; c != "" {
 				label += " " + consumerOf(c)
 			} else if p := kv["p"]; p != "" {

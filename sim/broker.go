@@ -272,8 +272,8 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	}
 	// Offsets below s.lsoCounted were accounted for at an earlier move (the head rule can
 	// step SPSO back below the log start, and the next fetch applies the move again).
+	// They are counted as deleted when the accounting frontier passes them (checkGap).
 	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
-		w.gc(s.group).deletedUndelivered += never
 		w.mark("retention-deleted-undelivered")
 	}
 	s.lsoCounted = max(s.lsoCounted, logStart)

@@ -84,7 +84,6 @@ func (w *World) classicFirstRead(g *groupState, i int32, pos int64) {
 	cg.doneTo[i] = pos
 }
 
-
 // floor is the lowest offset the group may still read on partition pi.
 func (cg *classicGroup) floor(pi int32) int64 {
 	for i, p := range cg.g.parts {

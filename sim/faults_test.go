@@ -519,7 +519,7 @@ func TestFaultLeaderFailover(t *testing.T) {
 	as := ftAcquisitions(t, evs)
 
 	f, ok := ftFind(evs, "fault", "", firstAt)
-	if !ok || f.kv["kind"] != "leader-failover" || f.num("epoch") != 2 {
+	if !ok || f.kv["fault"] != "leader-failover" || f.num("epoch") != 2 {
 		t.Fatalf("want the first failover at %d with epoch 2, got %q", firstAt, f.raw)
 	}
 	load, ok := ftFind(evs, "load", "", f.ms)

@@ -196,9 +196,8 @@ type Accounting struct {
 	// SilentLoss offsets held a record and were passed with no final state.
 	SilentLoss int64 `json:"silent_loss"`
 	// Unfinished offsets at the end, by state: available, acquired, write-pending (a state
-	// write outstanding), unread (beyond the cache), below-log-start (deleted, the leader
-	// applies it at its next fetch), not-loaded (the group never read the partition),
-	// uncommitted (classic).
+	// write outstanding), unread (not read into the cache yet), not-loaded (the partition's
+	// state is not loaded on its leader), uncommitted (classic).
 	Unfinished      map[string]int64 `json:"unfinished"`
 	UnfinishedTotal int64            `json:"unfinished_total"`
 	Sum             int64            `json:"sum"`
@@ -264,19 +263,39 @@ func (w *World) accountShare(a *Accounting, s *sharePart) {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.
 		a.add(&a.Unfinished, "not-loaded", max(0, logEnd-max(from, logStart)))
-		a.add(&a.Unfinished, "below-log-start", max(0, logStart-max(from, s.lsoCounted)))
+		a.DeletedUndelivered += max(0, logStart-from)
 		return
 	}
 	core := s.core
-	cacheFirst, cacheLast := int64(-1), int64(-2)
-	core.ForEachRecord(func(v model.RecordView) bool {
-		if cacheFirst < 0 {
-			cacheFirst = v.Offset
+	spso := core.StartOffset()
+	// gap classifies offsets [lo, hi) that no cached batch holds.
+	gap := func(lo, hi int64) {
+		if lo >= hi {
+			return
 		}
-		cacheLast = v.Offset
+		if del := min(hi, logStart) - lo; del > 0 {
+			a.DeletedUndelivered += del // the leader applies the move at its next fetch
+			lo += del
+		}
+		if above := hi - max(lo, spso); above > 0 {
+			a.add(&a.Unfinished, "unread", above) // not read yet (beyond the cache, or a reload's gap window)
+			hi -= above
+		}
+		for off := lo; off < hi; off++ { // below SPSO, passed without a final state
+			if p.log.HasRecord(off) {
+				a.SilentLoss++
+			} else {
+				a.NoRecord++
+			}
+		}
+	}
+	next := from
+	core.ForEachRecord(func(v model.RecordView) bool {
 		if v.Offset < from {
 			return true
 		}
+		gap(next, v.Offset)
+		next = v.Offset + 1
 		switch {
 		case v.Pending:
 			a.add(&a.Unfinished, "write-pending", 1)
@@ -289,40 +308,7 @@ func (w *World) accountShare(a *Accounting, s *sharePart) {
 		}
 		return true
 	})
-	// Offsets at or above the frontier outside the cache: below it (the start offset passed
-	// them unaccounted), or above it (never read).
-	classify := func(lo, hi int64) { // [lo, hi)
-		if lo >= hi {
-			return
-		}
-		if del := min(hi, logStart) - lo; del > 0 {
-			// Deleted: counted at the log-start move if below lsoCounted, else still to be
-			// applied by the leader.
-			pending := min(hi, logStart) - max(lo, s.lsoCounted)
-			a.add(&a.Unfinished, "below-log-start", max(0, pending))
-			lo = min(hi, logStart)
-		}
-		if lo >= hi {
-			return
-		}
-		if lo > cacheLast {
-			a.add(&a.Unfinished, "unread", hi-lo)
-			return
-		}
-		for off := lo; off < hi; off++ {
-			if p.log.HasRecord(off) {
-				a.SilentLoss++
-			} else {
-				a.NoRecord++
-			}
-		}
-	}
-	if cacheFirst < 0 {
-		classify(from, logEnd)
-		return
-	}
-	classify(from, cacheFirst)
-	classify(max(from, cacheLast+1), logEnd)
+	gap(next, logEnd)
 }
 
 // accountClassic adds a classic group's end state.

@@ -508,10 +508,13 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 }
 
 // checkGap accounts for offsets SPSO passed without finalizing them: below the log start
-// (deleted), or holding no record (compaction). A record still in the log would have been
-// lost silently.
+// (deleted before delivery), or holding no record (compaction). A record still in the log
+// would have been lost silently.
 func (w *World) checkGap(s *sharePart, from, to int64) {
 	p := w.parts[s.part]
+	if del := min(to+1, p.log.StartOffset()) - from; del > 0 {
+		w.gc(s.group).deletedUndelivered += del
+	}
 	for off := max(from, p.log.StartOffset()); off <= to; off++ {
 		if !p.log.HasRecord(off) {
 			w.metrics.gx[s.group].noRecord++
