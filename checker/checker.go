@@ -267,12 +267,7 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 		c.checkAccounted(res)
 	}
 	if c.on["liveness"] && c.cfg.HealMs > 0 {
-		for _, f := range res.Final {
-			if !f.Drained || f.Acquired > 0 {
-				c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group, Partition: f.Partition,
-					Message: fmt.Sprintf("not drained after the healing phase: start offset %d, log end %d, %d in flight, %d acquired", f.StartOffset, f.LogEnd, f.InFlight, f.Acquired)})
-			}
-		}
+		c.checkLiveness(res)
 	}
 	sort.SliceStable(c.out, func(a, b int) bool {
 		if c.out[a].TimeMs != c.out[b].TimeMs {
@@ -281,6 +276,42 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 		return c.out[a].Event < c.out[b].Event
 	})
 	return c.out
+}
+
+// checkLiveness reports share-partitions not drained after the healing phase. A group that
+// did not keep up during production gets one line saying so, with the reason, instead of one
+// per partition: its backlog is a capacity problem, not a stuck partition.
+func (c *Checker) checkLiveness(res *sim.Result) {
+	overloaded := map[string]*sim.GroupMetrics{}
+	for i := range res.Metrics.Groups {
+		if g := &res.Metrics.Groups[i]; !g.KeepUp.KeptUp {
+			overloaded[g.Name] = g
+		}
+	}
+	undrained, parts := map[string]int{}, map[string]int{}
+	for _, f := range res.Final {
+		parts[f.Group]++
+		if !f.Drained || f.Acquired > 0 {
+			undrained[f.Group]++
+		}
+	}
+	reported := map[string]bool{}
+	for _, f := range res.Final {
+		if f.Drained && f.Acquired == 0 {
+			continue
+		}
+		if g := overloaded[f.Group]; g != nil {
+			if !reported[f.Group] {
+				reported[f.Group] = true
+				c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group,
+					Message: fmt.Sprintf("group %s did not drain %d of %d partitions after the healing phase because it did not keep up during production: %s",
+						f.Group, undrained[f.Group], parts[f.Group], g.KeepUp.Reason)})
+			}
+			continue
+		}
+		c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group, Partition: f.Partition,
+			Message: fmt.Sprintf("not drained after the healing phase: start offset %d, log end %d, %d in flight, %d acquired", f.StartOffset, f.LogEnd, f.InFlight, f.Acquired)})
+	}
 }
 
 // checkHistory checks the client-visible history.

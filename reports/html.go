@@ -79,6 +79,7 @@ func pageFigures(figs []figure, svgs map[string][]byte) []pageFigure {
 var fileNotes = map[string]string{
 	"summary.json":        "verdict, violations, headline numbers, every metric",
 	"metrics.csv":         "time series, one row per sample and partition",
+	"groups.csv":          "time series, one row per sample and group (running totals)",
 	"series.json":         "the full time series (partitions, consumers, redeliveries by cause)",
 	"records.json":        "sampled record lives and notable trace lines",
 	"events.ndjson":       "the event trace, one JSON object per line",

@@ -169,30 +169,54 @@ func ReadSummary(dir string) (*Summary, error) {
 	return &s, nil
 }
 
-// metricsColumns are the per-partition columns of metrics.csv, in order.
+// metricsColumns are the columns of metrics.csv, one row per sample and partition: only
+// what belongs to that partition (groups.csv holds the groups' running totals).
 var metricsColumns = []string{"time_ms", "group", "partition", "InFlightMessageCount", "InFlightBatchCount",
-	"start_offset", "log_start_offset", "log_end_offset", "lag", "backlog", "oldest_unacked_ms",
-	"deliveries", "redeliveries", "duplicates", "lock_timeouts", "processed_ok", "produced"}
+	"start_offset", "log_start_offset", "log_end_offset", "lag", "backlog", "oldest_unacked_ms"}
 
-// WriteMetricsCSV writes one row per sample and partition (totals repeated per row).
+// groupsColumns are the columns of groups.csv, one row per sample and group: the group's
+// running totals since the start of the run (docs/metrics.md).
+var groupsColumns = []string{"time_ms", "group", "produced", "deliveries", "redeliveries", "duplicates",
+	"processed_ok", "completed", "lock_timeouts", "backlog"}
+
+// WriteMetricsCSV writes metrics.csv (per partition) at path and groups.csv (per group)
+// beside it.
 func WriteMetricsCSV(path string, series []sim.Sample) error {
+	err := writeRows(path, metricsColumns, func(emit func(cols ...string)) {
+		for _, s := range series {
+			for _, p := range s.Partitions {
+				emit(i64(s.TimeMs), p.Group, p.Partition, i64(p.InFlightMessageCount), i64(p.InFlightBatchCount),
+					i64(p.StartOffset), i64(p.LogStartOffset), i64(p.LogEndOffset), i64(p.Lag), i64(p.Backlog), i64(p.OldestUnackedMs))
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return writeRows(filepath.Join(filepath.Dir(path), "groups.csv"), groupsColumns, func(emit func(cols ...string)) {
+		for _, s := range series {
+			for _, g := range s.Groups {
+				emit(i64(s.TimeMs), g.Group, i64(g.Produced), i64(g.Deliveries), i64(g.Redeliveries), i64(g.Duplicates),
+					i64(g.ProcessedOK), i64(g.Completed), i64(g.LockTimeouts), i64(g.Backlog))
+			}
+		}
+	})
+}
+
+// writeRows writes a CSV file with a header, streaming the rows.
+func writeRows(path string, header []string, rows func(emit func(cols ...string))) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("writing metrics: %w", err)
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString(strings.Join(metricsColumns, ",") + "\n")
-	for _, s := range series {
-		for _, p := range s.Partitions {
-			cols := []string{i64(s.TimeMs), p.Group, p.Partition, i64(p.InFlightMessageCount), i64(p.InFlightBatchCount),
-				i64(p.StartOffset), i64(p.LogStartOffset), i64(p.LogEndOffset), i64(p.Lag), i64(p.Backlog), i64(p.OldestUnackedMs),
-				i64(s.Deliveries), i64(s.Redeliveries), i64(s.Duplicates), i64(s.LockTimeouts), i64(s.ProcessedOK), i64(s.Produced)}
-			w.WriteString(strings.Join(cols, ",") + "\n")
-		}
-	}
+	w.WriteString(strings.Join(header, ",") + "\n")
+	rows(func(cols ...string) {
+		w.WriteString(strings.Join(cols, ",") + "\n")
+	})
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return fmt.Errorf("writing metrics: %w", err)
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
 	return f.Close()
 }

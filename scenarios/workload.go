@@ -338,6 +338,15 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 			cfg.HealMs = v
 		}
 	}
+	if n := top.get("warmup"); n != nil {
+		if v, ok := d.duration(n, "warmup", 0); ok {
+			if cfg.DurationMs > 0 && v >= cfg.DurationMs {
+				d.fail(n, "warmup", n.Value, fmt.Sprintf("a warm-up shorter than the duration (%d ms): the measurement window starts after it", cfg.DurationMs))
+			} else {
+				cfg.WarmupMs = v
+			}
+		}
+	}
 	if n := top.get("metrics_interval"); n != nil {
 		if v, ok := d.duration(n, "metrics_interval", durPositive); ok {
 			cfg.MetricsIntervalMs = v
