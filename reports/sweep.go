@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/sharesim/sharesim/sim"
 )
@@ -33,9 +34,11 @@ type SweepRow struct {
 	Verdict     string  `json:"verdict"`
 	Violations  int     `json:"violations"`
 	TraceSHA256 string  `json:"trace_sha256"`
+	// Headline is the first group's numbers; Groups every group's (docs/metrics.md).
 	Headline
-	StateWrites int64 `json:"state_writes"`
-	AckRequests int64 `json:"ack_requests"`
+	Groups      []Headline `json:"groups,omitempty"`
+	StateWrites int64      `json:"state_writes"`
+	AckRequests int64      `json:"ack_requests"`
 }
 
 // SweepTable is a sweep's result: its grid and one row per run, ordered by grid point and
@@ -52,7 +55,7 @@ type SweepTable struct {
 // NewSweepRow fills a row from a run.
 func NewSweepRow(point int, params []Param, seed uint64, res *sim.Result, violations int) SweepRow {
 	r := SweepRow{Point: point, Params: params, Seed: seed, Verdict: "pass", Violations: violations, TraceSHA256: res.TraceSHA256,
-		Headline: NewHeadline(res), StateWrites: res.Metrics.StateWrites, AckRequests: res.Metrics.AckRequests}
+		Headline: NewHeadline(res), Groups: NewHeadlines(res), StateWrites: res.Metrics.StateWrites, AckRequests: res.Metrics.AckRequests}
 	if violations > 0 {
 		r.Verdict = "fail"
 	}
@@ -77,30 +80,66 @@ func (t *SweepTable) Sort() {
 	t.Rows = out
 }
 
-// metricColumns are the per-run metrics of sweep.csv, with how to read them from a row.
+// groupMetric is one per-group metric of a sweep row.
+type groupMetric struct {
+	name string
+	get  func(h *Headline) float64
+}
+
+// groupMetrics are the per-group metrics of sweep.csv: the first group's under their plain
+// names, any other group's as GROUP:NAME (docs/metrics.md defines each).
+var groupMetrics = []groupMetric{
+	{"produced", func(h *Headline) float64 { return float64(h.Produced) }},
+	{"completed", func(h *Headline) float64 { return float64(h.Completed) }},
+	{"processed_ok", func(h *Headline) float64 { return float64(h.ProcessedOK) }},
+	{"arrival_per_sec", func(h *Headline) float64 { return h.ArrivalPerSec }},
+	{"throughput_per_sec", func(h *Headline) float64 { return h.ThroughputPerSec }},
+	{"deliveries", func(h *Headline) float64 { return float64(h.Deliveries) }},
+	{"redeliveries", func(h *Headline) float64 { return float64(h.Redeliveries) }},
+	{"duplicates", func(h *Headline) float64 { return float64(h.Duplicates) }},
+	{"duplicates_per_hour", func(h *Headline) float64 { return h.DuplicatesPerHour }},
+	{"archived_at_limit", func(h *Headline) float64 { return float64(h.ArchivedAtLimit) }},
+	{"archived_by_retention", func(h *Headline) float64 { return float64(h.ArchivedByRetention) }},
+	{"deleted_undelivered", func(h *Headline) float64 { return float64(h.DeletedUndelivered) }},
+	{"lock_timeouts", func(h *Headline) float64 { return float64(h.LockTimeouts) }},
+	{"e2e_p50_ms", func(h *Headline) float64 { return float64(deref(h.E2EP50Ms)) }},
+	{"e2e_p99_ms", func(h *Headline) float64 { return float64(deref(h.E2EP99Ms)) }},
+	{"reordered_fraction", func(h *Headline) float64 { return h.ReorderedFraction }},
+	{"spso_stuck_max_ms", func(h *Headline) float64 { return float64(h.SPSOStuckMaxMs) }},
+	{"kept_up", func(h *Headline) float64 {
+		if h.KeptUp {
+			return 1
+		}
+		return 0
+	}},
+}
+
+// metricColumns are the run-wide metrics of sweep.csv, after the first group's.
 var metricColumns = []struct {
 	name string
 	get  func(r *SweepRow) float64
 }{
-	{"produced", func(r *SweepRow) float64 { return float64(r.Produced) }},
-	{"processed_ok", func(r *SweepRow) float64 { return float64(r.ProcessedOK) }},
-	{"throughput_per_sec", func(r *SweepRow) float64 { return r.ThroughputPerSec }},
-	{"deliveries", func(r *SweepRow) float64 { return float64(r.Deliveries) }},
-	{"redeliveries", func(r *SweepRow) float64 { return float64(r.Redeliveries) }},
-	{"duplicates", func(r *SweepRow) float64 { return float64(r.Duplicates) }},
-	{"duplicates_per_hour", func(r *SweepRow) float64 { return r.DuplicatesPerHour }},
-	{"archived_at_limit", func(r *SweepRow) float64 { return float64(r.ArchivedAtLimit) }},
-	{"archived_by_retention", func(r *SweepRow) float64 { return float64(r.ArchivedByRetention) }},
-	{"deleted_undelivered", func(r *SweepRow) float64 { return float64(r.DeletedUndelivered) }},
-	{"lock_timeouts", func(r *SweepRow) float64 { return float64(r.LockTimeouts) }},
-	{"e2e_p99_ms", func(r *SweepRow) float64 { return float64(deref(r.E2EP99Ms)) }},
-	{"reordered_fraction", func(r *SweepRow) float64 { return r.ReorderedFraction }},
-	{"spso_stuck_max_ms", func(r *SweepRow) float64 { return float64(r.SPSOStuckMaxMs) }},
 	{"state_writes", func(r *SweepRow) float64 { return float64(r.StateWrites) }},
 	{"ack_requests", func(r *SweepRow) float64 { return float64(r.AckRequests) }},
 }
 
-// MetricNames lists the metrics of a sweep row.
+func init() {
+	// The first group's metrics come first, under their plain names.
+	var all []struct {
+		name string
+		get  func(r *SweepRow) float64
+	}
+	for _, g := range groupMetrics {
+		g := g
+		all = append(all, struct {
+			name string
+			get  func(r *SweepRow) float64
+		}{g.name, func(r *SweepRow) float64 { return g.get(&r.Headline) }})
+	}
+	metricColumns = append(all, metricColumns...)
+}
+
+// MetricNames lists the metrics of a sweep row of a single-group scenario.
 func MetricNames() []string {
 	out := make([]string, len(metricColumns))
 	for i, c := range metricColumns {
@@ -109,11 +148,37 @@ func MetricNames() []string {
 	return out
 }
 
-// Metric returns a row's metric by name.
+// tableMetricNames lists a table's metric columns: MetricNames, then GROUP:NAME for every
+// group after the first.
+func (t *SweepTable) metricNames() []string {
+	out := MetricNames()
+	if len(t.Rows) > 0 {
+		for _, g := range t.Rows[0].Groups[min(1, len(t.Rows[0].Groups)):] {
+			for _, m := range groupMetrics {
+				out = append(out, g.Group+":"+m.name)
+			}
+		}
+	}
+	return out
+}
+
+// Metric returns a row's metric by name: a run-wide or first-group metric, or GROUP:NAME.
 func (r *SweepRow) Metric(name string) (float64, bool) {
 	for _, c := range metricColumns {
 		if c.name == name {
 			return c.get(r), true
+		}
+	}
+	if group, m, ok := strings.Cut(name, ":"); ok {
+		for i := range r.Groups {
+			if r.Groups[i].Group != group {
+				continue
+			}
+			for _, gm := range groupMetrics {
+				if gm.name == m {
+					return gm.get(&r.Groups[i]), true
+				}
+			}
 		}
 	}
 	return 0, false
@@ -143,19 +208,19 @@ func (t *SweepTable) Aggregates() []Aggregate {
 		}
 		a := Aggregate{Point: t.Rows[i].Point, Params: t.Rows[i].Params, Runs: j - i,
 			Mean: map[string]float64{}, Min: map[string]float64{}, Max: map[string]float64{}, Stddev: map[string]float64{}}
-		for _, c := range metricColumns {
+		for _, name := range t.metricNames() {
 			var sum, sq float64
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for k := i; k < j; k++ {
-				v := c.get(&t.Rows[k])
+				v, _ := t.Rows[k].Metric(name)
 				sum += v
 				sq += v * v
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 			n := float64(j - i)
 			mean := sum / n
-			a.Mean[c.name], a.Min[c.name], a.Max[c.name] = mean, lo, hi
-			a.Stddev[c.name] = math.Sqrt(math.Max(0, sq/n-mean*mean))
+			a.Mean[name], a.Min[name], a.Max[name] = mean, lo, hi
+			a.Stddev[name] = math.Sqrt(math.Max(0, sq/n-mean*mean))
 		}
 		for k := i; k < j; k++ {
 			if t.Rows[k].Verdict != "pass" {
@@ -181,7 +246,8 @@ func WriteSweep(dir string, t *SweepTable) error {
 	for _, ax := range t.Grid {
 		header = append(header, ax.Path)
 	}
-	rows := [][]string{append(append(append([]string{}, header...), "seed", "verdict", "violations", "trace_sha256"), MetricNames()...)}
+	names := t.metricNames()
+	rows := [][]string{append(append(append([]string{}, header...), "seed", "verdict", "violations", "trace_sha256"), names...)}
 	for i := range t.Rows {
 		r := &t.Rows[i]
 		rec := []string{strconv.Itoa(r.Point)}
@@ -189,8 +255,9 @@ func WriteSweep(dir string, t *SweepTable) error {
 			rec = append(rec, p.Value)
 		}
 		rec = append(rec, strconv.FormatUint(r.Seed, 10), r.Verdict, strconv.Itoa(r.Violations), r.TraceSHA256)
-		for _, c := range metricColumns {
-			rec = append(rec, fmtFloat(c.get(r)))
+		for _, name := range names {
+			v, _ := r.Metric(name)
+			rec = append(rec, fmtFloat(v))
 		}
 		rows = append(rows, rec)
 	}
@@ -198,8 +265,8 @@ func WriteSweep(dir string, t *SweepTable) error {
 		return err
 	}
 	agg := [][]string{append(append([]string{}, header...), "runs", "failed")}
-	for _, c := range metricColumns {
-		agg[0] = append(agg[0], c.name+"_mean", c.name+"_min", c.name+"_max", c.name+"_stddev")
+	for _, name := range names {
+		agg[0] = append(agg[0], name+"_mean", name+"_min", name+"_max", name+"_stddev")
 	}
 	for _, a := range t.Aggregates() {
 		rec := []string{strconv.Itoa(a.Point)}
@@ -207,8 +274,8 @@ func WriteSweep(dir string, t *SweepTable) error {
 			rec = append(rec, p.Value)
 		}
 		rec = append(rec, strconv.Itoa(a.Runs), strconv.Itoa(a.Failed))
-		for _, c := range metricColumns {
-			rec = append(rec, fmtFloat(a.Mean[c.name]), fmtFloat(a.Min[c.name]), fmtFloat(a.Max[c.name]), fmtFloat(a.Stddev[c.name]))
+		for _, name := range names {
+			rec = append(rec, fmtFloat(a.Mean[name]), fmtFloat(a.Min[name]), fmtFloat(a.Max[name]), fmtFloat(a.Stddev[name]))
 		}
 		agg = append(agg, rec)
 	}
