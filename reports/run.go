@@ -108,6 +108,8 @@ type Summary struct {
 	EndMs       int64            `json:"end_ms"`
 	Overrides   []string         `json:"overrides,omitempty"`
 	Command     string           `json:"command"`
+	// Focus names the figures that answer the scenario's question (its focus key).
+	Focus []string `json:"focus,omitempty"`
 }
 
 // MarksMap turns the result's marks into a map for JSON.

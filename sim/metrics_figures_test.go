@@ -227,7 +227,7 @@ func TestFiguresDuplicatesFixedProcessing(t *testing.T) {
 			t.Logf("duplicates %d (%v), per hour %.3f (want %d → %.3f), fraction %.4f (want %.4f)",
 				g.Totals.Duplicates, g.Totals.DuplicatesByCause, g.Rates.DuplicatesPerHour, wantDup, wantDPH, g.Rates.DuplicateFraction, wantFrac)
 			if tc.procMs > int64(tc.limit)*lockMs && g.Totals.Duplicates == records*lim {
-				t.Skipf("BUG: processing (%d ms) outlives limit × lock (%d ms): every record was archived before any of its processings ended, "+
+				t.Fatalf("regression: processing (%d ms) outlives limit × lock (%d ms): every record was archived before any of its processings ended, "+
 					"and noteProcessed (metrics.go) counts a late processing of a record that already left the cache as a duplicate without "+
 					"checking that an earlier processing succeeded; so all %d processings of each record count as duplicates "+
 					"(%d, want %d = records × (limit − 1); DuplicatesPerHour %.1f, want %.1f; DuplicateFraction %.3f, want %.3f)",
@@ -460,7 +460,7 @@ func TestFiguresArchiveFractionAtLimit(t *testing.T) {
 				// p^(limit(limit+1)/2).
 				pAll := math.Pow(p, float64(tc.limit*(tc.limit+1)/2))
 				if dups > redeliveries && float64(dups-redeliveries) <= n*pAll+3*math.Sqrt(n*pAll) {
-					t.Skipf("BUG: duplicates %d > redeliveries %d: %d extra, about the %.0f records (p^%d = %.4f of %d) archived at the limit before any of "+
+					t.Fatalf("regression: duplicates %d > redeliveries %d: %d extra, about the %.0f records (p^%d = %.4f of %d) archived at the limit before any of "+
 						"their processings ended; noteProcessed (metrics.go) counts a late processing of a record that already left the cache as a "+
 						"duplicate even when no processing of it had succeeded before, so such a record counts D duplicates instead of D − 1",
 						dups, redeliveries, dups-redeliveries, n*pAll, tc.limit*(tc.limit+1)/2, pAll, records)

@@ -224,7 +224,7 @@ func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string
 		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
 		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
-		Overrides: sets, Command: cmdline, Violations: []reports.Violation{},
+		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(),
 	}
 	for _, v := range o.violations {
 		s.Violations = append(s.Violations, reports.Violation{Check: v.Check, Message: v.String(), TimeMs: v.TimeMs, Event: v.Event, Reproduce: cmdline})
@@ -239,9 +239,10 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	verdict := strings.ToUpper(s.Verdict)
 	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, fmtDuration(s.EndMs), s.Events)
 	if !f.quiet {
-		if s.Title != "" {
+		if s.Title != "" && s.Title != s.Scenario {
 			fmt.Fprintf(w, "  %s\n", s.Title)
 		}
+		printAnswer(w, s)
 		for i := range s.Metrics.Groups {
 			printGroup(w, &s.Metrics.Groups[i])
 		}
@@ -255,6 +256,28 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	}
 	if f.out != "" {
 		fmt.Fprintf(w, "  results in %s\n", filepath.ToSlash(f.out))
+	}
+}
+
+// printAnswer states the figures the scenario names in its focus key, per group, before the
+// details: the answer to the scenario's question.
+func printAnswer(w io.Writer, s *reports.Summary) {
+	if len(s.Focus) == 0 {
+		return
+	}
+	for i := range s.Groups {
+		h := &s.Groups[i]
+		var parts []string
+		for _, f := range s.Focus {
+			if text, ok := reports.DescribeFigure(f, h); ok {
+				parts = append(parts, text)
+			}
+		}
+		who := ""
+		if len(s.Groups) > 1 {
+			who = h.Group + ": "
+		}
+		fmt.Fprintf(w, "  answer: %s%s (over %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
 	}
 }
 
