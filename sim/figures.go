@@ -485,10 +485,17 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	hold := w.recordsPerFetch(gi, poll)
 	perThread := float64(threads) / float64(count)
 	if meanMs > 0 && hold > 0 {
+		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		pollMs := hold * meanMs / perThread // a blocking consumer acknowledges a poll when it has processed all of it
+		if pollMs > lock {
+			out = append(out, Limit{Name: "lock-duration", RecordsPerSec: 0,
+				Explain: fmt.Sprintf("a poll of %.0f records takes ≈ %.0f ms to process (× %.0f ms ÷ %.0f threads), longer than the %.0f ms lock, so its acknowledgements arrive after the locks expired",
+					hold, pollMs, meanMs, perThread, lock)})
+		}
 		busyPer := math.Max(1, math.Floor(capRecs/hold))
-		holdMs := hold * meanMs / perThread
+		holdMs := math.Min(pollMs, lock) // a lock ends the hold at the latest
 		out = append(out, Limit{Name: "in-flight-cap", RecordsPerSec: float64(parts) * capRecs * 1000 / holdMs / perRecord,
-			Explain: fmt.Sprintf("%d partitions × cap %.0f records, each held ≈ %.0f ms (a fetch of %.0f records × %.0f ms ÷ %.0f threads): at most %.0f consumers per partition hold records",
+			Explain: fmt.Sprintf("%d partitions × cap %.0f records, each held ≈ %.0f ms (a fetch of %.0f records × %.0f ms ÷ %.0f threads, at most the lock): at most %.0f consumers per partition hold records",
 				parts, capRecs, holdMs, hold, meanMs, perThread, busyPer)})
 	}
 	return out
@@ -539,7 +546,7 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		return fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
 			"look at the redeliveries by cause and the start offset plot"
 	}
-	need := k.ArrivalPerSec / tight.RecordsPerSec
+	need := k.ArrivalPerSec / math.Max(tight.RecordsPerSec, 1e-9)
 	reason = fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
 		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
 	switch tight.Name {
@@ -547,6 +554,17 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the processing slots (more consumers or threads) or processing %.1f× faster", need, need)
 	case "partitions":
 		advice = fmt.Sprintf("about %.1f× the partitions, or a share group", need)
+	case "lock-duration":
+		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		var meanMs, threads, n float64
+		for _, cs := range w.groups[gi].cfg.Consumers {
+			c := float64(max(cs.Count, 1))
+			meanMs += cs.Processing.Mean() * slowFactor(&cs) * c
+			threads += float64(max(cs.Threads, 1)) * c
+			n += c
+		}
+		most := math.Floor(lock * threads / n / (meanMs / n))
+		return reason, fmt.Sprintf("max.poll.records of at most %.0f, a share.record.lock.duration.ms above the poll's processing time, more threads per consumer, or acknowledging each record as it finishes", math.Max(1, most))
 	case "in-flight-cap":
 		hint := "raise group.share.partition.max.record.locks or lower max.poll.records"
 		if w.groupAcquireMode(gi) != model.RecordLimit && w.producerBatch(gi) > 1 {

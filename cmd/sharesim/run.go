@@ -291,7 +291,11 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	}
 	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s:\n", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
 	if k.KeptUp {
-		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s\n", r.ArrivalPerSec, r.CompletedPerSec, done)
+		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
+		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
+			fmt.Fprintf(w, ", but %.1f/s ended otherwise (%s)", other, causesList(withoutKey(g.InWindow.Finished, "accepted")))
+		}
+		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintf(w, "    DID NOT KEEP UP: %.1f records/s arrived, %.1f/s finished; backlog %d → %d (%+.1f/s in the second half)\n",
 			k.ArrivalPerSec, k.FinishedPerSec, k.BacklogStart, k.BacklogEnd, k.BacklogGrowthPerSec)
@@ -335,6 +339,17 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 		fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*g.ReorderedFraction)
 	}
 	fmt.Fprintln(w)
+}
+
+// withoutKey copies m without key k.
+func withoutKey(m map[string]int64, k string) map[string]int64 {
+	out := map[string]int64{}
+	for key, v := range m {
+		if key != k {
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // latencyText prints a latency's median and 99th percentile, or n/a when nothing reached it.
