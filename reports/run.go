@@ -137,8 +137,11 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 			return fmt.Errorf("writing scenario.yaml: %w", err)
 		}
 	}
-	if err := WriteMetricsCSV(filepath.Join(dir, "metrics.csv"), res.Metrics.Series); err != nil {
-		return err
+	streamed := res.Metrics.Series == nil && fileExists(filepath.Join(dir, "series.json"))
+	if !streamed { // else SeriesFiles wrote them while the run ran
+		if err := WriteMetricsCSV(filepath.Join(dir, "metrics.csv"), res.Metrics.Series); err != nil {
+			return err
+		}
 	}
 	if err := writeRunData(dir, res); err != nil {
 		return err
@@ -184,23 +187,18 @@ var groupsColumns = []string{"time_ms", "group", "produced", "deliveries", "rede
 // WriteMetricsCSV writes metrics.csv (per partition) at path and groups.csv (per group)
 // beside it.
 func WriteMetricsCSV(path string, series []sim.Sample) error {
+	var groups [][]string
 	err := writeRows(path, metricsColumns, func(emit func(cols ...string)) {
-		for _, s := range series {
-			for _, p := range s.Partitions {
-				emit(i64(s.TimeMs), p.Group, p.Partition, i64(p.InFlightMessageCount), i64(p.InFlightBatchCount),
-					i64(p.StartOffset), i64(p.LogStartOffset), i64(p.LogEndOffset), i64(p.Lag), i64(p.Backlog), i64(p.OldestUnackedMs))
-			}
+		for i := range series {
+			writeSampleRows(&series[i], emit, func(cols ...string) { groups = append(groups, cols) })
 		}
 	})
 	if err != nil {
 		return err
 	}
 	return writeRows(filepath.Join(filepath.Dir(path), "groups.csv"), groupsColumns, func(emit func(cols ...string)) {
-		for _, s := range series {
-			for _, g := range s.Groups {
-				emit(i64(s.TimeMs), g.Group, i64(g.Produced), i64(g.Deliveries), i64(g.Redeliveries), i64(g.Duplicates),
-					i64(g.ProcessedOK), i64(g.Completed), i64(g.LockTimeouts), i64(g.Backlog))
-			}
+		for _, cols := range groups {
+			emit(cols...)
 		}
 	})
 }

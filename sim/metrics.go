@@ -702,6 +702,10 @@ func (w *World) sampleMetrics() {
 	for _, c := range w.consumers {
 		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
 	}
+	if w.opts.OnSample != nil {
+		w.opts.OnSample(&smp)
+		return
+	}
 	w.metrics.series = append(w.metrics.series, smp)
 }
 
