@@ -22,7 +22,7 @@ func TestFocusNamesArePerGroupFigures(t *testing.T) {
 		"reordered_fraction":  "same-key records out of order 1.23%",
 		"kept_up":             "did not keep up",
 	} {
-		if got, ok := DescribeFigure(name, &h); !ok || got != want {
+		if got, ok := DescribeFigure(name, &h, nil); !ok || got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}

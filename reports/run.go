@@ -64,7 +64,7 @@ func HeadlineOf(g *sim.GroupMetrics) Headline {
 		Group: g.Name, Type: g.Type, WindowStartMs: g.Window.StartMs, WindowEndMs: g.Window.EndMs,
 		Produced: t.Produced, Completed: t.Completed, ProcessedOK: t.ProcessedOK, Deliveries: t.Deliveries,
 		Redeliveries: t.Redeliveries, Duplicates: t.Duplicates, ArchivedAtLimit: t.Finished["limit"],
-		ArchivedByRetention: t.Finished["log-start"], DeletedUndelivered: t.DeletedUndelivered, LockTimeouts: t.AcquisitionLockTimeouts,
+		ArchivedByRetention: t.Finished["log-start"], DeletedUndelivered: g.Accounting.DeletedUndelivered, LockTimeouts: t.AcquisitionLockTimeouts,
 		ArrivalPerSec: g.Rates.ArrivalPerSec, ThroughputPerSec: g.Rates.CompletedPerSec, DuplicatesPerHour: g.Rates.DuplicatesPerHour,
 		E2EP50Ms: g.Latency.Completed.P50Ms, E2EP99Ms: g.Latency.Completed.P99Ms, ReorderedFraction: g.ReorderedFraction,
 		SPSOStuckMaxMs: g.SPSOStuckMaxMs, KeptUp: g.KeepUp.KeptUp, KeepUpReason: g.KeepUp.Reason,

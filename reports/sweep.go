@@ -127,9 +127,12 @@ func GroupMetricNames() []string {
 	return out
 }
 
-// DescribeFigure words one per-group figure of a headline: "duplicates 17364 per hour".
-// ok is false for an unknown name.
-func DescribeFigure(name string, h *Headline) (text string, ok bool) {
+// DescribeFigure words one per-group figure of a headline: "duplicates 17364 per hour",
+// durations printed by ms (nil: the report's format). ok is false for an unknown name.
+func DescribeFigure(name string, h *Headline, ms func(int64) string) (text string, ok bool) {
+	if ms == nil {
+		ms = fmtMs
+	}
 	for _, m := range groupMetrics {
 		if m.name != name {
 			continue
@@ -144,7 +147,7 @@ func DescribeFigure(name string, h *Headline) (text string, ok bool) {
 			if (name == "e2e_p50_ms" && h.E2EP50Ms == nil) || (name == "e2e_p99_ms" && h.E2EP99Ms == nil) {
 				return m.label + " n/a (nothing completed)", true
 			}
-			return fmt.Sprintf("%s %s", m.label, fmtMs(int64(v))), true
+			return fmt.Sprintf("%s %s", m.label, ms(int64(v))), true
 		case "%":
 			return fmt.Sprintf("%s %.2f%%", m.label, 100*v), true
 		case "bool":

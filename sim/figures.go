@@ -123,7 +123,7 @@ func finishedTotal(c *counters) int64 {
 	n := c.completed + c.deletedUndelivered
 	for cause, k := range c.finished {
 		switch model.Cause(cause) {
-		case model.CauseAccepted, model.CauseRestored, model.CauseNone:
+		case model.CauseAccepted, model.CauseRestored, model.CauseNone, model.CauseGap: // GAP: offsets without a record
 		default:
 			n += k
 		}
@@ -332,7 +332,7 @@ func (w *World) accountClassic(a *Accounting, g *groupState) {
 // KeepUp says whether a group kept up with its arrivals in the window, and if not, why.
 type KeepUp struct {
 	// KeptUp: the backlog grew over the window's second half by at most 5 % of the records
-	// that arrived in it (and by at most one poll per consumer).
+	// that arrived in it plus one poll (max.poll.records) per consumer.
 	KeptUp bool `json:"kept_up"`
 	// ArrivalPerSec and FinishedPerSec are over the whole window.
 	ArrivalPerSec  float64 `json:"arrival_per_sec"`
@@ -447,7 +447,7 @@ func (w *World) consumerSpec(gi int32, name string) *ConsumerSpec {
 // mean ÷ threads), so each partition finishes at most cap ÷ that time.
 func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	g := w.groups[gi]
-	var slots, meanMs float64
+	var slots, rate float64 // rate: records per ms all slots together can process
 	var mpr, threads, count int
 	for _, cs := range g.cfg.Consumers {
 		n := max(cs.Count, 1)
@@ -457,15 +457,19 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 		}
 		m := cs.Processing.Mean() * slowFactor(&cs)
 		slots += float64(n * t)
-		meanMs += m * float64(n*t)
+		if m > 0 {
+			rate += float64(n*t) / m
+		}
 		mpr += cs.MaxPollRecords * n
 		threads += t * n
 		count += n
 	}
-	if slots == 0 || count == 0 {
+	if slots == 0 || count == 0 || rate == 0 {
 		return nil
 	}
-	meanMs /= slots
+	// meanMs is the slots' harmonic mean processing time: slots ÷ meanMs is the sum of every
+	// slot's own rate, so faster consumers count for what they do.
+	meanMs := slots / rate
 	perRecord := math.Max(1, ratio(in.deliveries, in.deliveries-in.redeliveries))
 	var out []Limit
 	if meanMs > 0 {
@@ -556,14 +560,13 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the partitions, or a share group", need)
 	case "lock-duration":
 		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
-		var meanMs, threads, n float64
+		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
+		most := math.Inf(1)
 		for _, cs := range w.groups[gi].cfg.Consumers {
-			c := float64(max(cs.Count, 1))
-			meanMs += cs.Processing.Mean() * slowFactor(&cs) * c
-			threads += float64(max(cs.Threads, 1)) * c
-			n += c
+			if m := cs.Processing.Mean() * slowFactor(&cs); m > 0 {
+				most = math.Min(most, math.Floor(lock*float64(max(cs.Threads, 1))/m))
+			}
 		}
-		most := math.Floor(lock * threads / n / (meanMs / n))
 		return reason, fmt.Sprintf("max.poll.records of at most %.0f, a share.record.lock.duration.ms above the poll's processing time, more threads per consumer, or acknowledging each record as it finishes", math.Max(1, most))
 	case "in-flight-cap":
 		hint := "raise group.share.partition.max.record.locks or lower max.poll.records"

@@ -119,7 +119,12 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 		t.last, t.sinceMs, t.init, t.marked = spso, w.now, true, false
 		return
 	}
-	if core.InFlightCount() > 1 {
+	if core.InFlightCount() <= 1 {
+		// Nothing waits behind the start offset: time idle is not time stuck.
+		t.sinceMs, t.marked = w.now, false
+		return
+	}
+	{
 		stuck := w.now - t.sinceMs
 		gx := &w.metrics.gx[s.group]
 		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
@@ -144,6 +149,8 @@ type metrics struct {
 	lat []latencies        // by group: records produced inside the measurement window
 
 	series          []Sample
+	sampled         bool        // a sample was taken
+	lastSampleMs    int64       // when the last sample was taken
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
 	silentLossFirst int64
 }
@@ -278,13 +285,13 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		// processings had succeeded before.
 		l, known := s.lingering[d.off]
 		w.noteUnheld(s, d.off)
-		if late {
-			g.processedLate++
-			w.mark("processed-after-lock-expiry")
-		}
 		if !ok {
 			g.failedProcessing++
 			return
+		}
+		if late {
+			g.processedLate++
+			w.mark("processed-after-lock-expiry")
 		}
 		g.processedOK++
 		cc.processedOK++
@@ -668,6 +675,7 @@ type GroupSample struct {
 
 // sampleMetrics records one time-series point.
 func (w *World) sampleMetrics() {
+	w.metrics.sampled, w.metrics.lastSampleMs = true, w.now
 	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
 	var redel [backCauses]int64
 	for gi := range w.groups {
@@ -718,7 +726,7 @@ func (w *World) partitionSample(s *sharePart) PartitionSample {
 	}
 	if s.core == nil {
 		ps.StartOffset = max(s.store.StartOffset(), 0)
-		ps.Backlog = max(0, p.log.EndOffset()-ps.StartOffset)
+		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
 		return ps
 	}
 	ps.InFlightMessageCount = s.core.InFlightCount()

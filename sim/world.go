@@ -235,7 +235,9 @@ func (w *World) Run() (*Result, error) {
 	}
 	w.now = max(w.now, w.endMs)
 	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics()
+	if !w.metrics.sampled || w.metrics.lastSampleMs != w.now {
+		w.sampleMetrics() // the last point, unless a sample was just taken at this time
+	}
 	w.recordUnanswered()
 	return w.result(), nil
 }

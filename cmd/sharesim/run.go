@@ -269,7 +269,7 @@ func printAnswer(w io.Writer, s *reports.Summary) {
 		h := &s.Groups[i]
 		var parts []string
 		for _, f := range s.Focus {
-			if text, ok := reports.DescribeFigure(f, h); ok {
+			if text, ok := reports.DescribeFigure(f, h, fmtDuration); ok {
 				parts = append(parts, text)
 			}
 		}
@@ -293,7 +293,12 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	if k.KeptUp {
 		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
 		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
-			fmt.Fprintf(w, ", but %.1f/s ended otherwise (%s)", other, causesList(withoutKey(g.InWindow.Finished, "accepted")))
+			ended := withoutKey(g.InWindow.Finished, "accepted")
+			if n := g.InWindow.DeletedUndelivered; n > 0 {
+				ended["deleted before delivery"] = n
+			}
+			delete(ended, "gap")
+			fmt.Fprintf(w, ", but %.1f/s ended otherwise (%s)", other, causesList(ended))
 		}
 		fmt.Fprintln(w)
 	} else {
