@@ -38,6 +38,9 @@ type machine struct {
 	epoch            int32
 	writes           []pair
 	held             map[string][]model.AcquiredRange // recent acquisitions, to aim acks at
+	// inRead is a share fetch between its log read and its acquire (nil when none). It
+	// holds the partition's fetch lock: no other fetch starts until it is acquired.
+	inRead *pendingRead
 
 	dead  bool     // a known core bug was hit: stop comparing
 	trace []string // actions so far, printed with a failure (rapid truncates its log)
@@ -99,6 +102,10 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"fetch2":    m.fetch,
 		"fetch3":    m.fetch,
 		"fetch4":    m.fetch,
+		"read":      m.read,
+		"read2":     m.read,
+		"acquire":   m.acquire,
+		"acquire2":  m.acquire,
 		"ack":       m.ack,
 		"ackHeld":   m.ackHeld,
 		"ackOwned":  m.ackOwned,
@@ -146,18 +153,65 @@ func (m *machine) produce(t *rapid.T) {
 	m.logf(t, "produce %+v", b)
 }
 
+// pendingRead is a share fetch that has read the log and not yet acquired.
+type pendingRead struct {
+	member string
+	p      model.FetchParams
+	f      int64
+	read   []model.LogBatch
+}
+
+// fetch is the one-step share fetch: gate, read at the next fetch offset, acquire.
 func (m *machine) fetch(t *rapid.T) {
+	if m.inRead != nil {
+		m.logf(t, "fetch: fetch lock held by a read at %d", m.inRead.f)
+		return
+	}
+	if pr := m.drawRead(t); pr != nil {
+		m.doAcquire(t, pr, true)
+	}
+}
+
+// read is the first half of a share fetch: the gate and the log read, with the acquire
+// left for a later step so that other operations land in between.
+func (m *machine) read(t *rapid.T) {
+	if m.inRead != nil {
+		return
+	}
+	if pr := m.drawRead(t); pr != nil {
+		fr, err := m.core.BeginFetch()
+		if err != nil || !fr.Open || fr.FetchOffset != pr.f {
+			m.fatalf(t, "BeginFetch %+v, %v disagrees with the gate and next fetch offset %d", fr, err, pr.f)
+		}
+		m.logf(t, "read %s at %d %+v → %v (acquire later)", pr.member, pr.f, pr.p, pr.read)
+		coverage.windows.Add(1)
+		m.inRead = pr
+	}
+}
+
+// acquire is the second half: the fetch acquires what it read, at the offset it read from.
+func (m *machine) acquire(t *rapid.T) {
+	if pr := m.inRead; pr != nil {
+		m.inRead = nil
+		m.doAcquire(t, pr, false)
+	}
+}
+
+// drawRead draws a member and fetch parameters and reads the log at the next fetch offset,
+// or returns nil when the gate is closed, the log start moved past the offset (applied
+// here, as the leader does on OFFSET_OUT_OF_RANGE) or there is nothing to read.
+func (m *machine) drawRead(t *rapid.T) *pendingRead {
 	member := rapid.SampledFrom(members).Draw(t, "member")
 	if !m.core.CanAcquire() {
 		m.logf(t, "fetch %s: gate closed", member)
-		return
+		return nil
 	}
 	f := m.core.NextFetchOffset()
 	if f < m.logStart {
 		m.logf(t, "fetch %s at %d: below log start %d → MoveLogStartOffset", member, f, m.logStart)
 		m.core.MoveLogStartOffset(m.logStart)
 		m.spec.MoveLogStartOffset(m.logStart)
-		return
+		return nil
 	}
 	var avail []model.LogBatch
 	for _, b := range m.log {
@@ -166,20 +220,27 @@ func (m *machine) fetch(t *rapid.T) {
 		}
 	}
 	if len(avail) == 0 {
-		return
+		return nil
 	}
 	read := avail[:rapid.IntRange(1, len(avail)).Draw(t, "readBatches")]
 	p := model.FetchParams{
 		MaxRecords: rapid.IntRange(1, 10).Draw(t, "maxRecords"),
 		BatchSize:  rapid.IntRange(1, 10).Draw(t, "batchSize"),
 	}
-	if m.cfg.Version == model.Kafka42 && rapid.IntRange(0, 2).Draw(t, "modeRoll") == 0 {
+	if m.cfg.Version >= model.Kafka42 && rapid.IntRange(0, 2).Draw(t, "modeRoll") == 0 {
 		p.Mode = model.RecordLimit
 	}
+	return &pendingRead{member: member, p: p, f: f, read: append([]model.LogBatch(nil), read...)}
+}
+
+// doAcquire acquires what pr read on both sides and compares. oneStep says nothing ran
+// since the read (the invariants that assume so are checked only then).
+func (m *machine) doAcquire(t *rapid.T, pr *pendingRead, oneStep bool) {
+	member, p, f, read := pr.member, pr.p, pr.f, pr.read
 	spsoBefore := m.core.StartOffset()
 	stale := false // a cached batch lies wholly below SPSO (after a log-start move)
 	m.core.ForEachBatch(func(b model.BatchView) bool { stale = stale || b.Last < spsoBefore; return true })
-	got, err, panicked := m.coreAcquire(member, p, read)
+	got, err, panicked := m.coreAcquire(member, p, f, read, oneStep)
 	if panicked != nil {
 		if strings.Contains(fmt.Sprint(panicked), "negative shift") &&
 			m.known(t, bugThrottlePanic, "core Acquire panicked: %v", panicked) {
@@ -194,10 +255,17 @@ func (m *machine) fetch(t *rapid.T) {
 	for i, b := range read {
 		sread[i] = refspec.LogBatch{First: b.First, Last: b.Last, Aborted: b.Aborted}
 	}
-	want := m.spec.Acquire(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), sread)
-	m.logf(t, "fetch %s at %d %+v read %v → core %v spec %v", member, f, p, read, got, want)
+	want := m.spec.AcquireAt(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), f, sread)
+	how := "fetch"
+	if !oneStep {
+		how = "acquire (window)"
+		if got != nil || want != nil {
+			coverage.windowAcquired.Add(1)
+		}
+	}
+	m.logf(t, "%s %s at %d %+v read %v → core %v spec %v", how, member, f, p, read, got, want)
 	for _, r := range got {
-		if r.First < spsoBefore && !stale && m.cfg.Version == model.Kafka42 {
+		if oneStep && r.First < spsoBefore && !stale && m.cfg.Version >= model.Kafka42 {
 			// Kafka 4.2 (and §4.3 step 4 literally) acquires below SPSO when stale
 			// batches remain below it, and 4.1 has no step-4 adjustment at all
 			// (§4.5); only the other cases break the invariant.
@@ -242,9 +310,13 @@ func (m *machine) fetch(t *rapid.T) {
 	}
 }
 
-func (m *machine) coreAcquire(member string, p model.FetchParams, read []model.LogBatch) (got []model.AcquiredRange, err error, panicked any) {
+func (m *machine) coreAcquire(member string, p model.FetchParams, f int64, read []model.LogBatch, oneStep bool) (got []model.AcquiredRange, err error, panicked any) {
 	defer func() { panicked = recover() }()
-	got, err = m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	if oneStep {
+		got, err = m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	} else {
+		got, err = m.core.AcquireFetched(m.now, model.MemberID(member), p, f, read, nil)
+	}
 	return got, err, nil
 }
 
@@ -477,6 +549,7 @@ func (m *machine) failover(t *rapid.T) {
 		}
 	}
 	m.epoch++
+	m.inRead = nil // the old leader's fetch is lost with it
 	coverage.failovers.Add(1)
 	csnap, err := m.cstore.Read(m.epoch)
 	if err != nil {

@@ -53,7 +53,9 @@ func (s *Spec) ackRange(now int64, member string, r AckRange, id uint64, changed
 			located = append(located, b)
 		}
 	}
-	if located[len(located)-1].last < r.First || r.Last > s.lastCached() {
+	// Both ends are checked against the last located batch (the last one starting at or
+	// before r.Last), not against the cache as a whole.
+	if last := located[len(located)-1].last; last < r.First || r.Last > last {
 		return InvalidRequest
 	}
 	typeAt := func(o int64) AckType {

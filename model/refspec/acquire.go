@@ -18,7 +18,14 @@ type acq struct {
 // Acquire runs one acquisition for member over the log batches a read at
 // NextFetchOffset returned (§4.3–4.6, §3.4).
 func (s *Spec) Acquire(now int64, member string, maxRecords, batchSize int, mode Mode, log []LogBatch) []Range {
-	f := s.NextFetchOffset()
+	return s.AcquireAt(now, member, maxRecords, batchSize, mode, s.NextFetchOffset(), log)
+}
+
+// AcquireAt runs one acquisition over the log batches a read at fetch offset f returned,
+// however the partition changed since that read: f only decides which AVAILABLE records
+// count as compacted away ([f, first fetched offset)) and whether 4.2's cap trim may
+// redeliver inside the window (f ≤ SPEO).
+func (s *Spec) AcquireAt(now int64, member string, maxRecords, batchSize int, mode Mode, f int64, log []LogBatch) []Range {
 	if maxRecords <= 0 || len(log) == 0 || log[len(log)-1].Last < s.spso {
 		return nil
 	}
