@@ -112,7 +112,7 @@ var commonTop = []any{"kind", "name", "title", "description", "questions", listO
 
 var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"checks", listOf(scalar),
-	"duration", "heal", "metrics_interval", "max_events", "brokers",
+	"duration", "heal", "metrics_interval", "max_events", "brokers", "log_read_latency", distShape,
 	"topics", listOf(topicShape),
 	"producers", listOf(producerShape),
 	"groups", listOf(groupShape),

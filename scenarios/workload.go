@@ -353,6 +353,11 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 			cfg.Brokers = int(v)
 		}
 	}
+	if n := top.get("log_read_latency"); n != nil {
+		if x, ok := d.distribution(n, "log_read_latency", 0); ok {
+			cfg.LogReadLatency = x
+		}
+	}
 	w := &wctx{d: d, cfg: &cfg, ks: ks, topics: map[string]*sim.Topic{}}
 	w.topicsSection(top.get("topics"))
 	w.producersSection(top.get("producers"))

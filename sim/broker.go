@@ -36,6 +36,14 @@ type sharePart struct {
 	frontier int64
 	spso     spsoTracker
 	finals   []model.Finalized
+
+	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
+	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
+	// lock of a core replaced since (failover, eviction) no longer counts. readAt and
+	// readBuf are that read's fetch offset and batches.
+	fetching *model.SharePartition
+	readAt   int64
+	readBuf  []model.LogBatch
 }
 
 type reqKind uint8
@@ -67,6 +75,7 @@ type request struct {
 	budget   int
 	acquired int
 	writes   int // acknowledgement writes outstanding
+	reads    int // log reads in flight (Config.LogReadLatency)
 	parked   bool
 	waitH    eventq.Handle
 	timeoutH eventq.Handle
@@ -208,14 +217,14 @@ func (w *World) tryAcquire(id int32) {
 			w.ensureLoad(s)
 			continue
 		}
-		got := w.acquireFrom(r, s)
+		got := w.acquireFrom(id, r, s)
 		r.acquired += got
 		r.budget -= got
 	}
 }
 
 // acquireFrom reads the log at the core's next fetch offset and acquires for the request.
-func (w *World) acquireFrom(r *request, s *sharePart) int {
+func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
 	core := s.core
 	if !core.CanAcquire() {
 		if core.InFlightCount() >= int64(w.cfg.Kafka.PartitionMaxRecordLocks) {
@@ -233,6 +242,9 @@ func (w *World) acquireFrom(r *request, s *sharePart) int {
 	upTo := p.log.EndOffset()
 	if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 		upTo = p.log.LastStableOffset()
+	}
+	if w.cfg.LogReadLatency != nil {
+		return w.startRead(id, r, s, f, upTo)
 	}
 	p.readBuf = p.log.Read(f, int64(r.budget), upTo, p.readBuf[:0])
 	if len(p.readBuf) == 0 {
@@ -261,6 +273,71 @@ func (w *World) acquireFrom(r *request, s *sharePart) int {
 	return got
 }
 
+// startRead is the read half of a share fetch when the log read takes time: the batches
+// are read now at fetch offset f and acquired when the read completes (logReadDone), with
+// whatever happened to the share-partition in between. The share-partition's fetch lock is
+// held until then; a fetch finding it held acquires nothing now and waits.
+func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int {
+	if s.fetching != nil && s.fetching == s.core {
+		return 0
+	}
+	p := w.parts[s.part]
+	s.readBuf = p.log.Read(f, int64(r.budget), upTo, s.readBuf[:0])
+	if len(s.readBuf) == 0 {
+		return 0
+	}
+	s.fetching, s.readAt = s.core, f
+	r.reads++
+	w.push(w.now+w.cfg.LogReadLatency.Sample(w.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen})
+	w.line("log-read").str("client", string(r.member)).str("p", p.name).num("from", f).num("batches", int64(len(s.readBuf))).end()
+	return 0
+}
+
+// logReadDone is the acquire half: the fetch acquires what its read returned, at the
+// fetch offset it read from (model.AcquireFetched), unless the share-partition's core was
+// replaced meanwhile or the request was given up.
+func (w *World) logReadDone(e event) {
+	s := w.shares[e.a]
+	r := &w.reqs[e.ref]
+	core := s.fetching
+	s.fetching = nil
+	r.reads--
+	switch {
+	case core == nil || core != s.core:
+		// The leader's share-partition was discarded (failover, eviction): the read is lost.
+	case r.answered || r.budget <= 0:
+	default:
+		res := r.result(s.id)
+		res.acquiredMs, res.epoch = w.now, w.parts[s.part].leaderEpoch
+		before := len(res.ranges)
+		params := r.params
+		params.MaxRecords = r.budget
+		var err error
+		res.ranges, err = core.AcquireFetched(w.now, r.member, params, s.readAt, s.readBuf, res.ranges)
+		if err != nil {
+			w.err = err
+			return
+		}
+		got := 0
+		for _, ar := range res.ranges[before:] {
+			got += int(ar.Last - ar.First + 1)
+			w.noteDelivery(s, r, ar)
+		}
+		if got > 0 {
+			w.line("acquire").str("client", string(r.member)).str("p", w.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
+		}
+		r.acquired += got
+		r.budget -= got
+		w.afterCoreOp(s)
+	}
+	if r.answered {
+		w.maybeFree(e.ref)
+	} else {
+		w.maybeRespond(e.ref)
+	}
+	w.wake(s) // fetches waiting for the fetch lock
+}
+
 // moveLogStart applies a log-start move past the share-partition's start (T-LSO).
 func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	core := s.core
@@ -285,7 +362,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 // fetch that found nothing and may still wait (then it parks in purgatory).
 func (w *World) maybeRespond(id int32) {
 	r := &w.reqs[id]
-	if r.answered || r.writes > 0 {
+	if r.answered || r.writes > 0 || r.reads > 0 {
 		return
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {

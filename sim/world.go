@@ -51,6 +51,7 @@ const (
 	evMetrics                          // sample the metrics
 	evHeal                             // the main phase ends
 	evClassicPoll                      // a: classic consumer (see classic.go)
+	evLogRead                          // ref: fetch, a: share-partition whose log read completed
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -247,6 +248,8 @@ func (w *World) dispatch(e event) {
 		w.writeApply(e.ref)
 	case evLoadDone:
 		w.loadDone(e.a)
+	case evLogRead:
+		w.logReadDone(e)
 	case evExpire:
 		w.expire(e.a)
 	case evProcessDone:
