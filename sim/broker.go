@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
 )
@@ -489,6 +491,12 @@ func (w *World) expire(sp int32) {
 	}
 	before := s.core.Stats().AcquisitionLockTimeouts
 	ws := s.core.ExpireLocks(w.now, nil)
+	if d, ok := s.core.NextDeadline(); ok && d <= w.now {
+		// The core promised a lock due at d, but firing the locks due now left it due:
+		// rescheduling would spin at the same virtual time forever.
+		w.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", w.parts[s.part].name, d, w.now)
+		return
+	}
 	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
 		w.metrics.lockTimeouts += n
 		w.mark("lock-expired")
