@@ -119,6 +119,9 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 				return err
 			}
 			if r.First <= b.first && b.last <= r.Last && len(r.Types) == 1 && !(b.first < sp.spso) {
+				if err := sp.checkRenewAllowed(r.Types[0], b.first); err != nil {
+					return err
+				}
 				sp.applyAck(nowMs, i, -1, &b.whole, b.first, b.last, r.Types[0], w, &renewLock, &renewDeadline)
 				continue
 			}
@@ -130,8 +133,21 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 			if err := sp.checkHeld(rc, owner, off); err != nil {
 				return err
 			}
+			if err := sp.checkRenewAllowed(r.typeAt(off), off); err != nil {
+				return err
+			}
 			sp.applyAck(nowMs, i, off, rc, off, off, r.typeAt(off), w, &renewLock, &renewDeadline)
 		}
+	}
+	return nil
+}
+
+// checkRenewAllowed is Kafka 4.3's share.renew.acknowledge.enable: with it off, a RENEW of
+// a held record is INVALID_RECORD_STATE (checked after the record is found held, as
+// Kafka's acknowledgeBatchRecords / acknowledgePerOffsetBatchRecords do).
+func (sp *SharePartition) checkRenewAllowed(t AckType, off int64) error {
+	if t == AckRenew && sp.cfg.DisableRenewAcknowledge {
+		return errf(ErrInvalidRecordState, off, "renewing acquisition locks is not enabled for the group (share.renew.acknowledge.enable)")
 	}
 	return nil
 }

@@ -186,6 +186,9 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 			return errf(ErrInvalidArgument, pb.First, "negative delivery count")
 		}
 		r := rec{state: pb.State, dc: pb.DeliveryCount, owner: noOwner}
+		if pb.State == Available && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit {
+			sp.limitLowered = true // written under a higher limit (4.3's dynamic group config)
+		}
 		switch {
 		case pb.State == Archived && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit:
 			r.setCause(CauseLimit) // archived on its last attempt: the limit is the best guess

@@ -203,3 +203,54 @@ func TestRound2Rules(t *testing.T) {
 		})
 	}
 }
+
+// Kafka 4.3: share.renew.acknowledge.enable (KAFKA-20161) and the dynamic group configs
+// share.delivery.count.limit (KAFKA-20159) and share.partition.max.record.locks.
+func TestKafka43GroupConfigs(t *testing.T) {
+	c := cfg42()
+	c.DisableRenewAcknowledge = true
+	if err := c.Validate(); err == nil {
+		t.Error("share.renew.acknowledge.enable=false accepted in 4.2")
+	}
+	c.Version = model.Kafka43
+	h := newHarness(t, c)
+	h.produce(2, 2)
+	h.eq("fetch", h.fetch("c1", 4), "0-3@1")
+	// A RENEW with the config off fails the whole call (INVALID_RECORD_STATE), also when
+	// combined with other types; nothing changes.
+	for _, spec := range []string{"0-3:renew", "0-1:accept 2-3:renew", "0-3:accept,accept,renew,accept"} {
+		if _, code := h.ack("c1", spec); code != model.ErrInvalidRecordState {
+			t.Errorf("%s: %v, want INVALID_RECORD_STATE", spec, code)
+		}
+	}
+	h.eq("unchanged", h.states(), "0:ACQ/c1/1 1:ACQ/c1/1 2:ACQ/c1/1 3:ACQ/c1/1")
+	if err := h.sp.SetRenewAcknowledge(true); err != nil {
+		t.Fatal(err)
+	}
+	h.now = 10_000
+	h.ackOK("c1", "0-3:renew")
+	if v, _ := h.sp.Record(3); v.LockDeadlineMs != 40_000 {
+		t.Errorf("renewed lock deadline %d, want 40000", v.LockDeadlineMs)
+	}
+	// The delivery count limit is read at every use: lowered to 2, a release at count 2
+	// archives.
+	if err := h.sp.SetDeliveryCountLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	h.ackOK("c1", "0-3:release")
+	h.eq("second", h.fetch("c1", 4), "0-3@2")
+	h.ackOK("c1", "0-1:release")
+	h.eq("archived at the new limit", h.states(), "0:ARC/-/2 1:ARC/-/2 2:ACQ/c1/2 3:ACQ/c1/2")
+	h.eq("span", h.span(), "spso=2 speo=3 window=2 next=4")
+	if err := h.sp.SetPartitionMaxRecordLocks(100); err != nil {
+		t.Errorf("SetPartitionMaxRecordLocks: %v", err)
+	}
+	if err := h.sp.SetPartitionMaxRecordLocks(5); err == nil {
+		t.Error("cap 5 accepted outside relaxed ranges")
+	}
+	// Before 4.3 these are broker configs.
+	h42 := newHarness(t, cfg42())
+	if h42.sp.SetDeliveryCountLimit(3) == nil || h42.sp.SetPartitionMaxRecordLocks(200) == nil || h42.sp.SetRenewAcknowledge(false) == nil {
+		t.Error("4.2 accepted a 4.3 group config")
+	}
+}

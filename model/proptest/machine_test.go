@@ -41,6 +41,13 @@ type machine struct {
 	// inRead is a share fetch between its log read and its acquire (nil when none). It
 	// holds the partition's fetch lock: no other fetch starts until it is acquired.
 	inRead *pendingRead
+	// stateEpoch is the share coordinator's current state epoch.
+	stateEpoch int32
+	// limitLowered: a 4.3 group config change lowered the delivery count limit, after
+	// which Kafka leaves AVAILABLE records at or above the new limit.
+	limitLowered bool
+
+	rebuilding bool // inside rebuild: fenced late writes do not rebuild again
 
 	dead  bool     // a known core bug was hit: stop comparing
 	trace []string // actions so far, printed with a failure (rapid truncates its log)
@@ -60,15 +67,24 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	if rapid.IntRange(0, 3).Draw(t, "readCommitted") == 0 {
 		cfg.IsolationLevel = model.ReadCommitted
 	}
+	if v >= model.Kafka43 {
+		cfg.DisableRenewAcknowledge = rapid.IntRange(0, 3).Draw(t, "noRenew") == 0
+	}
 	core, err := model.New(cfg, 0)
 	if err != nil {
 		t.Fatalf("model.New: %v", err)
 	}
-	return &machine{
+	// Worlds start at a non-zero state epoch as often as not: a core that lost the epoch
+	// anywhere (load, reset, writes) is fenced by the share coordinator.
+	se := int32(rapid.IntRange(0, 3).Draw(t, "stateEpoch"))
+	m := &machine{
 		cfg: cfg, core: core, spec: refspec.New(specConfig(cfg), 0),
-		cstore: model.NewStateStore(0, -1), sstore: refspec.NewStore(0, -1),
+		cstore: model.NewStateStore(se, -1), sstore: refspec.NewStore(se, -1), stateEpoch: se,
 		held: map[string][]model.AcquiredRange{}, lastViews: map[int64]model.RecordView{},
 	}
+	m.core.SetEpochs(se, 0)
+	m.spec.SetEpochs(se, 0)
+	return m
 }
 
 func (m *machine) logf(t *rapid.T, format string, args ...any) {
@@ -83,11 +99,15 @@ func (m *machine) fatalf(t fataler, format string, args ...any) {
 
 func specConfig(c model.Config) refspec.Config {
 	v := refspec.V42
-	if c.Version == model.Kafka41 {
+	switch c.Version {
+	case model.Kafka41:
 		v = refspec.V41
+	case model.Kafka43:
+		v = refspec.V43
 	}
 	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
-		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted}
+		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted,
+		NoRenew: c.DisableRenewAcknowledge}
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
@@ -118,6 +138,10 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"release":   m.sometimes(2, m.release),
 		"logStart":  m.sometimes(3, m.moveLogStart),
 		"failover":  m.sometimes(4, m.failover),
+		"reinit":    m.sometimes(6, m.reinit),
+	}
+	if m.cfg.Version >= model.Kafka43 {
+		acts["groupConfig"] = m.sometimes(3, m.groupConfig)
 	}
 	for name, act := range acts {
 		acts[name] = func(t *rapid.T) {
@@ -501,6 +525,10 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 	p := m.writes[i]
 	m.writes = append(m.writes[:i], m.writes[i+1:]...)
 	var werr error = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected"}
+	if !ok && rapid.IntRange(0, 3).Draw(t, "errRoll") == 0 {
+		// Any error of the persister's vocabulary; the fencing ones discard the core.
+		werr = &model.Error{Code: rapid.SampledFrom(model.PersisterErrors).Draw(t, "writeErr"), Offset: -1, Msg: "injected"}
+	}
 	if !ok && p.core.Kind != model.WriteExpiry {
 		coverage.rollbacks.Add(1)
 	}
@@ -517,6 +545,46 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 	if !m.spec.CompleteWrite(p.spec.ID, werr == nil) {
 		m.fatalf(t, "spec CompleteWrite(%d): unknown id", p.spec.ID)
 	}
+	if p.core.Kind != model.WriteExpiry && model.IsFencingWriteError(werr) && !m.rebuilding {
+		// The leader discards the fenced share-partition; the next fetch builds a new
+		// one at the same leader epoch from the (re-initialised) state.
+		m.logf(t, "write %d fenced (%v): rebuild", p.core.ID, werr)
+		m.rebuild(t)
+	}
+}
+
+// reinit re-initialises the durable state (alter offsets, resubscription) with a higher
+// state epoch and a new start offset (or none); the leader finds out at its next write.
+func (m *machine) reinit(t *rapid.T) {
+	m.stateEpoch += int32(rapid.IntRange(1, 2).Draw(t, "epochStep"))
+	start := int64(-1)
+	if rapid.Bool().Draw(t, "reinitStart") {
+		start = rapid.Int64Range(m.logStart, max(m.logStart, m.logEnd)).Draw(t, "reinitOffset")
+	}
+	m.cstore.Reinitialize(m.stateEpoch, start)
+	m.sstore.Reinitialize(m.stateEpoch, start)
+	coverage.reinits.Add(1)
+	m.logf(t, "reinitialize: state epoch %d, start %d", m.stateEpoch, start)
+}
+
+// groupConfig changes Kafka 4.3's dynamic group configs on both sides.
+func (m *machine) groupConfig(t *rapid.T) {
+	limit := rapid.IntRange(2, 5).Draw(t, "newLimit")
+	cap := rapid.IntRange(3, 20).Draw(t, "newCap")
+	renew := rapid.Bool().Draw(t, "renew")
+	if err := m.core.SetDeliveryCountLimit(limit); err != nil {
+		m.fatalf(t, "SetDeliveryCountLimit: %v", err)
+	}
+	if err := m.core.SetPartitionMaxRecordLocks(cap); err != nil {
+		m.fatalf(t, "SetPartitionMaxRecordLocks: %v", err)
+	}
+	if err := m.core.SetRenewAcknowledge(renew); err != nil {
+		m.fatalf(t, "SetRenewAcknowledge: %v", err)
+	}
+	m.limitLowered = m.limitLowered || limit < m.cfg.DeliveryCountLimit
+	m.cfg = m.core.Config()
+	m.spec.SetGroupConfig(limit, int64(cap), renew)
+	m.logf(t, "group config: limit %d cap %d renew %v", limit, cap, renew)
 }
 
 func (m *machine) moveLogStart(t *rapid.T) {
@@ -570,15 +638,84 @@ func (m *machine) failover(t *rapid.T) {
 		}
 	}
 	m.core.Fence()
-	core, err := model.Load(m.cfg, csnap, m.epoch, m.logStart)
-	if err != nil {
-		m.fatalf(t, "model.Load: %v", err)
+	m.install(t, csnap, ssnap)
+	m.logf(t, "failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+}
+
+// rebuild replaces a fenced share-partition at the same leader epoch (Kafka's manager
+// dropping it; the next fetch creates a new one and reads the state). The old one's
+// outstanding writes still reach the share coordinator and must be fenced there.
+func (m *machine) rebuild(t *rapid.T) {
+	m.rebuilding = true
+	defer func() { m.rebuilding = false }()
+	for _, z := range m.writes {
+		cerr, scode := m.cstore.Write(z.core), m.sstore.Write(z.spec)
+		if model.CodeOf(cerr) != specCode(scode) {
+			m.fatalf(t, "late write of a fenced share-partition: core %v spec %v", cerr, scode)
+		}
 	}
-	spec, err := refspec.Load(specConfig(m.cfg), ssnap, m.epoch, m.logStart)
+	m.writes = nil
+	m.inRead = nil
+	m.core.Fence()
+	csnap, err := m.cstore.Read(m.epoch)
+	if err != nil {
+		m.fatalf(t, "core store Read: %v", err)
+	}
+	ssnap, code := m.sstore.Read(m.epoch)
+	if code != refspec.OK {
+		m.fatalf(t, "spec store Read: %v", code)
+	}
+	m.install(t, csnap, ssnap)
+	m.logf(t, "rebuild at epoch %d: state epoch %d start %d batches %v", m.epoch, csnap.StateEpoch, csnap.StartOffset, csnap.Batches)
+}
+
+// install builds the new core and spec from the snapshots, the core either with Load or
+// through the lifecycle (Reset of the fenced value, MaybeInitialize, sometimes a failed
+// state read first, CompleteInitialize).
+func (m *machine) install(t *rapid.T, csnap model.Snapshot, ssnap refspec.Snapshot) {
+	if csnap.StateEpoch != ssnap.StateEpoch || csnap.StateEpoch != m.stateEpoch {
+		m.fatalf(t, "snapshot state epochs: core %d spec %d, want %d", csnap.StateEpoch, ssnap.StateEpoch, m.stateEpoch)
+	}
+	cfg := m.core.Config()
+	var core *model.SharePartition
+	if rapid.Bool().Draw(t, "viaLifecycle") {
+		core = m.core
+		if err := core.Reset(m.epoch); err != nil {
+			m.fatalf(t, "Reset: %v", err)
+		}
+		for rapid.IntRange(0, 3).Draw(t, "initFails") == 0 {
+			if read, err := core.MaybeInitialize(); !read || err != nil {
+				m.fatalf(t, "MaybeInitialize on EMPTY: %v %v", read, err)
+			}
+			code := rapid.SampledFrom(model.PersisterErrors).Draw(t, "readErr")
+			err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1}, m.logStart)
+			if model.CodeOf(err) != model.PersisterError(&model.Error{Code: code}) || core.State() != model.PartitionFailed {
+				m.fatalf(t, "failed read %v: %v, state %v", code, err, core.State())
+			}
+			coverage.initFailures.Add(1)
+			if err := core.Reset(m.epoch); err != nil {
+				m.fatalf(t, "Reset after FAILED: %v", err)
+			}
+		}
+		if read, err := core.MaybeInitialize(); !read || err != nil {
+			m.fatalf(t, "MaybeInitialize on EMPTY: %v %v", read, err)
+		}
+		if err := core.CompleteInitialize(csnap, nil, m.logStart); err != nil {
+			m.fatalf(t, "CompleteInitialize: %v", err)
+		}
+	} else {
+		var err error
+		if core, err = model.Load(cfg, csnap, m.epoch, m.logStart); err != nil {
+			m.fatalf(t, "model.Load: %v", err)
+		}
+	}
+	spec, err := refspec.Load(specConfig(cfg), ssnap, m.epoch, m.logStart)
 	if err != nil {
 		m.fatalf(t, "refspec.Load: %v", err)
 	}
-	m.logf(t, "failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+	if core.StateEpoch() != m.stateEpoch {
+		m.fatalf(t, "loaded core has state epoch %d, want %d", core.StateEpoch(), m.stateEpoch)
+	}
 	m.core, m.spec = core, spec
 	m.held = map[string][]model.AcquiredRange{}
 	m.lastViews = map[int64]model.RecordView{}

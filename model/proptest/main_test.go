@@ -58,14 +58,16 @@ func TestCoreMatchesSpec42(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka42) })
 }
 
+func TestCoreMatchesSpec43(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka43) })
+}
+
 // FuzzCoreMatchesSpec runs the same property under go's fuzzing engine:
 // go test ./model/proptest -run '^$' -fuzz FuzzCoreMatchesSpec
 func FuzzCoreMatchesSpec(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		v := model.Kafka42
-		if rapid.Bool().Draw(t, "v41") {
-			v = model.Kafka41
-		}
+		v := rapid.SampledFrom([]model.Version{model.Kafka41, model.Kafka42, model.Kafka43}).Draw(t, "version")
 		runMachine(t, v)
 	}))
 }

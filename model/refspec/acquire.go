@@ -29,7 +29,7 @@ func (s *Spec) AcquireAt(now int64, member string, maxRecords, batchSize int, mo
 	if maxRecords <= 0 || len(log) == 0 || log[len(log)-1].Last < s.spso {
 		return nil
 	}
-	v42 := s.cfg.Version == V42
+	v42 := s.cfg.Version >= V42
 	c := &acq{now: now, member: member, mode: mode, batchSize: int64(batchSize), budget: int64(maxRecords),
 		b0: log[0].First, last: log[len(log)-1].Last, log: log, acquiredNow: map[int64]bool{}}
 	if v42 { // cap trimming
@@ -112,7 +112,7 @@ func (s *Spec) redeliver(c *acq, b *batch) {
 	throttled := false
 	for o := lo; o <= hi; o++ {
 		if r := s.recs[o]; r.state == Available && r.write == 0 && r.dc >= s.throttleT() {
-			throttled = s.cfg.Version == V42
+			throttled = s.cfg.Version >= V42
 		}
 	}
 	if throttled && c.count > 0 {
@@ -149,7 +149,7 @@ func (s *Spec) throttleT() int { return max(2, (s.cfg.Limit+1)/2) }
 // how many it took. In 4.2 the first acquirable offset with dc ≥ T sets the throttle
 // limit max(1, N>>(dc−T+1)), N the whole batch size; offsets taken before it count.
 func (s *Spec) perOffset(c *acq, b *batch, lo, hi int64) int64 {
-	v42, L := s.cfg.Version == V42, s.cfg.Limit
+	v42, L := s.cfg.Version >= V42, s.cfg.Limit
 	taken, limit, start := int64(0), int64(-1), len(c.ranges)
 	for o := lo; o <= hi; o++ {
 		r := s.recs[o]
