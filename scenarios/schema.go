@@ -91,6 +91,7 @@ var kafkaShape = mapOf(
 	"group.share.partition.max.record.locks",
 	"share.isolation.level",
 	"share.auto.offset.reset",
+	"share.renew.acknowledge.enable",
 	"relax_ranges",
 	"bug",
 )
@@ -106,7 +107,7 @@ var consumerShape = mapOf("name", "count", "start", "processing", distShape, "sl
 
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 
-var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value")
+var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value", "error", "reads")
 
 var commonTop = []any{"kind", "name", "title", "description", "questions", listOf(scalar), "seed", "kafka", kafkaShape}
 

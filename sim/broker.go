@@ -20,6 +20,11 @@ type sharePart struct {
 	// leader (after a failover or an eviction).
 	core    *model.SharePartition
 	loading bool
+	// initCore is the share-partition being initialised (INITIALIZING) while loading, and
+	// loadReq the fetch that started its state read (-1: none) with its generation.
+	initCore *model.SharePartition
+	loadReq  int32
+	loadGen  uint32
 	// waiting lists requests parked until the core is loaded or has records.
 	parked []int32
 	// store is the share coordinator's durable state for this key.
@@ -166,7 +171,7 @@ func (w *World) applyAcks(id int32, pa *partAcks) {
 	case s.core == nil:
 		// Not loaded yet: the cache is empty, nothing is acquired here.
 		res.ackCode = model.ErrInvalidRecordState
-		w.ensureLoad(s)
+		w.ensureLoad(s, -1)
 	default:
 		wr, err := s.core.Acknowledge(w.now, r.member, pa.ranges)
 		res.ackCode = model.CodeOf(err)
@@ -216,7 +221,7 @@ func (w *World) tryAcquire(id int32) {
 			continue
 		}
 		if s.core == nil {
-			w.ensureLoad(s)
+			w.ensureLoad(s, id)
 			continue
 		}
 		got := w.acquireFrom(id, r, s)
@@ -547,7 +552,11 @@ func (w *World) writeApply(id int32) {
 	var err error
 	switch {
 	case w.writeFail > 0:
-		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected write failure"}
+		code := w.writeFailCode
+		if code == model.ErrNone {
+			code = model.ErrCoordinatorNotAvailable
+		}
+		err = &model.Error{Code: code, Offset: -1, Msg: "injected write failure"}
 	case w.cfg.Coordinator.WriteFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
 		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
 	default:
@@ -586,20 +595,59 @@ func (w *World) writeApply(id int32) {
 	}
 }
 
-// ensureLoad starts reading the share-partition's state on its current leader.
-func (w *World) ensureLoad(s *sharePart) {
+// ensureLoad starts reading the share-partition's state on its current leader: a new
+// share-partition value, EMPTY, whose MaybeInitialize starts the read (Kafka's
+// maybeInitialize). Fetches meanwhile wait (Kafka answers them LEADER_NOT_AVAILABLE
+// internally and parks them). req is the fetch that starts the read (-1: none).
+func (w *World) ensureLoad(s *sharePart, req int32) {
 	if s.core != nil || s.loading {
 		return
 	}
-	s.loading = true
+	core, err := model.NewUninitialized(w.cfg.Kafka, w.parts[s.part].leaderEpoch)
+	if err == nil {
+		_, err = core.MaybeInitialize()
+	}
+	if err != nil {
+		w.err = fmt.Errorf("internal error: share-partition %s: %w", w.parts[s.part].name, err)
+		return
+	}
+	s.loading, s.initCore, s.loadReq = true, core, req
+	if req >= 0 {
+		s.loadGen = w.reqs[req].gen
+	}
 	w.push(w.now+w.cfg.Coordinator.ReadLatency.Sample(w.rNet), event{kind: evLoadDone, a: s.id})
 }
 
-// loadDone completes the state read and builds the core (§5.4, §8.3).
+// loadDone completes the state read and makes the core ACTIVE (§5.4, §8.3), or FAILED
+// when the read fails: then the fetch that started it gets the mapped error and the next
+// fetch starts a new share-partition.
 func (w *World) loadDone(sp int32) {
 	s := w.shares[sp]
 	s.loading = false
+	core := s.initCore
+	s.initCore = nil
 	p := w.parts[s.part]
+	if core == nil || core.LeaderEpoch() != p.leaderEpoch {
+		w.ensureLoad(s, -1) // leadership moved during the read: start again
+		return
+	}
+	if w.readFail > 0 {
+		code := w.readFailCode
+		if code == model.ErrNone {
+			code = model.ErrCoordinatorNotAvailable
+		}
+		err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1, Msg: "injected read failure"}, 0)
+		fc := model.CodeOf(err)
+		w.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
+		w.mark("load-failed")
+		if id := s.loadReq; id >= 0 {
+			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
+				r.result(s.id).err = fc
+				w.maybeRespond(id)
+			}
+		}
+		return
+	}
 	snap, err := s.store.Read(p.leaderEpoch)
 	if err != nil {
 		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
@@ -613,8 +661,7 @@ func (w *World) loadDone(sp int32) {
 			return
 		}
 	}
-	core, err := model.Load(w.cfg.Kafka, snap, p.leaderEpoch, start)
-	if err != nil {
+	if err := core.CompleteInitialize(snap, nil, start); err != nil {
 		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 		w.mark("load-failed")
 		return

@@ -272,6 +272,15 @@ type Fault struct {
 	DurationMs     int64
 	RestartAfterMs int64 // for kill/close/hang: restart after this long; -1 never
 	ValueMs        int64 // latency for coordinator-slow; records for delete-records
+	// Error is the share coordinator's error for write-fail (any of
+	// model.PersisterErrors; zero: COORDINATOR_NOT_AVAILABLE). The leader answers the
+	// acknowledgement with its mapping (model.PersisterError) and discards the
+	// share-partition when it is a fencing one.
+	Error model.ErrorCode
+	// Reads makes a write-fail fault fail state reads (ReadShareGroupState) too: a
+	// share-partition loading meanwhile becomes FAILED and the fetch that started the load
+	// gets the mapped error; the next fetch loads it again.
+	Reads bool
 }
 
 // Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.

@@ -109,6 +109,11 @@ type World struct {
 	faults     []faultState
 	coordSlow  int64 // > 0: share coordinator write latency override
 	writeFail  int   // > 0: share coordinator fails writes
+	// writeFailCode is the error of the latest write-fail fault that started (zero:
+	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
+	writeFailCode model.ErrorCode
+	readFail      int
+	readFailCode  model.ErrorCode
 	outage     int   // > 0: downstream outage, processing fails
 	renewStall int   // > 0: renewals stop
 
