@@ -114,8 +114,8 @@ type World struct {
 	writeFailCode model.ErrorCode
 	readFail      int
 	readFailCode  model.ErrorCode
-	outage     int   // > 0: downstream outage, processing fails
-	renewStall int   // > 0: renewals stop
+	outage        int // > 0: downstream outage, processing fails
+	renewStall    int // > 0: renewals stop
 
 	wakeBuf   []int32
 	ackBuf    []ackEntry
