@@ -126,6 +126,16 @@ var round2Cases = []struct {
 	}},
 
 	// ---- item 6 rules pinned by fixed inputs ----
+	{"a released compaction-gap offset at the read start is archived, the AVAILABLE offset after it redelivered", "§2.2 T-COMPACT ([fetch offset, first fetched offset) only)", cfg42, func(h *harness) {
+		h.produce(1, 1, 1)
+		h.eq("fetch", h.fetch("c1", 3), "0-2@1")
+		h.ackOK("c1", "0-2:release")
+		h.compacted = []int{0}
+		h.compact() // offset 0 is gone from the log; 1 and 2 remain, all three AVAILABLE
+		h.eq("next", h.span(), "spso=0 speo=2 window=3 next=0")
+		h.eq("fetch after compaction", h.fetch("c2", 3), "1-2@2")
+		h.eq("states", h.states(), "0:ARC/-/1 1:ACQ/c2/2 2:ACQ/c2/2")
+	}},
 	{"last-attempt isolation: an offset about to get its last delivery is not taken with earlier offsets", "§3.4 (4.2, KAFKA-19955)", cfgLimit(3), func(h *harness) {
 		h.produce(3)
 		h.eq("fetch", h.fetch("c1", 3), "0-2@1")
