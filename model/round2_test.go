@@ -258,6 +258,22 @@ func TestKafka43GroupConfigs(t *testing.T) {
 	if err := h.sp.SetPartitionMaxRecordLocks(5); err == nil {
 		t.Error("cap 5 accepted outside relaxed ranges")
 	}
+	// A record already AVAILABLE at or above a lowered limit is acquired once more (Kafka
+	// applies the limit only on the way back to AVAILABLE, InFlightState.tryUpdateState).
+	c2 := cfg42()
+	c2.Version = model.Kafka43
+	h2 := newHarness(t, c2)
+	h2.produce(1)
+	h2.fetch("c1", 1)
+	h2.ackOK("c1", "0:release")
+	h2.eq("second", h2.fetch("c1", 1), "0-0@2")
+	h2.ackOK("c1", "0:release")
+	if err := h2.sp.SetDeliveryCountLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	h2.eq("beyond the lowered limit", h2.fetch("c1", 1), "0-0@3")
+	h2.ackOK("c1", "0:release")
+	h2.eq("then archived", h2.span(), "spso=1 speo=1 window=0 next=1")
 	// Before 4.3 these are broker configs.
 	h42 := newHarness(t, cfg42())
 	if h42.sp.SetDeliveryCountLimit(3) == nil || h42.sp.SetPartitionMaxRecordLocks(200) == nil || h42.sp.SetRenewAcknowledge(false) == nil {
