@@ -91,6 +91,9 @@ func (sp *SharePartition) AcquireFetched(nowMs int64, member MemberID, p FetchPa
 	if err := sp.activeOrError(); err != nil {
 		return out, err
 	}
+	if fetchOffset < 0 {
+		return out, errf(ErrInvalidArgument, fetchOffset, "fetch offset must be >= 0")
+	}
 	if len(log) == 0 {
 		return out, nil
 	}

@@ -79,6 +79,17 @@ var round2Cases = []struct {
 		h.eq("acquire", h.acquireAt("c1", 10, f, log), "4-5@1")
 		h.eq("span", h.span(), "spso=4 speo=5 window=2 next=6")
 	}},
+	{"a read that does not start at its fetch offset, or a negative fetch offset, is the caller's error", "API contract", cfg42, func(h *harness) {
+		h.produce(3, 3)
+		p := model.FetchParams{MaxRecords: 5, BatchSize: 5}
+		if _, err := h.sp.AcquireFetched(0, "c1", p, 4, h.log[:1], nil); model.CodeOf(err) != model.ErrInvalidArgument {
+			h.t.Errorf("read ending before its fetch offset: %v", err)
+		}
+		if _, err := h.sp.AcquireFetched(0, "c1", p, -1, h.log, nil); model.CodeOf(err) != model.ErrInvalidArgument {
+			h.t.Errorf("negative fetch offset: %v", err)
+		}
+		h.eq("nothing changed", h.span(), "spso=0 speo=0 window=0 next=0")
+	}},
 	{"a read wholly below a log-start move acquires nothing", "§4.3 step 1 (last fetched offset < SPSO)", cfg42, func(h *harness) {
 		h.produce(3, 3)
 		f, log := h.readNow()
