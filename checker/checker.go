@@ -278,9 +278,15 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	return c.out
 }
 
-// checkLiveness reports share-partitions not drained after the healing phase. A group that
-// did not keep up during production gets one line saying so, with the reason, instead of one
-// per partition: its backlog is a capacity problem, not a stuck partition.
+// behind reports whether an undrained partition looks merely behind, not stuck: it still
+// made progress while healing and its consumers are working on it (records in flight). A
+// partition with unfinished records and nothing in flight is not being served.
+func behind(f sim.FinalState) bool { return f.ProgressedWhileHealing && f.InFlight > 0 }
+
+// checkLiveness reports partitions not drained after the healing phase. A group that did not
+// keep up during production gets one line saying so, with the reason, for the partitions that
+// were still making progress while healing: their backlog is a capacity problem. A partition
+// that made no progress is stuck and is reported on its own.
 func (c *Checker) checkLiveness(res *sim.Result) {
 	overloaded := map[string]*sim.GroupMetrics{}
 	for i := range res.Metrics.Groups {
@@ -291,7 +297,7 @@ func (c *Checker) checkLiveness(res *sim.Result) {
 	undrained, parts := map[string]int{}, map[string]int{}
 	for _, f := range res.Final {
 		parts[f.Group]++
-		if !f.Drained || f.Acquired > 0 {
+		if (!f.Drained || f.Acquired > 0) && behind(f) {
 			undrained[f.Group]++
 		}
 	}
@@ -300,11 +306,11 @@ func (c *Checker) checkLiveness(res *sim.Result) {
 		if f.Drained && f.Acquired == 0 {
 			continue
 		}
-		if g := overloaded[f.Group]; g != nil {
+		if g := overloaded[f.Group]; g != nil && behind(f) {
 			if !reported[f.Group] {
 				reported[f.Group] = true
 				c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group,
-					Message: fmt.Sprintf("group %s did not drain %d of %d partitions after the healing phase because it did not keep up during production: %s",
+					Message: fmt.Sprintf("group %s did not drain %d of %d partitions after the healing phase (they were still making progress) because it did not keep up during production: %s",
 						f.Group, undrained[f.Group], parts[f.Group], g.KeepUp.Reason)})
 			}
 			continue

@@ -43,6 +43,8 @@ type sharePart struct {
 	frontier int64
 	spso     spsoTracker
 	finals   []model.Finalized
+	// healFrontier is frontier when the healing phase started.
+	healFrontier int64
 	// lingering follows records that left the cache while clients held them (metrics).
 	lingering map[int64]lingering
 

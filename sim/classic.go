@@ -27,6 +27,8 @@ type classicGroup struct {
 	doneTo []int64
 	// readMax[i] is the highest offset ever returned by a poll (first deliveries).
 	readMax []int64
+	// healDoneTo[i] is doneTo[i] when the healing phase started.
+	healDoneTo []int64
 }
 
 func newClassicGroup(w *World, g *groupState) *classicGroup {
@@ -367,6 +369,7 @@ func (w *World) classicFinal(g *groupState) []FinalState {
 		p := w.parts[pi]
 		fs := FinalState{Group: g.cfg.Name, Partition: p.name, StartOffset: cg.committed[i], LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset(), Loaded: true}
 		fs.Drained = cg.committed[i] >= p.log.EndOffset()
+		fs.ProgressedWhileHealing = w.healing && cg.doneTo[i] > cg.healDoneTo[i]
 		out = append(out, fs)
 	}
 	return out

@@ -277,6 +277,14 @@ func (w *World) restartHung(c *consumer) {
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
 func (w *World) heal() {
 	w.healing = true
+	for _, s := range w.shares {
+		s.healFrontier = s.frontier
+	}
+	for _, g := range w.groups {
+		if g.classic != nil {
+			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
+		}
+	}
 	w.writeFail, w.coordSlow, w.outage, w.renewStall, w.readFail = 0, 0, 0, 0, 0
 	w.line("heal").end()
 	for _, c := range w.consumers {

@@ -546,7 +546,9 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 			tight = l
 		}
 	}
-	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
+	// A bound explains the backlog only if the group came close to it; far below it, something
+	// else (faults, lock expiries, a stuck start offset) held the group back.
+	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec || k.FinishedPerSec < 0.8*tight.RecordsPerSec {
 		return fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
 			"look at the redeliveries by cause and the start offset plot"
 	}

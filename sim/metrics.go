@@ -969,6 +969,10 @@ type FinalState struct {
 	Acquired    int64  `json:"acquired"`
 	Loaded      bool   `json:"loaded"`
 	Drained     bool   `json:"drained"`
+	// ProgressedWhileHealing: records of the partition finished during the healing phase
+	// (false without one). An undrained partition that made no progress is stuck, not
+	// merely behind.
+	ProgressedWhileHealing bool `json:"progressed_while_healing"`
 }
 
 func (w *World) finalStates() []FinalState {
@@ -990,6 +994,7 @@ func (w *World) finalStates() []FinalState {
 			fs.StartOffset = s.store.StartOffset()
 		}
 		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
+		fs.ProgressedWhileHealing = w.healing && s.frontier > s.healFrontier
 		out = append(out, fs)
 	}
 	for _, g := range w.groups {
