@@ -19,7 +19,7 @@ func TestLivenessSeparatesStuckFromBehind(t *testing.T) {
 			{Group: "g", Partition: "t/2", StartOffset: 40, LogEnd: 90, Loaded: true, ProgressedWhileHealing: true},
 			{Group: "g", Partition: "t/3", StartOffset: 90, LogEnd: 90, Loaded: true, Drained: true},
 		}}
-	c := &Checker{}
+	c := &Checker{limit: 100}
 	c.checkLiveness(res)
 	if len(c.out) != 2 {
 		t.Fatalf("%d violations: %v", len(c.out), c.out)
@@ -32,7 +32,7 @@ func TestLivenessSeparatesStuckFromBehind(t *testing.T) {
 	}
 	// A group that kept up has no overload line: every undrained partition is reported.
 	res.Metrics.Groups[0].KeepUp.KeptUp = true
-	c = &Checker{}
+	c = &Checker{limit: 100}
 	c.checkLiveness(res)
 	if len(c.out) != 3 {
 		t.Fatalf("kept up: %d violations, want 3", len(c.out))
