@@ -182,7 +182,7 @@ func (w *World) applyAcks(id int32, pa *partAcks) {
 	default:
 		wr, err := s.core.Acknowledge(w.now, r.member, pa.ranges)
 		res.ackCode = model.CodeOf(err)
-		t := w.line("ack").str("client", string(r.member)).str("p", p.name).num("ranges", int64(len(pa.ranges))).str("code", res.ackCode.String())
+		t := w.line("ack").str("client", string(r.member)).str("p", p.name).num("batches", int64(len(pa.ranges))).str("code", res.ackCode.String())
 		if wr != nil {
 			t.num("write", int64(wr.ID))
 			r.writes++

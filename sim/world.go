@@ -334,11 +334,19 @@ func (w *World) line(kind string) *traceWriter {
 	return t
 }
 
+// str appends key=v; spaces in v become underscores, so that a line always splits into its
+// key=value pairs at spaces (an error message keeps every word).
 func (t *traceWriter) str(key, v string) *traceWriter {
 	t.buf = append(t.buf, ' ')
 	t.buf = append(t.buf, key...)
 	t.buf = append(t.buf, '=')
-	t.buf = append(t.buf, v...)
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == ' ' || c == '\n' || c == '\t' {
+			t.buf = append(t.buf, '_')
+		} else {
+			t.buf = append(t.buf, c)
+		}
+	}
 	return t
 }
 
