@@ -98,6 +98,7 @@ var kafkaShape = mapOf(
 var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")
 
 var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "burst_records", "batch_records",
+	"batch.size", "linger.ms", "record_size", distShape, "max.in.flight.requests.per.connection", "buffer.memory", "max.request.size",
 	"keys", "start", "stop", "poison", "compacted", "transactional", "txn_batches", "abort", "txn_commit_delay")
 
 var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor", "threads",

@@ -524,6 +524,7 @@ func (w *wctx) producersSection(n *yaml.Node) {
 				pr.BatchRecords = int(x)
 			}
 		}
+		w.producerBatching(f, &pr)
 		if bursts {
 			if v := f.get("burst_every"); v != nil {
 				if x, ok := d.duration(v, f.p("burst_every"), durPositive); ok {
@@ -608,6 +609,63 @@ func (w *wctx) producersSection(n *yaml.Node) {
 			}
 		}
 		w.cfg.Producers = append(w.cfg.Producers, pr)
+	}
+}
+
+// accumulatorKeys are the KafkaProducer settings of accumulator mode; any of them selects it.
+var accumulatorKeys = []string{"batch.size", "linger.ms", "record_size", "max.in.flight.requests.per.connection", "buffer.memory", "max.request.size"}
+
+// producerBatching decodes accumulator mode (batch.size in bytes, linger.ms, ...): any of
+// its keys selects it, with Kafka 4's defaults for the rest (batch.size 16384, linger.ms 5).
+func (w *wctx) producerBatching(f *fields, pr *sim.Producer) {
+	d := w.d
+	var first string
+	for _, k := range accumulatorKeys {
+		if f.get(k) != nil {
+			first = k
+			break
+		}
+	}
+	if first == "" {
+		return
+	}
+	if f.get("batch_records") != nil {
+		d.fail(f.key["batch_records"], f.p("batch_records"), "batch_records with "+first, "one of them: batch_records fixes the records per batch; "+first+" is KafkaProducer batching by bytes")
+		return
+	}
+	if f.get("transactional") != nil {
+		d.fail(f.key[first], f.p(first), first+" for a transactional producer", "batch_records (transactions are modelled with fixed batches only)")
+	}
+	pr.BatchRecords, pr.BatchBytes, pr.LingerMs = 0, sim.DefaultBatchBytes, sim.DefaultLingerMs
+	if v := f.get("batch.size"); v != nil {
+		if x, ok := d.integer(v, f.p("batch.size"), sim.RecordBatchOverhead+1, 1<<30); ok {
+			pr.BatchBytes = x
+		}
+	}
+	if v := f.get("linger.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("linger.ms"), durPlainMs); ok {
+			pr.LingerMs = x
+		}
+	}
+	if v := f.get("record_size"); v != nil {
+		if x, ok := d.byteDistribution(v, f.p("record_size")); ok {
+			pr.RecordSize = x
+		}
+	}
+	if v := f.get("max.in.flight.requests.per.connection"); v != nil {
+		if x, ok := d.integer(v, f.p("max.in.flight.requests.per.connection"), 1, 1000); ok {
+			pr.MaxInFlight = int(x)
+		}
+	}
+	if v := f.get("buffer.memory"); v != nil {
+		if x, ok := d.integer(v, f.p("buffer.memory"), 1, 1<<40); ok {
+			pr.BufferMemory = x
+		}
+	}
+	if v := f.get("max.request.size"); v != nil {
+		if x, ok := d.integer(v, f.p("max.request.size"), 1, 1<<30); ok {
+			pr.MaxRequestBytes = x
+		}
 	}
 }
 

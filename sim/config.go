@@ -74,8 +74,21 @@ type Producer struct {
 	// BurstEveryMs and BurstRecords shape RateBursts.
 	BurstEveryMs int64
 	BurstRecords int
-	// BatchRecords is the number of records per producer batch (batch.size/linger.ms).
+	// BatchRecords is the number of records per producer batch in fixed-batch mode: each
+	// batch is appended when its last record is sent. 0 selects accumulator mode (BatchBytes).
 	BatchRecords int
+	// Accumulator mode, like KafkaProducer (kproducer.go): BatchBytes is batch.size in bytes
+	// (> 0 selects the mode), LingerMs linger.ms, RecordSize the serialized size of a record
+	// in bytes (a distribution; nil: DefaultRecordBytes), MaxInFlight
+	// max.in.flight.requests.per.connection (0: 5), BufferMemory buffer.memory in bytes (0:
+	// 32 MiB), MaxRequestBytes max.request.size (0: 1 MiB). Requests take the network latency
+	// each way.
+	BatchBytes      int64
+	LingerMs        int64
+	RecordSize      dist.Dist
+	MaxInFlight     int
+	BufferMemory    int64
+	MaxRequestBytes int64
 	// Keys is the number of distinct record keys (0: no keys). Keys choose the partition.
 	Keys int
 	// StartMs and StopMs bound production (StopMs 0: until the main phase ends).
@@ -337,8 +350,8 @@ func (c *Config) Validate() error {
 		if !topics[p.Topic] {
 			return fmt.Errorf("producer %q: unknown topic %q", p.Name, p.Topic)
 		}
-		if p.RecordsPerSecond <= 0 || p.BatchRecords < 1 {
-			return fmt.Errorf("producer %q: needs a positive rate and batch size", p.Name)
+		if err := validateProducer(&p); err != nil {
+			return err
 		}
 		if p.Rate == RateBursts && (p.BurstEveryMs <= 0 || p.BurstRecords < 1) {
 			return fmt.Errorf("producer %q: bursts need burst_every and burst_records", p.Name)
@@ -371,6 +384,33 @@ func (c *Config) Validate() error {
 		if f.EveryMs < 0 || f.AtMs < 0 || f.DurationMs < 0 {
 			return fmt.Errorf("fault %s: negative time", f.Kind)
 		}
+	}
+	return nil
+}
+
+// maxProducerRate is the highest rate a producer may ask for, records/s.
+const maxProducerRate = 10_000_000
+
+func validateProducer(p *Producer) error {
+	switch {
+	case !(p.RecordsPerSecond > 0) || p.RecordsPerSecond > maxProducerRate:
+		return fmt.Errorf("producer %q: rate %g records/s, expected > 0 and at most %d", p.Name, p.RecordsPerSecond, maxProducerRate)
+	case p.BatchRecords > 0 && p.BatchBytes > 0:
+		return fmt.Errorf("producer %q: batch_records and batch.size both set: batch_records fixes the records per batch, batch.size fills batches by bytes; use one", p.Name)
+	case p.BatchRecords < 1 && p.BatchBytes < 1:
+		return fmt.Errorf("producer %q: needs batch_records >= 1 or batch.size >= 1", p.Name)
+	case p.BatchRecords > 0 && (p.LingerMs != 0 || p.RecordSize != nil || p.MaxInFlight != 0 || p.BufferMemory != 0 || p.MaxRequestBytes != 0):
+		return fmt.Errorf("producer %q: linger.ms, record_size, max.in.flight.requests.per.connection, buffer.memory and max.request.size need batch.size (batch_records batches are fixed)", p.Name)
+	case p.BatchBytes > 0 && p.Transactional:
+		return fmt.Errorf("producer %q: transactional: true needs batch_records (transactions are not modelled with batch.size)", p.Name)
+	case p.LingerMs < 0 || p.MaxInFlight < 0 || p.BufferMemory < 0 || p.MaxRequestBytes < 0:
+		return fmt.Errorf("producer %q: negative linger.ms, max.in.flight.requests.per.connection, buffer.memory or max.request.size", p.Name)
+	case p.BatchBytes > 0 && p.BatchBytes > p.maxRequestBytes():
+		return fmt.Errorf("producer %q: batch.size %d above max.request.size %d: a full batch could never be sent", p.Name, p.BatchBytes, p.maxRequestBytes())
+	case p.BatchBytes > 0 && p.BatchBytes > p.bufferMemory():
+		return fmt.Errorf("producer %q: batch.size %d above buffer.memory %d", p.Name, p.BatchBytes, p.bufferMemory())
+	case p.BatchBytes > 0 && p.RecordSize != nil && p.RecordSize.Mean()+RecordBatchOverhead > float64(p.maxRequestBytes()):
+		return fmt.Errorf("producer %q: record_size mean %.0f bytes above max.request.size %d", p.Name, p.RecordSize.Mean(), p.maxRequestBytes())
 	}
 	return nil
 }

@@ -511,11 +511,11 @@ func (w *World) recordsPerFetch(gi int32, poll float64) float64 {
 func (w *World) producerBatch(gi int32) float64 {
 	g := w.groups[gi]
 	var n, sum float64
-	for _, p := range w.cfg.Producers {
+	for i, p := range w.cfg.Producers {
 		for _, t := range g.cfg.Topics {
 			if p.Topic == t {
 				n++
-				sum += float64(max(p.BatchRecords, 1))
+				sum += w.producers[i].meanBatchRecords()
 			}
 		}
 	}

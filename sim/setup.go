@@ -38,6 +38,12 @@ func (w *World) build() error {
 		p := &cfg.Producers[pi]
 		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
 		w.producers = append(w.producers, ps)
+		if p.BatchBytes > 0 {
+			ps.acc = w.newAccumulator(ps)
+			ps.acc.wakeAt = p.StartMs
+			w.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
+			continue
+		}
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))

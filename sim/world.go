@@ -25,32 +25,35 @@ const (
 	streamFaults     = "faults"
 	streamNetwork    = "network"
 	streamScheduler  = "scheduler"
+	streamProducer   = "producer" // accumulator-mode producers: send times, sizes, partitions, latencies
 )
 
 type evKind uint8
 
 const (
-	evProduce        evKind = iota + 1 // a: producer
-	evRequestArrive                    // ref: request reaches its broker
-	evResponseArrive                   // ref: response reaches its client
-	evRequestTimeout                   // ref: the client gives up on a request
-	evMaxWait                          // ref: a parked fetch's wait ends
-	evWriteApply                       // ref: a state write reaches the share coordinator
-	evLoadDone                         // a: share-partition whose state read completed
-	evExpire                           // a: share-partition with a lock deadline due
-	evProcessDone                      // a: consumer finished one record
-	evRenew                            // a: consumer renews its locks
-	evHeartbeat                        // a: consumer heartbeats
-	evSessionCheck                     // a: consumer, x: membership token
-	evConsumerStart                    // a: consumer (re)starts
-	evFault                            // a: fault index
-	evFaultEnd                         // a: fault index, b: target
-	evRetention                        // a: topic
-	evCompaction                       // a: partition, x: offset
-	evTxnCommit                        // a: producer, x: transaction id
-	evMetrics                          // sample the metrics
-	evHeal                             // the main phase ends
-	evClassicPoll                      // a: classic consumer (see classic.go)
+	evProduce         evKind = iota + 1 // a: producer
+	evRequestArrive                     // ref: request reaches its broker
+	evResponseArrive                    // ref: response reaches its client
+	evRequestTimeout                    // ref: the client gives up on a request
+	evMaxWait                           // ref: a parked fetch's wait ends
+	evWriteApply                        // ref: a state write reaches the share coordinator
+	evLoadDone                          // a: share-partition whose state read completed
+	evExpire                            // a: share-partition with a lock deadline due
+	evProcessDone                       // a: consumer finished one record
+	evRenew                             // a: consumer renews its locks
+	evHeartbeat                         // a: consumer heartbeats
+	evSessionCheck                      // a: consumer, x: membership token
+	evConsumerStart                     // a: consumer (re)starts
+	evFault                             // a: fault index
+	evFaultEnd                          // a: fault index, b: target
+	evRetention                         // a: topic
+	evCompaction                        // a: partition, x: offset
+	evTxnCommit                         // a: producer, x: transaction id
+	evMetrics                           // sample the metrics
+	evHeal                              // the main phase ends
+	evClassicPoll                       // a: classic consumer (see classic.go)
+	evProduceArrive                     // a: producer, ref: its produce request reaches the leader
+	evProduceResponse                   // a: producer, ref: the answer reaches the producer
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -87,6 +90,7 @@ type World struct {
 
 	streams                               *rng.Streams
 	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
+	rProd                                 *rng.Rand
 
 	now     int64
 	win     windows
@@ -176,7 +180,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 	w := &World{
 		cfg: cfg, opts: opts, seed: seed, streams: s,
 		rWork: s.Stream(streamWorkload), rProc: s.Stream(streamProcessing), rFault: s.Stream(streamFaults),
-		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler),
+		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler), rProd: s.Stream(streamProducer),
 		q:     eventq.New[event](1024),
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
@@ -286,6 +290,10 @@ func (w *World) dispatch(e event) {
 		w.heal()
 	case evClassicPoll:
 		w.classicStep(e)
+	case evProduceArrive:
+		w.produceArrive(e)
+	case evProduceResponse:
+		w.produceResponse(e)
 	default:
 		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
 	}

@@ -1,0 +1,53 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sharesim/sharesim/sim"
+)
+
+// Scenario keys of issue 12: KafkaProducer batching, and their refusals.
+
+const prodBase = "topics: [{name: t, partitions: 2}]\nproducers:\n  - rate: 1000/s\n"
+
+func TestProducerKeys(t *testing.T) {
+	s := mustParse(t, prodBase+"    batch.size: 32768\n    linger.ms: 20\n    record_size: {lognormal: {p50: 200, p99: 4000}}\n    max.in.flight.requests.per.connection: 1\n    buffer.memory: 1000000\n    max.request.size: 65536\n")
+	p := mustConfig(t, s).Producers[0]
+	if p.BatchRecords != 0 || p.BatchBytes != 32768 || p.LingerMs != 20 || p.MaxInFlight != 1 || p.BufferMemory != 1_000_000 || p.MaxRequestBytes != 65536 {
+		t.Errorf("producer %+v", p)
+	}
+	if p.RecordSize == nil || p.RecordSize.Quantile(0.5) < 199 || p.RecordSize.Quantile(0.5) > 201 {
+		t.Errorf("record_size %v, want lognormal with median 200 bytes", p.RecordSize)
+	}
+	// Any accumulator key alone selects the mode with Kafka 4's defaults.
+	p = mustConfig(t, mustParse(t, prodBase+"    record_size: 500\n")).Producers[0]
+	if p.BatchBytes != sim.DefaultBatchBytes || p.LingerMs != sim.DefaultLingerMs || p.RecordSize.Mean() != 500 {
+		t.Errorf("defaults: %+v", p)
+	}
+	// Without them: fixed batches of 10.
+	if p = mustConfig(t, mustParse(t, prodBase)).Producers[0]; p.BatchRecords != 10 || p.BatchBytes != 0 {
+		t.Errorf("fixed default: %+v", p)
+	}
+}
+
+func TestProducerKeysRefused(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{prodBase + "    batch_records: 5\n    batch.size: 16384\n", "producers[0].batch_records: found batch_records with batch.size"},
+		{prodBase + "    record_size: 5ms\n", "producers[0].record_size: found 5ms, expected an integer number of bytes"},
+		{prodBase + "    batch.size: 10\n", "producers[0].batch.size: found 10"},
+		{prodBase + "    linger.ms: 5\n    transactional: true\n", "linger.ms for a transactional producer"},
+		{prodBase + "    batch.size: 2000000\n", "max.request.size"},
+		{prodBase + "    max.in.flight.requests.per.connection: 0\n", "max.in.flight.requests.per.connection: found 0"},
+	} {
+		_, err := Parse("x.yaml", []byte(tc.src))
+		if err == nil {
+			if s, e := Parse("x.yaml", []byte(tc.src)); e == nil {
+				_, err = s.SimConfig()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
