@@ -97,15 +97,73 @@ func (cg *classicGroup) floor(pi int32) int64 {
 	return 1 << 62
 }
 
-// classicStart joins a classic consumer and starts its poll loop.
+// The classic consumer, like KafkaConsumer. The application's poll() returns up to
+// max.poll.records records from the client's fetch buffer; when the buffer runs dry it sends
+// a fetch (and it prefetches: a poll that empties the buffer sends the next fetch at once).
+// A fetch takes the network latency to its broker, where it is answered as soon as the
+// member's partitions hold fetch.min.bytes past its positions, else held until data arrives
+// or fetch.max.wait.ms passes (long poll); the answer (up to max.poll.records records) takes
+// the latency back. Processing runs on Threads worker slots in one of two styles:
+//
+//   - blocking: the records of a poll are processed on the slots, and the next poll comes
+//     when all of them are done;
+//   - continuous: each record starts as soon as a slot is free, and the application polls
+//     whenever a slot is free and it holds fewer than HeldRecords records.
+//
+// The offset committed for a partition is the lowest offset the member fetched but has not
+// finished processing (in the fetch buffer, in an answer on its way, or held by the
+// application), else its position: a slow record holds the commit back, and after a crash
+// everything from it on is processed again. Auto-commit sends it every
+// auto.commit.interval.ms from poll(); commit: sync instead commits before every poll and
+// waits for the answer. A commit completes (the records it passes are completed) when it
+// reaches the group coordinator, one network latency after it was sent. A member that does
+// not call poll() for max.poll.interval.ms leaves the group; it rejoins at its next poll.
+
+// classicClient is one classic consumer incarnation's client state.
+type classicClient struct {
+	// buf holds fetched records not yet returned by poll; resp the records of the answer on
+	// its way (fetching), for fetch id fetchID.
+	buf, resp []delivery
+	fetching  bool
+	parked    bool // the fetch waits at the broker (long poll)
+	fetchID   int64
+	// held are the records poll returned, oldest first; done[k] says held[k] finished and
+	// started[k] that it started. seqBase is the sequence number of held[0].
+	held     []delivery
+	done     []bool
+	started  []bool
+	seqBase  int64
+	running  int
+	unfished int  // held records not done
+	wantData bool // the application waits in poll() for a fetch answer
+	polls    int64
+}
+
+func (w *World) classicClientOf(c *consumer) *classicClient {
+	if c.cl == nil {
+		c.cl = &classicClient{}
+	}
+	return c.cl
+}
+
+// classicStart joins a classic consumer and starts its poll loop. A new incarnation starts
+// from the committed offsets of the partitions it still owns.
 func (w *World) classicStart(c *consumer) {
+	g := w.groups[c.group]
+	c.cl = &classicClient{}
+	for _, i := range g.assignment[c.idx] {
+		if g.classic.owner[i] == c.idx {
+			g.classic.position[i] = -1
+		}
+	}
 	w.heartbeatNow(c)
 	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
 	w.classicPoll(c)
 }
 
 // classicRebalance reassigns partitions by range over members in join order. Members that
-// lose a partition commit their position for it first (onPartitionsRevoked), if alive.
+// lose a partition commit it first (onPartitionsRevoked), if alive, and drop what they
+// fetched of it.
 func (w *World) classicRebalance(g *groupState) {
 	cg := g.classic
 	n, m := len(g.parts), len(g.members)
@@ -131,7 +189,10 @@ func (w *World) classicRebalance(g *groupState) {
 	for i, o := range newOwner {
 		if prev := cg.owner[i]; prev >= 0 && prev != o {
 			if c := w.consumers[prev]; c.alive() && cg.position[i] >= 0 {
-				w.classicCommit(g, int32(i), cg.position[i])
+				w.classicCommitNow(g, int32(i), w.classicCommitOffset(c, int32(i)))
+			}
+			if c := w.consumers[prev]; c.cl != nil {
+				c.cl.buf = dropPartition(c.cl.buf, int32(i))
 			}
 			cg.position[i] = -1
 		}
@@ -146,23 +207,279 @@ func (w *World) classicRebalance(g *groupState) {
 	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).end()
 }
 
-// classicPoll fetches up to max.poll.records records from the member's partitions.
+func dropPartition(ds []delivery, i int32) []delivery {
+	out := ds[:0]
+	for _, d := range ds {
+		if d.sp != i {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// classicCommitNow applies a commit of offset off for the group's i-th partition at the
+// group coordinator; commits never move the offset back.
+func (w *World) classicCommitNow(g *groupState, i int32, off int64) {
+	if off > g.classic.committed[i] {
+		w.classicCommit(g, i, off)
+	}
+}
+
+// classicCommitOffset is the offset c commits for the group's i-th partition: the lowest
+// offset it fetched but has not finished, else its position.
+func (w *World) classicCommitOffset(c *consumer, i int32) int64 {
+	cg := w.groups[c.group].classic
+	off := cg.position[i]
+	cl := c.cl
+	if cl == nil {
+		return off
+	}
+	for k, d := range cl.held {
+		if d.sp == i && !cl.done[k] && d.off < off {
+			off = d.off
+		}
+	}
+	for _, d := range cl.buf {
+		if d.sp == i && d.off < off {
+			off = d.off
+		}
+	}
+	if cl.fetching {
+		for _, d := range cl.resp {
+			if d.sp == i && d.off < off {
+				off = d.off
+			}
+		}
+	}
+	return off
+}
+
+// classicSendCommit sends c's commit for every partition it owns; it reaches the group
+// coordinator one network latency later.
+func (w *World) classicSendCommit(c *consumer) {
+	g := w.groups[c.group]
+	cg := g.classic
+	cg.lastCommitMs[c.idx] = w.now
+	lat := w.cfg.Network.Latency.Sample(w.rNet)
+	for _, i := range g.assignment[c.idx] {
+		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
+			if off := w.classicCommitOffset(c, i); off > cg.committed[i] {
+				w.push(w.now+lat, event{kind: evClassicCommit, a: g.idx, b: i, x: off})
+			}
+		}
+	}
+}
+
+// classicMaybeCommit auto-commits when the interval passed (or always, with force: close).
+func (w *World) classicMaybeCommit(c *consumer, force bool) {
+	g := w.groups[c.group]
+	interval := g.cfg.AutoCommitIntervalMs
+	if interval <= 0 {
+		interval = 5000
+	}
+	if force {
+		// close(): a synchronous commit, applied at once.
+		for _, i := range g.assignment[c.idx] {
+			if g.classic.position[i] >= 0 && g.classic.owner[i] == c.idx {
+				w.classicCommitNow(g, i, w.classicCommitOffset(c, i))
+			}
+		}
+		return
+	}
+	if c.spec.Commit == CommitSync || w.now-g.classic.lastCommitMs[c.idx] < interval {
+		return
+	}
+	w.classicSendCommit(c)
+}
+
+// classicPoll is the application calling poll().
 func (w *World) classicPoll(c *consumer) {
 	if !c.alive() {
 		return
 	}
 	g := w.groups[c.group]
-	cg := g.classic
+	cl := w.classicClientOf(c)
+	if !g.isMember(c.idx) {
+		w.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+	}
+	cl.polls++
+	w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen, x: cl.polls})
 	w.classicMaybeCommit(c, false)
-	c.batch, c.next = c.batch[:0], 0
-	owned := g.assignment[c.idx]
-	if len(owned) == 0 {
-		c.state = cIdle
-		w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
+	if len(g.assignment[c.idx]) == 0 {
+		cl.wantData = false
+		if cl.running == 0 {
+			c.state = cIdle
+		}
 		return
 	}
+	room := c.spec.MaxPollRecords
+	if c.spec.Style == StyleContinuous {
+		room = min(room, c.spec.heldRecords()-cl.unfished)
+	}
+	n := min(room, len(cl.buf))
+	if n == 0 {
+		cl.wantData = true
+		if cl.running == 0 {
+			c.state = cPolling
+		}
+		w.classicSendFetch(c)
+		return
+	}
+	cl.wantData = false
+	for _, d := range cl.buf[:n] {
+		w.classicNoteDelivery(c, w.parts[g.parts[d.sp]], d.sp, d.off)
+		d.acquiredMs = w.now
+		cl.held = append(cl.held, d)
+		cl.done = append(cl.done, false)
+		cl.started = append(cl.started, false)
+		cl.unfished++
+	}
+	cl.buf = append(cl.buf[:0], cl.buf[n:]...)
+	if len(cl.buf) == 0 {
+		w.classicSendFetch(c) // prefetch
+	}
+	c.state = cProcessing
+	w.classicStartRecords(c)
+}
+
+// classicStartRecords starts held records on free worker slots, in order.
+func (w *World) classicStartRecords(c *consumer) {
+	cl := c.cl
+	threads := max(c.spec.Threads, 1)
+	for k := range cl.held {
+		if cl.running >= threads {
+			return
+		}
+		if cl.started[k] {
+			continue
+		}
+		cl.started[k] = true
+		cl.running++
+		cl.held[k].startMs = w.now
+		d := c.spec.Processing.Sample(w.rProc)
+		if c.spec.SlowFactor != 1 {
+			d = int64(float64(d) * c.spec.SlowFactor)
+		}
+		w.push(w.now+d, event{kind: evClassicDone, a: c.idx, gen: c.gen, x: cl.seqBase + int64(k)})
+	}
+}
+
+// classicSendFetch sends a fetch for c's partitions unless one is out.
+func (w *World) classicSendFetch(c *consumer) {
+	cl := c.cl
+	g := w.groups[c.group]
+	if cl.fetching || len(g.assignment[c.idx]) == 0 {
+		return
+	}
+	cl.fetching, cl.parked = true, false
+	cl.fetchID++
+	cl.resp = cl.resp[:0]
+	at := w.now + w.cfg.Network.Latency.Sample(w.rNet)
+	if c.cutUntil > w.now {
+		at = max(at, c.cutUntil) // the request is retried once the network is back
+	}
+	w.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
+}
+
+// classicFetchArrive is the fetch at the broker: answered now if fetch.min.bytes are there,
+// else held until data arrives or fetch.max.wait.ms passes.
+func (w *World) classicFetchArrive(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x || !c.cl.fetching {
+		return
+	}
+	if w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+		w.classicAnswer(c)
+		return
+	}
+	c.cl.parked = true
+	w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicFetchWait, a: c.idx, gen: c.gen, x: e.x})
+}
+
+// classicFetchWait ends a held fetch's wait.
+func (w *World) classicFetchWait(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || c.cl == nil || c.cl.fetchID != e.x || !c.cl.parked {
+		return
+	}
+	w.classicAnswer(c)
+}
+
+// classicWake answers the held fetches of members owning the group's i-th partition once
+// enough data is there (a produce appended to it).
+func (w *World) classicWake(g *groupState, pi int32) {
+	cg := g.classic
+	for i, p := range g.parts {
+		if p != pi || cg.owner[i] < 0 {
+			continue
+		}
+		c := w.consumers[cg.owner[i]]
+		if c.cl != nil && c.cl.parked && c.alive() && w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+			w.classicAnswer(c)
+		}
+	}
+}
+
+// classicBytesAvailable is what c's partitions hold past its positions, in bytes (records ×
+// the topic's mean record size).
+func (w *World) classicBytesAvailable(c *consumer) int64 {
+	g := w.groups[c.group]
+	cg := g.classic
+	var n int64
+	for _, i := range g.assignment[c.idx] {
+		p := w.parts[g.parts[i]]
+		pos := cg.position[i]
+		if pos < 0 {
+			pos = cg.committed[i]
+		}
+		upTo := p.log.EndOffset()
+		if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+			upTo = p.log.LastStableOffset()
+		}
+		if pos < 0 {
+			if upTo > p.log.StartOffset() {
+				return 1 << 62 // never read: the first fetch resolves the start offset
+			}
+			continue
+		}
+		n += max(0, upTo-max(pos, p.log.StartOffset())) * w.recordBytes(p.topic)
+	}
+	return n
+}
+
+// recordBytes is the mean record size on topic t: the mean of its producers' record sizes.
+func (w *World) recordBytes(t int32) int64 {
+	var sum, k float64
+	for _, p := range w.producers {
+		if p.topic != t {
+			continue
+		}
+		k++
+		if p.cfg.RecordSize != nil {
+			sum += p.cfg.RecordSize.Mean()
+		} else {
+			sum += DefaultRecordBytes
+		}
+	}
+	if k == 0 {
+		return DefaultRecordBytes
+	}
+	return max(1, int64(sum/k))
+}
+
+// classicAnswer reads up to max.poll.records records from c's partitions at the broker and
+// sends them back.
+func (w *World) classicAnswer(c *consumer) {
+	g := w.groups[c.group]
+	cg := g.classic
+	cl := c.cl
+	cl.parked = false
 	budget := c.spec.MaxPollRecords
-	start := w.rSchedule.Intn(len(owned))
+	owned := g.assignment[c.idx]
+	start := 0
+	if len(owned) > 1 {
+		start = w.rSchedule.Intn(len(owned))
+	}
 	for k := 0; k < len(owned) && budget > 0; k++ {
 		i := owned[(start+k)%len(owned)]
 		p := w.parts[g.parts[i]]
@@ -190,56 +507,55 @@ func (w *World) classicPoll(c *consumer) {
 		p.readBuf = p.log.Read(pos, int64(budget), upTo, p.readBuf[:0])
 		for _, lb := range p.readBuf {
 			for off := max(lb.First, pos); off <= lb.Last && budget > 0; off++ {
-				if lb.Aborted && w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
-					pos = off + 1
-					continue
-				}
-				if p.log.HasRecord(off) {
-					c.batch = append(c.batch, delivery{sp: i, off: off, acquiredMs: w.now})
+				if !(lb.Aborted && w.cfg.Kafka.IsolationLevel == model.ReadCommitted) && p.log.HasRecord(off) {
+					cl.resp = append(cl.resp, delivery{sp: i, off: off})
 					budget--
-					w.classicNoteDelivery(c, p, i, off)
 				}
 				pos = off + 1
 			}
 		}
 		cg.position[i] = pos
 	}
-	if len(c.batch) == 0 {
-		c.state = cPolling
-		w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
+	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+}
+
+// classicFetchDone is the answer reaching the client: records of partitions it still owns
+// join the buffer.
+func (w *World) classicFetchDone(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x {
 		return
 	}
-	c.state = cProcessing
-	w.classicScheduleNext(c)
-}
-
-func (w *World) classicScheduleNext(c *consumer) {
-	d := c.spec.Processing.Sample(w.rProc)
-	if c.spec.SlowFactor != 1 {
-		d = int64(float64(d) * c.spec.SlowFactor)
-	}
-	w.push(w.now+d, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 1})
-	c.batch[c.next].startMs = w.now
-}
-
-// classicNoteDelivery counts one record a poll returned.
-func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cl := c.cl
 	cg := w.groups[c.group].classic
-	g := w.gc(c.group)
-	g.deliveries++
-	w.cc(c.idx).deliveries++
-	if off <= cg.readMax[i] {
-		g.redeliveries++
+	cl.fetching = false
+	for _, d := range cl.resp {
+		if cg.owner[d.sp] == c.idx && cg.position[d.sp] > d.off {
+			cl.buf = append(cl.buf, d)
+		}
+	}
+	cl.resp = cl.resp[:0]
+	if w.now < c.pausedUntil {
+		w.push(c.pausedUntil, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 2})
 		return
 	}
-	cg.readMax[i] = off
-	g.delivered++
-	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
-		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	if cl.wantData {
+		w.classicPoll(c)
 	}
 }
 
-// classicStep handles a classic consumer's events: x=0 poll, x=1 one record processed.
+// classicPollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
+func (w *World) classicPollTimeout(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.polls != e.x {
+		return
+	}
+	w.mark("max-poll-interval-exceeded")
+	w.leaveGroup(c)
+}
+
+// classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer
+// arrived during a pause).
 func (w *World) classicStep(e event) {
 	c := w.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
@@ -248,90 +564,95 @@ func (w *World) classicStep(e event) {
 	if w.deferIfPaused(c, e) {
 		return
 	}
-	if e.x == 0 {
-		if c.state == cPolling || c.state == cIdle {
+	cl := w.classicClientOf(c)
+	switch {
+	case e.x == 2 && !cl.wantData:
+	case c.state == cPolling || c.state == cIdle || cl.wantData:
+		w.classicPoll(c)
+	case e.x == 0 && c.state == cProcessing && cl.running == 0 && cl.unfished == 0:
+		w.classicPoll(c) // after a commitSync
+	}
+}
+
+// classicDone is one record's processing ending.
+func (w *World) classicDone(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() {
+		return
+	}
+	if w.deferIfPaused(c, e) {
+		return
+	}
+	g := w.groups[c.group]
+	cg := g.classic
+	cl := c.cl
+	k := int(e.x - cl.seqBase)
+	d := cl.held[k]
+	cl.running--
+	// Records already polled are processed even if a rebalance moved the partition.
+	p := w.parts[g.parts[d.sp]]
+	gc, cc := w.gc(c.group), w.cc(c.idx)
+	gc.processed++
+	cc.processed++
+	gc.busyMs += w.now - d.startMs
+	cc.busyMs += w.now - d.startMs
+	if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
+		gc.failedProcessing++
+		w.mark("consumer-crash")
+		w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
+		w.classicKill(c, c.spec.RestartAfterCrashMs)
+		return
+	}
+	if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+		gc.failedProcessing++
+		w.classicKill(c, c.spec.RestartAfterCrashMs)
+		return
+	}
+	gc.processedOK++
+	cc.processedOK++
+	if d.off <= cg.processedMax[d.sp] {
+		gc.classicReprocessed++
+		gc.duplicates[DupRewind]++
+		w.mark("classic-reprocessed")
+	} else {
+		cg.processedMax[d.sp] = d.off
+		if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
+			w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
+		}
+	}
+	w.noteOrder(c.group, p.idx, d.off)
+	cl.done[k] = true
+	cl.unfished--
+	// Drop the finished prefix.
+	j := 0
+	for j < len(cl.held) && cl.done[j] {
+		j++
+	}
+	if j > 0 {
+		cl.held = append(cl.held[:0], cl.held[j:]...)
+		cl.done = append(cl.done[:0], cl.done[j:]...)
+		cl.started = append(cl.started[:0], cl.started[j:]...)
+		cl.seqBase += int64(j)
+	}
+	w.classicStartRecords(c)
+	if c.spec.Style == StyleContinuous {
+		if cl.running < max(c.spec.Threads, 1) && cl.unfished < c.spec.heldRecords() && !cl.wantData {
 			w.classicPoll(c)
 		}
 		return
 	}
-	if c.state != cProcessing {
+	if cl.unfished > 0 {
 		return
 	}
-	g := w.groups[c.group]
-	cg := g.classic
-	d := c.batch[c.next]
-	c.next++
-	{
-		// Records already polled are processed even if a rebalance moved the partition.
-		p := w.parts[g.parts[d.sp]]
-		gc, cc := w.gc(c.group), w.cc(c.idx)
-		gc.processed++
-		cc.processed++
-		gc.busyMs += w.now - d.startMs
-		cc.busyMs += w.now - d.startMs
-		if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
-			gc.failedProcessing++
-			w.mark("consumer-crash")
-			w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
-			w.classicKill(c, c.spec.RestartAfterCrashMs)
-			return
-		}
-		if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
-			gc.failedProcessing++
-			w.classicKill(c, c.spec.RestartAfterCrashMs)
-			return
-		}
-		gc.processedOK++
-		cc.processedOK++
-		if d.off <= cg.processedMax[d.sp] {
-			gc.classicReprocessed++
-			gc.duplicates[DupRewind]++
-			w.mark("classic-reprocessed")
-		} else {
-			cg.processedMax[d.sp] = d.off
-			if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
-				w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
-			}
-		}
-		w.noteOrder(c.group, p.idx, d.off)
-	}
-	if c.next < len(c.batch) {
-		w.classicScheduleNext(c)
+	if c.spec.Commit == CommitSync {
+		// commitSync, then poll once the answer is back.
+		w.classicSendCommit(c)
+		rtt := w.cfg.Network.Latency.Sample(w.rNet) * 2
+		w.push(w.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return
 	}
 	c.state = cPolling
 	w.classicPoll(c)
-}
-
-// classicMaybeCommit commits the member's positions when the auto-commit interval passed.
-func (w *World) classicMaybeCommit(c *consumer, force bool) {
-	g := w.groups[c.group]
-	cg := g.classic
-	interval := g.cfg.AutoCommitIntervalMs
-	if interval <= 0 {
-		interval = 5000
-	}
-	if !force && w.now-cg.lastCommitMs[c.idx] < interval {
-		return
-	}
-	cg.lastCommitMs[c.idx] = w.now
-	for _, i := range g.assignment[c.idx] {
-		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
-			// Only what was processed is committed: the position minus the unprocessed tail.
-			w.classicCommit(g, i, w.classicProcessedUpTo(c, i))
-		}
-	}
-}
-
-// classicProcessedUpTo is the offset after the last record of partition i that c processed.
-func (w *World) classicProcessedUpTo(c *consumer, i int32) int64 {
-	cg := w.groups[c.group].classic
-	for k := c.next; k < len(c.batch); k++ {
-		if c.batch[k].sp == i {
-			return c.batch[k].off
-		}
-	}
-	return cg.position[i]
 }
 
 // classicKill ends a classic consumer: no commit; its partitions wait for the session timeout.
@@ -342,6 +663,7 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 	w.line("kill").str("client", string(c.member)).end()
 	c.state = cDead
 	c.gen++
+	c.cl = nil
 	if restartAfterMs >= 0 {
 		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
@@ -370,4 +692,21 @@ func (w *World) classicFinal(g *groupState) []FinalState {
 		out = append(out, fs)
 	}
 	return out
+}
+
+// classicNoteDelivery counts one record a poll returned.
+func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cg := w.groups[c.group].classic
+	g := w.gc(c.group)
+	g.deliveries++
+	w.cc(c.idx).deliveries++
+	if off <= cg.readMax[i] {
+		g.redeliveries++
+		return
+	}
+	cg.readMax[i] = off
+	g.delivered++
+	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
+		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	}
 }

@@ -173,11 +173,23 @@ type ConsumerSpec struct {
 	Processing dist.Dist
 	// SlowFactor multiplies processing times (1: normal).
 	SlowFactor float64
-	// Threads is how many records of one poll the application processes at once (0 or 1: one
-	// at a time, in order). The next poll happens when all of them are done.
+	// Threads is how many worker slots process records at once (0 or 1: one at a time, in
+	// order); Style says when the application polls.
 	Threads int
-	AckMode AckMode
-	Commit  CommitMode
+	// Style is the client's parallelism: blocking (the next poll when all of a poll's
+	// records are done) or continuous (classic groups: a poll whenever a slot is free and
+	// fewer than HeldRecords records are held).
+	Style ClientStyle
+	// HeldRecords bounds the records a continuous client holds (0: Threads +
+	// MaxPollRecords).
+	HeldRecords int
+	// MaxPollIntervalMs is max.poll.interval.ms for classic groups (0: 300000): a member
+	// that does not poll for that long leaves the group.
+	MaxPollIntervalMs int64
+	// FetchMinBytes is fetch.min.bytes for classic groups (0: 1).
+	FetchMinBytes int64
+	AckMode       AckMode
+	Commit        CommitMode
 	// MaxPollRecords is max.poll.records (also the fetch's MaxRecords and BatchSize).
 	MaxPollRecords int
 	AcquireMode    model.AcquireMode
@@ -196,6 +208,31 @@ type ConsumerSpec struct {
 	// -1 never.
 	RestartAfterCrashMs int64
 }
+
+// ClientStyle is how an application spreads records over its worker slots.
+type ClientStyle uint8
+
+// Client styles.
+const (
+	StyleBlocking   ClientStyle = iota // poll, process the records on the slots, poll again when all are done
+	StyleContinuous                    // each record starts when a slot frees; poll when a slot is free
+)
+
+func (cs *ConsumerSpec) heldRecords() int {
+	if cs.HeldRecords > 0 {
+		return cs.HeldRecords
+	}
+	return max(cs.Threads, 1) + cs.MaxPollRecords
+}
+
+func (cs *ConsumerSpec) maxPollIntervalMs() int64 {
+	if cs.MaxPollIntervalMs > 0 {
+		return cs.MaxPollIntervalMs
+	}
+	return 300000
+}
+
+func (cs *ConsumerSpec) fetchMinBytes() int64 { return max(1, cs.FetchMinBytes) }
 
 // Coordinator is the share coordinator's behaviour.
 type Coordinator struct {
@@ -437,6 +474,16 @@ func (c *Config) validateConsumer(g Group, cs ConsumerSpec) error {
 		return fmt.Errorf("consumer %q: threads = %d, expected 0..100000", cs.Name, cs.Threads)
 	case cs.SlowFactor <= 0:
 		return fmt.Errorf("consumer %q: slow factor must be > 0", cs.Name)
+	case g.Type == ShareGroup && cs.Style == StyleContinuous:
+		return fmt.Errorf("consumer %q: style: continuous is simulated for classic groups only (share groups poll in blocking style)", cs.Name)
+	case g.Type == ShareGroup && (cs.MaxPollIntervalMs != 0 || cs.FetchMinBytes != 0):
+		return fmt.Errorf("consumer %q: max.poll.interval.ms and fetch.min.bytes are classic-group settings", cs.Name)
+	case cs.HeldRecords != 0 && cs.Style != StyleContinuous:
+		return fmt.Errorf("consumer %q: held_records bounds a continuous client; set style: continuous", cs.Name)
+	case cs.HeldRecords < 0 || cs.MaxPollIntervalMs < 0 || cs.FetchMinBytes < 0:
+		return fmt.Errorf("consumer %q: negative held_records, max.poll.interval.ms or fetch.min.bytes", cs.Name)
+	case cs.Style == StyleContinuous && cs.heldRecords() < max(cs.Threads, 1):
+		return fmt.Errorf("consumer %q: held_records %d below threads %d: slots would stay idle", cs.Name, cs.heldRecords(), cs.Threads)
 	}
 	return nil
 }

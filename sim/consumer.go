@@ -67,6 +67,8 @@ type consumer struct {
 	renewing    bool
 	// restartAfterMs is the restart delay of the fault or crash that stopped the instance.
 	restartAfterMs int64
+	// cl is a classic consumer's client state (classic.go).
+	cl *classicClient
 }
 
 func (c *consumer) connected() bool { return c.state != cDead }

@@ -116,6 +116,7 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, ts int64) {
 	for _, gi := range part.readers {
 		w.gc(gi).produced += int64(n)
 	}
+	defer w.wakeClassic(part)
 	if p.cfg.PoisonPerMillion > 0 {
 		for off := b.First; off <= b.Last; off++ {
 			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
@@ -135,6 +136,15 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, ts int64) {
 		}
 	}
 	w.wakePartition(part)
+}
+
+// wakeClassic answers classic fetches held on the partition (long poll).
+func (w *World) wakeClassic(p *partition) {
+	for _, gi := range p.readers {
+		if g := w.groups[gi]; g.classic != nil {
+			w.classicWake(g, p.idx)
+		}
+	}
 }
 
 // compactionLagMs is when the log cleaner removes a batch chosen for compaction.
