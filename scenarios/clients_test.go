@@ -51,3 +51,26 @@ func TestProducerKeysRefused(t *testing.T) {
 		}
 	}
 }
+
+const classicBase = "topics: [{name: t}]\nproducers: [{rate: 10/s}]\ngroups:\n  - name: g\n    type: classic\n    consumers:\n      - name: c\n        threads: 8\n"
+
+func TestClientKeys(t *testing.T) {
+	c := mustConfig(t, mustParse(t, classicBase+"        style: continuous\n        held_records: 40\n        max.poll.interval.ms: 1m\n        fetch.min.bytes: 4096\n")).Groups[0].Consumers[0]
+	if c.Style != sim.StyleContinuous || c.HeldRecords != 40 || c.MaxPollIntervalMs != 60_000 || c.FetchMinBytes != 4096 || c.Threads != 8 {
+		t.Errorf("consumer %+v", c)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{classicBase + "        held_records: 40\n", "held_records without style: continuous"},
+		{strings.Replace(classicBase, "type: classic", "type: share", 1) + "        style: continuous\n", "style: continuous is simulated for classic groups only"},
+		{strings.Replace(classicBase, "type: classic", "type: share", 1) + "        fetch.min.bytes: 10\n", "fetch.min.bytes"},
+		{classicBase + "        style: parallel\n", "blocking or continuous"},
+	} {
+		s, err := Parse("x.yaml", []byte(tc.src))
+		if err == nil {
+			_, err = s.SimConfig()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}

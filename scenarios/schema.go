@@ -103,7 +103,8 @@ var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "bu
 
 var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor", "threads",
 	"share.acknowledgement.mode", "commit", "max.poll.records", "share.acquire.mode", "fetch.max.wait.ms",
-	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash")
+	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash",
+	"style", "held_records", "max.poll.interval.ms", "fetch.min.bytes")
 
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 

@@ -850,6 +850,7 @@ func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool)
 			}
 		}
 	}
+	w.consumerClientKeys(f, &c)
 	if v := f.get("restart_after_crash"); v != nil {
 		if x, ok := d.duration(v, f.p("restart_after_crash"), durNever); ok {
 			c.RestartAfterCrashMs = x
@@ -863,6 +864,36 @@ func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool)
 		}
 	}
 	return c, true
+}
+
+// consumerClientKeys decodes client-side parallelism and the classic consumer's fetch and
+// poll settings. The group type is checked by the simulator (sim.Config.Validate), whose
+// error names the key.
+func (w *wctx) consumerClientKeys(f *fields, c *sim.ConsumerSpec) {
+	d := w.d
+	if v := f.get("style"); v != nil {
+		if s, ok := d.enum(v, f.p("style"), "blocking", "continuous"); ok && s == "continuous" {
+			c.Style = sim.StyleContinuous
+		}
+	}
+	if v := f.get("held_records"); v != nil {
+		if x, ok := d.integer(v, f.p("held_records"), 1, 10_000_000); ok {
+			c.HeldRecords = int(x)
+			if c.Style != sim.StyleContinuous {
+				d.fail(f.key["held_records"], f.p("held_records"), "held_records without style: continuous", "style: continuous (held_records bounds a continuous client)")
+			}
+		}
+	}
+	if v := f.get("max.poll.interval.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("max.poll.interval.ms"), durPlainMs|durPositive); ok {
+			c.MaxPollIntervalMs = x
+		}
+	}
+	if v := f.get("fetch.min.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("fetch.min.bytes"), 1, 1<<40); ok {
+			c.FetchMinBytes = x
+		}
+	}
 }
 
 func (w *wctx) coordinator(n *yaml.Node) {
