@@ -27,6 +27,13 @@ type classicGroup struct {
 	doneTo []int64
 	// readMax[i] is the highest offset ever returned by a poll (first deliveries).
 	readMax []int64
+	// rebalancing is set from a membership change until every member rejoined (at its
+	// next poll) or the rebalance timed out; joined lists the members that rejoined, rbToken
+	// names the rebalance for its timeout event, rbStartMs is when it started.
+	rebalancing bool
+	joined      map[int32]bool
+	rbToken     int64
+	rbStartMs   int64
 }
 
 func newClassicGroup(w *World, g *groupState) *classicGroup {
@@ -161,16 +168,74 @@ func (w *World) classicStart(c *consumer) {
 	w.classicPoll(c)
 }
 
-// classicRebalance reassigns partitions by range over members in join order. Members that
-// lose a partition commit it first (onPartitionsRevoked), if alive, and drop what they
-// fetched of it.
+// A classic group rebalances like the eager protocol: a membership change starts a
+// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
+// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
+// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
+// the ones that did not, the partitions are assigned by range over the members in join
+// order and the members resume from the committed offsets.
+
+// classicRebalance starts a rebalance (or takes a membership change into the running one).
 func (w *World) classicRebalance(g *groupState) {
 	cg := g.classic
-	n, m := len(g.parts), len(g.members)
-	newOwner := make([]int32, n)
-	for i := range newOwner {
-		newOwner[i] = -1
+	if !cg.rebalancing {
+		cg.rebalancing, cg.joined, cg.rbStartMs = true, map[int32]bool{}, w.now
+		cg.rbToken++
+		timeout := int64(300000)
+		if cs := g.cfg.Consumers; len(cs) > 0 {
+			timeout = cs[0].maxPollIntervalMs()
+		}
+		w.push(w.now+timeout, event{kind: evClassicRebalanceTimeout, a: g.idx, x: cg.rbToken})
+		w.line("rebalance").str("group", g.cfg.Name).num("members", int64(len(g.members))).end()
 	}
+	for _, m := range g.members {
+		if c := w.consumers[m]; !cg.joined[m] && c.alive() && (c.cl == nil || c.cl.running == 0) {
+			w.classicJoin(g, c) // waiting in poll(), not processing: rejoins at once
+		}
+	}
+	w.classicMaybeAssign(g)
+}
+
+// classicJoin is member c rejoining during a rebalance: it commits and gives up its
+// partitions and drops what it fetched of them.
+func (w *World) classicJoin(g *groupState, c *consumer) {
+	cg := g.classic
+	cg.joined[c.idx] = true
+	for i, o := range cg.owner {
+		if o != c.idx {
+			continue
+		}
+		if cg.position[i] >= 0 {
+			w.classicCommitNow(g, int32(i), w.classicCommitOffset(c, int32(i)))
+		}
+		if c.cl != nil {
+			c.cl.buf = dropPartition(c.cl.buf, int32(i))
+		}
+		cg.owner[i], cg.position[i] = -1, -1
+	}
+	delete(g.assignment, c.idx)
+}
+
+// classicMaybeAssign ends the rebalance once every member rejoined.
+func (w *World) classicMaybeAssign(g *groupState) {
+	cg := g.classic
+	for _, m := range g.members {
+		if !cg.joined[m] {
+			return
+		}
+	}
+	cg.rebalancing = false
+	n, m := len(g.parts), len(g.members)
+	for i := range cg.owner {
+		if o := cg.owner[i]; o >= 0 {
+			// A partition of a member that left without rejoining: no commit, it is dead or gone.
+			cg.owner[i], cg.position[i] = -1, -1
+			if c := w.consumers[o]; c.cl != nil {
+				c.cl.buf = dropPartition(c.cl.buf, int32(i))
+			}
+		}
+	}
+	g.assignment = map[int32][]int32{}
 	if m > 0 {
 		per, extra := n/m, n%m
 		i := 0
@@ -180,31 +245,41 @@ func (w *World) classicRebalance(g *groupState) {
 				cnt++
 			}
 			for j := 0; j < cnt; j++ {
-				newOwner[i] = mem
+				cg.owner[i] = mem
+				g.assignment[mem] = append(g.assignment[mem], int32(i))
 				i++
 			}
 		}
 	}
-	g.assignment = map[int32][]int32{}
-	for i, o := range newOwner {
-		if prev := cg.owner[i]; prev >= 0 && prev != o {
-			if c := w.consumers[prev]; c.alive() && cg.position[i] >= 0 {
-				w.classicCommitNow(g, int32(i), w.classicCommitOffset(c, int32(i)))
-			}
-			if c := w.consumers[prev]; c.cl != nil {
-				c.cl.buf = dropPartition(c.cl.buf, int32(i))
-			}
-			cg.position[i] = -1
-		}
-		if o >= 0 && cg.owner[i] != o {
-			cg.position[i] = -1 // the new owner starts from the committed offset
-		}
-		cg.owner[i] = o
-		if o >= 0 {
-			g.assignment[o] = append(g.assignment[o], int32(i))
+	if w.now > cg.rbStartMs {
+		w.mark("classic-rebalance-waited")
+	}
+	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).num("waited", w.now-cg.rbStartMs).end()
+	for _, mem := range g.members {
+		if c := w.consumers[mem]; c.alive() {
+			w.push(w.now, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 3})
 		}
 	}
-	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).end()
+}
+
+// classicRebalanceTimeout removes the members that did not rejoin in time.
+func (w *World) classicRebalanceTimeout(e event) {
+	g := w.groups[e.a]
+	cg := g.classic
+	if !cg.rebalancing || cg.rbToken != e.x {
+		return
+	}
+	var late []int32
+	for _, m := range g.members {
+		if !cg.joined[m] {
+			late = append(late, m)
+		}
+	}
+	for _, m := range late {
+		w.mark("classic-rebalance-timeout")
+		w.line("fence-member").str("client", string(w.consumers[m].member)).str("group", g.cfg.Name).end()
+		w.removeMember(g, m)
+	}
 }
 
 func dropPartition(ds []delivery, i int32) []delivery {
@@ -304,6 +379,19 @@ func (w *World) classicPoll(c *consumer) {
 	}
 	cl.polls++
 	w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen, x: cl.polls})
+	if cg := g.classic; cg.rebalancing {
+		if !cg.joined[c.idx] && g.isMember(c.idx) {
+			w.classicJoin(g, c)
+			w.classicMaybeAssign(g)
+		}
+		if cg.rebalancing {
+			cl.wantData = false
+			if cl.running == 0 {
+				c.state = cIdle // waits in poll() for the assignment
+			}
+			return
+		}
+	}
 	w.classicMaybeCommit(c, false)
 	if len(g.assignment[c.idx]) == 0 {
 		cl.wantData = false
@@ -566,6 +654,10 @@ func (w *World) classicStep(e event) {
 	}
 	cl := w.classicClientOf(c)
 	switch {
+	case e.x == 3:
+		if cl.running == 0 && cl.unfished == 0 || c.spec.Style == StyleContinuous && cl.running < max(c.spec.Threads, 1) {
+			w.classicPoll(c) // the rebalance ended: poll with the new assignment
+		}
 	case e.x == 2 && !cl.wantData:
 	case c.state == cPolling || c.state == cIdle || cl.wantData:
 		w.classicPoll(c)

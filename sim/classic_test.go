@@ -205,3 +205,38 @@ func TestClientStyleRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A rebalance waits for the slowest member: a member busy with a poll of 10 records of 1 s
+// rejoins only when it finishes them. Its first fetch is answered at once (it resolves the
+// start offset) with the one record there; later fetches wait for 10 records
+// (fetch.min.bytes), so its polls hold 1 record (0–1 s), then 10 (1–11 s, 11–21 s, ...). A
+// third member joins at 12 s, so the rebalance ends when the slow member's poll ends at
+// about 21 s: it waits about 9 s.
+func TestClassicRebalanceWaitsForSlowest(t *testing.T) {
+	slow := classicConsumer(1, 1000, 10)
+	slow.Name = "slow"
+	slow.FetchMinBytes = 10 * sim.DefaultRecordBytes
+	fast := classicConsumer(1, 1, 10)
+	fast.Name = "fast"
+	late := classicConsumer(1, 1, 10)
+	late.Name, late.StartMs = "late", 12_000
+	cfg := classicWorld(3, 300, slow)
+	cfg.Groups[0].Consumers = []sim.ConsumerSpec{slow, fast, late}
+	cfg.DurationMs = 40_000
+	res, err := sim.Run(cfg, 1, sim.Options{KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waited, at int64 = -1, 0
+	for _, e := range ftParse(t, res.Trace) {
+		if e.kind == "assign" && e.ms >= 12_000 && waited < 0 {
+			waited, at = e.num("waited"), e.ms
+		}
+	}
+	if waited < 8500 || waited > 9500 {
+		t.Errorf("the rebalance after the join at 12 s ended at %d ms after waiting %d ms; want about 9 s (the slow member's poll ends first)", at, waited)
+	}
+	if markCount(res, "classic-rebalance-waited") == 0 {
+		t.Errorf("no classic-rebalance-waited mark: %v", res.Marks)
+	}
+}

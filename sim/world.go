@@ -31,35 +31,36 @@ const (
 type evKind uint8
 
 const (
-	evProduce            evKind = iota + 1 // a: producer
-	evRequestArrive                        // ref: request reaches its broker
-	evResponseArrive                       // ref: response reaches its client
-	evRequestTimeout                       // ref: the client gives up on a request
-	evMaxWait                              // ref: a parked fetch's wait ends
-	evWriteApply                           // ref: a state write reaches the share coordinator
-	evLoadDone                             // a: share-partition whose state read completed
-	evExpire                               // a: share-partition with a lock deadline due
-	evProcessDone                          // a: consumer finished one record
-	evRenew                                // a: consumer renews its locks
-	evHeartbeat                            // a: consumer heartbeats
-	evSessionCheck                         // a: consumer, x: membership token
-	evConsumerStart                        // a: consumer (re)starts
-	evFault                                // a: fault index
-	evFaultEnd                             // a: fault index, b: target
-	evRetention                            // a: topic
-	evCompaction                           // a: partition, x: offset
-	evTxnCommit                            // a: producer, x: transaction id
-	evMetrics                              // sample the metrics
-	evHeal                                 // the main phase ends
-	evClassicPoll                          // a: classic consumer (see classic.go)
-	evProduceArrive                        // a: producer, ref: its produce request reaches the leader
-	evProduceResponse                      // a: producer, ref: the answer reaches the producer
-	evClassicFetch                         // a: classic consumer, x: fetch id; the fetch reaches its broker
-	evClassicFetchWait                     // a: classic consumer, x: fetch id; fetch.max.wait.ms ends
-	evClassicFetchDone                     // a: classic consumer, x: fetch id; the answer reaches it
-	evClassicDone                          // a: classic consumer, x: record sequence; processing ends
-	evClassicCommit                        // a: group, b: partition index, x: offset; a commit arrives
-	evClassicPollTimeout                   // a: classic consumer, x: poll count; max.poll.interval.ms
+	evProduce                 evKind = iota + 1 // a: producer
+	evRequestArrive                             // ref: request reaches its broker
+	evResponseArrive                            // ref: response reaches its client
+	evRequestTimeout                            // ref: the client gives up on a request
+	evMaxWait                                   // ref: a parked fetch's wait ends
+	evWriteApply                                // ref: a state write reaches the share coordinator
+	evLoadDone                                  // a: share-partition whose state read completed
+	evExpire                                    // a: share-partition with a lock deadline due
+	evProcessDone                               // a: consumer finished one record
+	evRenew                                     // a: consumer renews its locks
+	evHeartbeat                                 // a: consumer heartbeats
+	evSessionCheck                              // a: consumer, x: membership token
+	evConsumerStart                             // a: consumer (re)starts
+	evFault                                     // a: fault index
+	evFaultEnd                                  // a: fault index, b: target
+	evRetention                                 // a: topic
+	evCompaction                                // a: partition, x: offset
+	evTxnCommit                                 // a: producer, x: transaction id
+	evMetrics                                   // sample the metrics
+	evHeal                                      // the main phase ends
+	evClassicPoll                               // a: classic consumer (see classic.go)
+	evProduceArrive                             // a: producer, ref: its produce request reaches the leader
+	evProduceResponse                           // a: producer, ref: the answer reaches the producer
+	evClassicFetch                              // a: classic consumer, x: fetch id; the fetch reaches its broker
+	evClassicFetchWait                          // a: classic consumer, x: fetch id; fetch.max.wait.ms ends
+	evClassicFetchDone                          // a: classic consumer, x: fetch id; the answer reaches it
+	evClassicDone                               // a: classic consumer, x: record sequence; processing ends
+	evClassicCommit                             // a: group, b: partition index, x: offset; a commit arrives
+	evClassicPollTimeout                        // a: classic consumer, x: poll count; max.poll.interval.ms
+	evClassicRebalanceTimeout                   // a: group, x: rebalance token
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -312,6 +313,8 @@ func (w *World) dispatch(e event) {
 		w.classicCommitNow(w.groups[e.a], e.b, e.x)
 	case evClassicPollTimeout:
 		w.classicPollTimeout(e)
+	case evClassicRebalanceTimeout:
+		w.classicRebalanceTimeout(e)
 	default:
 		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
 	}
