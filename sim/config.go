@@ -475,7 +475,7 @@ func (c *Config) validateConsumer(g Group, cs ConsumerSpec) error {
 	case cs.SlowFactor <= 0:
 		return fmt.Errorf("consumer %q: slow factor must be > 0", cs.Name)
 	case g.Type == ShareGroup && cs.Style == StyleContinuous:
-		return fmt.Errorf("consumer %q: style: continuous is simulated for classic groups only (share groups poll in blocking style)", cs.Name)
+		return fmt.Errorf("consumer %q: style: continuous is simulated for classic groups only: one KafkaShareConsumer cannot poll while records of its last poll are in processing (explicit mode: poll() throws IllegalStateException until all are acknowledged, ShareConsumerImpl.ensureInFlightAcknowledgedIfExplicitAcknowledgement; implicit mode: poll() would accept them unprocessed); use more consumers (count) or blocking threads", cs.Name)
 	case g.Type == ShareGroup && (cs.MaxPollIntervalMs != 0 || cs.FetchMinBytes != 0):
 		return fmt.Errorf("consumer %q: max.poll.interval.ms and fetch.min.bytes are classic-group settings", cs.Name)
 	case cs.HeldRecords != 0 && cs.Style != StyleContinuous:
