@@ -74,3 +74,10 @@ func TestClientKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestDeathKeys(t *testing.T) {
+	cfg := mustConfig(t, mustParse(t, base+"network: {reset_delay: 3s}\nfaults:\n  - {kind: host-loss, target: c, at: 1m, restart_after: 30s}\n"))
+	if cfg.Network.ResetDelayMs != 3000 || len(cfg.Faults) != 1 || cfg.Faults[0].Kind != sim.FaultHostLoss || cfg.Faults[0].RestartAfterMs != 30_000 {
+		t.Errorf("network %+v faults %+v", cfg.Network, cfg.Faults)
+	}
+}

@@ -946,6 +946,11 @@ func (w *wctx) network(n *yaml.Node) {
 			w.cfg.Network.RequestTimeoutMs = x
 		}
 	}
+	if v := f.get("reset_delay"); v != nil {
+		if x, ok := d.duration(v, f.p("reset_delay"), 0); ok {
+			w.cfg.Network.ResetDelayMs = x
+		}
+	}
 }
 
 func (w *wctx) membership(n *yaml.Node) {
@@ -987,12 +992,12 @@ func faultUsesDuration(k sim.FaultKind) bool {
 }
 
 func faultUsesRestart(k sim.FaultKind) bool {
-	return k == sim.FaultKill || k == sim.FaultClose || k == sim.FaultHang
+	return k == sim.FaultKill || k == sim.FaultClose || k == sim.FaultHang || k == sim.FaultHostLoss
 }
 
 func faultTargetsConsumer(k sim.FaultKind) bool {
 	switch k {
-	case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultNetCut, sim.FaultPause:
+	case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultNetCut, sim.FaultPause, sim.FaultHostLoss:
 		return true
 	}
 	return false

@@ -250,6 +250,9 @@ type Network struct {
 	ResponseLossPerMillion int64
 	// RequestTimeoutMs is request.timeout.ms: how long a client waits for a lost response.
 	RequestTimeoutMs int64
+	// ResetDelayMs is how long after a consumer process is killed its brokers see the
+	// connections reset (0: at once). Until then what it held stays acquired.
+	ResetDelayMs int64
 }
 
 // Membership holds the group coordinator's timeouts.
@@ -277,13 +280,15 @@ const (
 	FaultDownstreamOutage                      // processing fails for DurationMs
 	FaultRenewStall                            // renewals stop for DurationMs
 	FaultLockExpiry                            // every lock of the partition fires now
+	FaultHostLoss                              // consumer host or network lost: no connection reset
+	faultKindLast         = FaultHostLoss
 )
 
 var faultNames = map[FaultKind]string{
 	FaultKill: "kill", FaultClose: "close", FaultHang: "hang", FaultNetCut: "netcut", FaultPause: "pause",
 	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
 	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
-	FaultLockExpiry: "lock-expiry",
+	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss",
 }
 
 // String names the fault kind as scenario files spell it.
@@ -296,7 +301,7 @@ func (k FaultKind) String() string {
 
 // ParseFaultKind accepts the names String returns.
 func ParseFaultKind(s string) (FaultKind, error) {
-	for k := FaultKill; k <= FaultLockExpiry; k++ {
+	for k := FaultKill; k <= faultKindLast; k++ {
 		if faultNames[k] == s {
 			return k, nil
 		}
@@ -415,7 +420,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, f := range c.Faults {
-		if f.Kind < FaultKill || f.Kind > FaultLockExpiry {
+		if f.Kind < FaultKill || f.Kind > faultKindLast {
 			return fmt.Errorf("fault %d: unknown kind", f.Kind)
 		}
 		if f.EveryMs < 0 || f.AtMs < 0 || f.DurationMs < 0 {

@@ -69,6 +69,9 @@ type consumer struct {
 	restartAfterMs int64
 	// cl is a classic consumer's client state (classic.go).
 	cl *classicClient
+	// pendingReset: the incarnation died and its brokers have not seen the connections
+	// reset yet (Network.ResetDelayMs, host loss).
+	pendingReset bool
 }
 
 func (c *consumer) connected() bool { return c.state != cDead }
@@ -84,6 +87,7 @@ func (w *World) consumerStart(ci int32) {
 	if c.state != cStopped && c.state != cDead {
 		return
 	}
+	w.applyReset(c) // a restart's new connections come after the old ones were dropped
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
@@ -569,10 +573,64 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 	w.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
-	w.disconnect(c.idx)
+	if d := w.cfg.Network.ResetDelayMs; d > 0 {
+		// The brokers see the connections reset a while later; until then the dead
+		// member's records stay acquired.
+		c.pendingReset = true
+		w.push(w.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
+	} else {
+		w.disconnect(c.idx)
+	}
 	if restartAfterMs >= 0 {
 		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
+}
+
+// hostLoss is the consumer's host (or its network) vanishing: the process stops and no
+// connection is reset. The group coordinator fences the member at the session timeout; the
+// leaders, which release a member's records only when its connection drops (the share
+// session cache's disconnect listener calls SharePartitionManager.releaseSession), keep them
+// acquired until their locks expire, and drop the stale share session when the broker closes
+// the idle connection (connections.max.idle.ms, 10 minutes). A classic member is the same
+// as killed.
+func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
+	if w.groups[c.group].classic != nil {
+		w.classicKill(c, restartAfterMs)
+		return
+	}
+	w.line("host-loss").str("client", string(c.member)).end()
+	w.noteConsumerGone(c, causeCrash)
+	w.recordMemberGone(c)
+	c.state = cDead
+	c.gen++
+	c.pendingReset = true
+	w.push(w.now+connectionsMaxIdleMs, event{kind: evConnReset, a: c.idx, gen: c.gen})
+	if restartAfterMs >= 0 {
+		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+	}
+}
+
+// connectionsMaxIdleMs is connections.max.idle.ms: a broker closes a connection idle that long.
+const connectionsMaxIdleMs = 600_000
+
+// connReset is the brokers seeing a dead process's connections reset.
+func (w *World) connReset(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.pendingReset {
+		return
+	}
+	w.applyReset(c)
+}
+
+// applyReset drops a dead incarnation's connections (at the reset, when the broker closes
+// the idle connection, or when the instance restarts first).
+func (w *World) applyReset(c *consumer) {
+	if !c.pendingReset {
+		return
+	}
+	c.pendingReset = false
+	w.line("conn-reset").str("client", string(c.member)).end()
+	w.disconnect(c.idx)
 }
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final

@@ -61,6 +61,7 @@ const (
 	evClassicCommit                             // a: group, b: partition index, x: offset; a commit arrives
 	evClassicPollTimeout                        // a: classic consumer, x: poll count; max.poll.interval.ms
 	evClassicRebalanceTimeout                   // a: group, x: rebalance token
+	evConnReset                                 // a: consumer, gen: its dead incarnation; the brokers see the connections reset
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -315,6 +316,8 @@ func (w *World) dispatch(e event) {
 		w.classicPollTimeout(e)
 	case evClassicRebalanceTimeout:
 		w.classicRebalanceTimeout(e)
+	case evConnReset:
+		w.connReset(e)
 	default:
 		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
 	}
