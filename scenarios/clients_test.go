@@ -81,3 +81,18 @@ func TestDeathKeys(t *testing.T) {
 		t.Errorf("network %+v faults %+v", cfg.Network, cfg.Faults)
 	}
 }
+
+func TestSegmentKeys(t *testing.T) {
+	cfg := mustConfig(t, mustParse(t, "topics: [{name: t, log.segment.bytes: 1048576, log.roll.ms: 1h, retention.bytes: 10485760, retention.ms: 1h}]\n"))
+	tp := cfg.Topics[0]
+	if !tp.Segments || tp.SegmentBytes != 1<<20 || tp.SegmentMs != 3_600_000 || tp.RetentionBytes != 10<<20 || tp.RetentionMs != 3_600_000 {
+		t.Errorf("topic %+v", tp)
+	}
+	if tp = mustConfig(t, mustParse(t, "topics: [{name: t, log.roll.ms: 1h}]\n")).Topics[0]; !tp.Segments || tp.RetentionBytes != -1 {
+		t.Errorf("topic %+v", tp)
+	}
+	_, err := Parse("x.yaml", []byte("topics: [{name: t, retention.records: 10, retention.bytes: 100}]\n"))
+	if err == nil || !strings.Contains(err.Error(), "retention.records with") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -95,7 +95,8 @@ var kafkaShape = mapOf(
 	"bug",
 )
 
-var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")
+var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms",
+	"log.segment.bytes", "log.roll.ms", "retention.bytes")
 
 var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "burst_records", "batch_records",
 	"batch.size", "linger.ms", "record_size", distShape, "max.in.flight.requests.per.connection", "buffer.memory", "max.request.size",

@@ -432,6 +432,7 @@ func (w *wctx) topicsSection(n *yaml.Node) {
 				t.RetentionCheckIntervalMs = x
 			}
 		}
+		w.topicSegments(f, &t)
 		if t.Name != "" {
 			if _, dup := w.topics[t.Name]; dup {
 				d.fail(f.get("name"), f.p("name"), describe(f.get("name"))+" a second time", "a unique topic name")
@@ -447,6 +448,41 @@ func (w *wctx) topicsSection(n *yaml.Node) {
 	// The map points into the slice; rebuild after appends moved it.
 	for i := range w.cfg.Topics {
 		w.topics[w.cfg.Topics[i].Name] = &w.cfg.Topics[i]
+	}
+}
+
+// topicSegments decodes Kafka's segment layout: any of log.segment.bytes, log.roll.ms and
+// retention.bytes turns it on (sim.Topic.Segments).
+func (w *wctx) topicSegments(f *fields, t *sim.Topic) {
+	d := w.d
+	var first string
+	for _, k := range []string{"log.segment.bytes", "log.roll.ms", "retention.bytes"} {
+		if f.get(k) != nil && first == "" {
+			first = k
+		}
+	}
+	if first == "" {
+		return
+	}
+	if f.get("retention.records") != nil {
+		d.fail(f.key["retention.records"], f.p("retention.records"), "retention.records with "+first, "retention.bytes (with segments, retention is by bytes as in Kafka)")
+		return
+	}
+	t.Segments, t.RetentionBytes = true, -1
+	if v := f.get("log.segment.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("log.segment.bytes"), 1, 1<<40); ok {
+			t.SegmentBytes = x
+		}
+	}
+	if v := f.get("log.roll.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("log.roll.ms"), durPlainMs|durPositive); ok {
+			t.SegmentMs = x
+		}
+	}
+	if v := f.get("retention.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("retention.bytes"), -1, math.MaxInt64); ok {
+			t.RetentionBytes = x
+		}
 	}
 }
 

@@ -52,6 +52,35 @@ type Topic struct {
 	RetentionRecords int64
 	// RetentionCheckIntervalMs is log.retention.check.interval.ms (default 300000).
 	RetentionCheckIntervalMs int64
+	// Segments turns on Kafka's segment layout: each partition's log rolls a new segment
+	// when the active one would pass SegmentBytes (log.segment.bytes, 0: 1 GiB) or its first
+	// batch is SegmentMs old (log.roll.ms, 0: 7 days); retention deletes closed segments
+	// only, by RetentionMs and RetentionBytes (retention.bytes, -1: no limit), and
+	// RetentionRecords must be -1. Without it retention deletes single batches.
+	Segments       bool
+	SegmentBytes   int64
+	SegmentMs      int64
+	RetentionBytes int64
+}
+
+// Kafka's segment defaults.
+const (
+	DefaultSegmentBytes = 1 << 30
+	DefaultSegmentMs    = 7 * 24 * 3600 * 1000
+)
+
+func (t *Topic) segmentBytes() int64 {
+	if t.SegmentBytes > 0 {
+		return t.SegmentBytes
+	}
+	return DefaultSegmentBytes
+}
+
+func (t *Topic) segmentMs() int64 {
+	if t.SegmentMs > 0 {
+		return t.SegmentMs
+	}
+	return DefaultSegmentMs
 }
 
 // RateKind is how a producer spaces its batches.
@@ -385,6 +414,15 @@ func (c *Config) Validate() error {
 		}
 		if t.Partitions < 1 || t.Partitions > 10000 {
 			return fmt.Errorf("topic %q: partitions = %d, expected 1..10000", t.Name, t.Partitions)
+		}
+		if t.Segments && t.RetentionRecords >= 0 {
+			return fmt.Errorf("topic %q: retention.records with segments: use retention.bytes (retention.records approximates it without segments)", t.Name)
+		}
+		if !t.Segments && (t.SegmentBytes != 0 || t.SegmentMs != 0 || t.RetentionBytes != 0) {
+			return fmt.Errorf("topic %q: log.segment.bytes, log.roll.ms and retention.bytes need Segments", t.Name)
+		}
+		if t.SegmentBytes < 0 || t.SegmentMs < 0 {
+			return fmt.Errorf("topic %q: negative log.segment.bytes or log.roll.ms", t.Name)
 		}
 		topics[t.Name] = true
 	}

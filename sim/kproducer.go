@@ -299,7 +299,7 @@ func (w *World) produceArrive(e event) {
 	p := w.producers[e.a]
 	req := &p.acc.reqs[e.ref]
 	for _, b := range req.batches {
-		w.appendBatch(p, b.part, b.n, b.createdMs)
+		w.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes
 	}
 	w.push(w.now+w.cfg.Network.Latency.Sample(w.rProd), event{kind: evProduceResponse, a: e.a, ref: e.ref})

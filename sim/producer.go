@@ -97,18 +97,18 @@ func (w *World) produceBatch(p *producerState, n int) {
 		pi = t.first + p.next
 		p.next = (p.next + 1) % int32(t.cfg.Partitions)
 	}
-	w.appendBatch(p, pi, n, w.now)
+	w.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, w.now)
 }
 
-// appendBatch appends a producer batch of n records with timestamp ts to partition pi and
-// counts it: the one place a producer's records enter a log.
-func (w *World) appendBatch(p *producerState, pi int32, n int, ts int64) {
+// appendBatch appends a producer batch of n records (bytes on disk) with timestamp ts to
+// partition pi and counts it: the one place a producer's records enter a log.
+func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
 	part := w.parts[pi]
 	if p.cfg.Transactional && p.txn == 0 {
 		p.txnSeq++
 		p.txn = int64(p.idx)<<32 | p.txnSeq
 	}
-	b := part.log.AppendRecords(n, ts, p.idx, p.txn)
+	b := part.log.AppendSized(n, bytes, ts, p.idx, p.txn)
 	p.records += int64(n)
 	p.batches++
 	w.metrics.produced += int64(n)
@@ -204,7 +204,12 @@ func (w *World) compaction(e event) {
 func (w *World) retention(ti int32) {
 	t := w.topics[ti]
 	for _, p := range w.topicParts(ti) {
-		start, deleted := p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
+		var start, deleted int64
+		if t.cfg.Segments {
+			start, deleted = p.log.ApplySegmentRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionBytes)
+		} else {
+			start, deleted = p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
+		}
 		if deleted > 0 {
 			w.mark("retention-deleted")
 			w.line("retention").str("p", p.name).num("start", start).num("deleted", deleted).end()

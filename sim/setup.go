@@ -27,7 +27,12 @@ func (w *World) build() error {
 				log: plog.New(), leader: idx % int32(cfg.Brokers), leaderEpoch: 1,
 			})
 		}
-		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 {
+		if t.Segments {
+			for _, p := range w.topicParts(int32(ti)) {
+				p.log.Segmented(t.segmentBytes(), t.segmentMs())
+			}
+		}
+		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 || (t.Segments && t.RetentionBytes >= 0) {
 			w.push(t.RetentionCheckIntervalMs, event{kind: evRetention, a: int32(ti)})
 		}
 	}
