@@ -69,6 +69,8 @@ type consumer struct {
 	restartAfterMs int64
 	// cl is a classic consumer's client state (classic.go).
 	cl *classicClient
+	// rotate picks the partition whose leader a record_limit poll fetches from.
+	rotate int
 	// pendingReset: the incarnation died and its brokers have not seen the connections
 	// reset yet (Network.ResetDelayMs, host loss).
 	pendingReset bool
@@ -161,11 +163,28 @@ func (w *World) sendFetches(c *consumer) {
 	for b := range byBroker {
 		byBroker[b] = byBroker[b][:0]
 	}
+	// record_limit: a ShareFetch goes to one leader per poll, chosen by rotating over the
+	// assigned partitions; another leader gets one only when it carries acknowledgements for
+	// it or opens the share session there (ShareConsumeRequestManager with
+	// canSkipIfRequestEmpty), so most polls acquire from a single leader.
+	fetchFrom := int32(-1)
+	if c.spec.AcquireMode == model.RecordLimit && len(c.assignment) > 0 {
+		fetchFrom = w.parts[w.shares[c.assignment[c.rotate%len(c.assignment)]].part].leader
+		c.rotate++
+	}
 	for _, sp := range c.assignment {
 		b := w.parts[w.shares[sp].part].leader
 		byBroker[b] = append(byBroker[b], sp)
 	}
 	acks := w.groupAcks(c)
+	if fetchFrom >= 0 {
+		for b := range byBroker {
+			_, session := w.brokers[b].sessions[c.idx]
+			if int32(b) != fetchFrom && len(acks[b]) == 0 && session {
+				byBroker[b] = byBroker[b][:0]
+			}
+		}
+	}
 	for b := range w.brokers {
 		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
 			continue
@@ -293,6 +312,11 @@ func (w *World) transmit(c *consumer, id int32) {
 	r := &w.reqs[id]
 	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
 	w.metrics.requests++
+	if r.kind == reqFetch {
+		w.metrics.shareFetches++
+	} else if r.kind == reqAck {
+		w.metrics.shareAcknowledges++
+	}
 	if r.kind == reqAck || len(r.acks) > 0 {
 		w.metrics.ackRequests++
 	}
