@@ -96,3 +96,14 @@ func TestSegmentKeys(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestBrokerCostKeys(t *testing.T) {
+	cfg := mustConfig(t, mustParse(t, base+"broker_cost: {num.io.threads: 2, share_fetch_request_us: 250, acknowledge_record_us: 5, bandwidth: 1000000}\n"))
+	bc := cfg.BrokerCost
+	if bc == nil || bc.IOThreads != 2 || bc.ShareFetchRequestMs != 0.25 || bc.AcknowledgeRecordMs != 0.005 || bc.BandwidthBytesPerSec != 1e6 {
+		t.Errorf("broker cost %+v", bc)
+	}
+	if mustConfig(t, mustParse(t, base)).BrokerCost != nil {
+		t.Errorf("broker cost on by default")
+	}
+}

@@ -124,6 +124,9 @@ var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"membership", mapOf("group.share.session.timeout.ms", "group.share.heartbeat.interval.ms"),
 	"faults", listOf(faultShape),
 	"swarm", mapOf("kinds", listOf(scalar), "count"),
+	"broker_cost", mapOf("num.io.threads", "produce_request_us", "produce_record_us", "share_fetch_request_us",
+		"share_fetch_record_us", "acknowledge_request_us", "acknowledge_record_us", "classic_fetch_request_us",
+		"classic_fetch_record_us", "bandwidth"),
 )...)
 
 var expectShape = mapOf("acquired", "error",

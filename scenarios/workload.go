@@ -371,6 +371,7 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	w.membership(top.get("membership"))
 	w.faultsSection(top.get("faults"))
 	w.swarm(top.get("swarm"))
+	w.brokerCost(top.get("broker_cost"))
 	if d.failed() {
 		return cfg
 	}
@@ -930,6 +931,52 @@ func (w *wctx) consumerClientKeys(f *fields, c *sim.ConsumerSpec) {
 			c.FetchMinBytes = x
 		}
 	}
+}
+
+// brokerCostKeys are broker_cost's service times in microseconds, with where they go.
+var brokerCostKeys = []struct {
+	key string
+	at  func(*sim.BrokerCost) *float64
+}{
+	{"produce_request_us", func(b *sim.BrokerCost) *float64 { return &b.ProduceRequestMs }},
+	{"produce_record_us", func(b *sim.BrokerCost) *float64 { return &b.ProduceRecordMs }},
+	{"share_fetch_request_us", func(b *sim.BrokerCost) *float64 { return &b.ShareFetchRequestMs }},
+	{"share_fetch_record_us", func(b *sim.BrokerCost) *float64 { return &b.ShareFetchRecordMs }},
+	{"acknowledge_request_us", func(b *sim.BrokerCost) *float64 { return &b.AcknowledgeRequestMs }},
+	{"acknowledge_record_us", func(b *sim.BrokerCost) *float64 { return &b.AcknowledgeRecordMs }},
+	{"classic_fetch_request_us", func(b *sim.BrokerCost) *float64 { return &b.ClassicFetchRequestMs }},
+	{"classic_fetch_record_us", func(b *sim.BrokerCost) *float64 { return &b.ClassicFetchRecordMs }},
+}
+
+// brokerCost decodes the broker cost model (off unless the section is there).
+func (w *wctx) brokerCost(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "broker_cost", workloadShape.lookup("broker_cost"))
+	if f == nil {
+		return
+	}
+	bc := &sim.BrokerCost{IOThreads: 8}
+	if v := f.get("num.io.threads"); v != nil {
+		if x, ok := d.integer(v, f.p("num.io.threads"), 1, 10000); ok {
+			bc.IOThreads = int(x)
+		}
+	}
+	for _, k := range brokerCostKeys {
+		if v := f.get(k.key); v != nil {
+			if x, ok := d.integer(v, f.p(k.key), 0, 1_000_000_000); ok {
+				*k.at(bc) = float64(x) / 1000
+			}
+		}
+	}
+	if v := f.get("bandwidth"); v != nil {
+		if x, ok := d.integer(v, f.p("bandwidth"), 1, 1<<50); ok {
+			bc.BandwidthBytesPerSec = float64(x)
+		}
+	}
+	w.cfg.BrokerCost = bc
 }
 
 func (w *wctx) coordinator(n *yaml.Node) {

@@ -133,7 +133,9 @@ type classicClient struct {
 	buf, resp []delivery
 	fetching  bool
 	parked    bool // the fetch waits at the broker (long poll)
-	fetchID   int64
+	// fetchServed: the fetch's request service time was charged (BrokerCost)
+	fetchServed bool
+	fetchID     int64
 	// held are the records poll returned, oldest first; done[k] says held[k] finished and
 	// started[k] that it started. seqBase is the sequence number of held[0].
 	held     []delivery
@@ -459,7 +461,7 @@ func (w *World) classicSendFetch(c *consumer) {
 	if cl.fetching || len(g.assignment[c.idx]) == 0 {
 		return
 	}
-	cl.fetching, cl.parked = true, false
+	cl.fetching, cl.parked, cl.fetchServed = true, false, false
 	cl.fetchID++
 	cl.resp = cl.resp[:0]
 	at := w.now + w.cfg.Network.Latency.Sample(w.rNet)
@@ -475,6 +477,13 @@ func (w *World) classicFetchArrive(e event) {
 	c := w.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x || !c.cl.fetching {
 		return
+	}
+	if bc := w.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
+		c.cl.fetchServed = true
+		if d := w.serve(w.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
+			w.push(w.now+d, e)
+			return
+		}
 	}
 	if w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
 		w.classicAnswer(c)
@@ -604,7 +613,23 @@ func (w *World) classicAnswer(c *consumer) {
 		}
 		cg.position[i] = pos
 	}
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+	extra := int64(0)
+	if bc := w.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
+		b := w.classicBroker(c)
+		n := int64(len(cl.resp))
+		extra = max(w.serve(b, bc.ClassicFetchRecordMs*float64(n)), w.transfer(b, n*w.recordBytes(w.parts[g.parts[cl.resp[0].sp]].topic)))
+	}
+	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet)+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+}
+
+// classicBroker is the broker a classic consumer's fetch goes to: the leader of its first
+// partition (the simulator sends one fetch for all of a member's partitions).
+func (w *World) classicBroker(c *consumer) int32 {
+	g := w.groups[c.group]
+	if owned := g.assignment[c.idx]; len(owned) > 0 {
+		return w.parts[g.parts[owned[0]]].leader
+	}
+	return 0
 }
 
 // classicFetchDone is the answer reaching the client: records of partitions it still owns

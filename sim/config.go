@@ -40,6 +40,8 @@ type Config struct {
 	MetricsIntervalMs int64
 	// MaxEvents bounds the run; reaching it ends the run with an error.
 	MaxEvents int64
+	// BrokerCost, when set, makes requests cost time at the brokers (cost.go).
+	BrokerCost *BrokerCost
 }
 
 // Topic is a topic with its partitions and retention.
@@ -455,6 +457,11 @@ func (c *Config) Validate() error {
 			if err := c.validateConsumer(g, cs); err != nil {
 				return err
 			}
+		}
+	}
+	if c.BrokerCost != nil {
+		if err := c.BrokerCost.validate(); err != nil {
+			return err
 		}
 	}
 	for _, f := range c.Faults {

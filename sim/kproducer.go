@@ -72,6 +72,7 @@ func (q *accQueue) pop() accBatch {
 type prodRequest struct {
 	broker  int32
 	batches []accBatch
+	served  bool // its service time at the broker was charged (BrokerCost)
 }
 
 // accumulator is the producer's state in accumulator mode.
@@ -298,6 +299,18 @@ func (w *World) accSchedule(p *producerState) {
 func (w *World) produceArrive(e event) {
 	p := w.producers[e.a]
 	req := &p.acc.reqs[e.ref]
+	if bc := w.cfg.BrokerCost; bc != nil && !req.served {
+		req.served = true
+		var n, bytes int64
+		for _, b := range req.batches {
+			n += int64(b.n)
+			bytes += b.bytes
+		}
+		if d := max(w.serve(req.broker, bc.ProduceRequestMs+bc.ProduceRecordMs*float64(n)), w.transfer(req.broker, bytes)); d > 0 {
+			w.push(w.now+d, e)
+			return
+		}
+	}
 	for _, b := range req.batches {
 		w.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes

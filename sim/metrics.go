@@ -136,8 +136,10 @@ type metrics struct {
 	requests, ackRequests     int64
 	// shareFetches and shareAcknowledges count ShareFetch and ShareAcknowledge requests.
 	shareFetches, shareAcknowledges int64
-	renewRequests                   int64
-	bufferWaitMs                    int64
+	// brokerDelayMs sums the delays the broker cost model added (queueing and service).
+	brokerDelayMs int64
+	renewRequests int64
+	bufferWaitMs  int64
 
 	g   []counters         // by group
 	c   []consumerCounters // by consumer slot
@@ -692,8 +694,11 @@ type Metrics struct {
 	// (ShareFetch may carry acknowledgements piggy-backed; ShareAcknowledge carries only them).
 	ShareFetchRequests       int64 `json:"share_fetch_requests"`
 	ShareAcknowledgeRequests int64 `json:"share_acknowledge_requests"`
-	RenewRequests            int64 `json:"renew_requests"`
-	BufferWaitMs             int64 `json:"buffer_wait_ms"`
+	// BrokerCostDelayMs sums the delays the broker cost model added to requests and
+	// responses (0 when it is off).
+	BrokerCostDelayMs int64 `json:"broker_cost_delay_ms"`
+	RenewRequests     int64 `json:"renew_requests"`
+	BufferWaitMs      int64 `json:"buffer_wait_ms"`
 	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
 	E2EP50Ms   int64        `json:"e2e_p50_ms"`
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
@@ -788,7 +793,7 @@ func (m *metrics) export(w *World) Metrics {
 	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
 	out := Metrics{
 		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
-		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
+		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
 		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
 	}
 	var all counters

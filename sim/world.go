@@ -136,8 +136,9 @@ type World struct {
 	marks   map[string]int64
 	err     error
 
-	sample   *sampler // Options.SampleRecords
-	crashing bool     // sessions are closing because a connection dropped
+	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
+	sample   *sampler     // Options.SampleRecords
+	crashing bool         // sessions are closing because a connection dropped
 
 	obsNotes eventNotes // what the current event did, for observers (observe.go)
 }
