@@ -136,16 +136,21 @@ type classicClient struct {
 	// fetchServed: the fetch's request service time was charged (BrokerCost)
 	fetchServed bool
 	fetchID     int64
-	// held are the records poll returned, oldest first; done[k] says held[k] finished and
-	// started[k] that it started. seqBase is the sequence number of held[0].
-	held     []delivery
-	done     []bool
-	started  []bool
-	seqBase  int64
-	running  int
-	unfished int  // held records not done
-	wantData bool // the application waits in poll() for a fetch answer
-	polls    int64
+	// held[head:] are the records poll returned and not all finished, oldest first;
+	// done[k] says held[k] finished; records start in order, held[head:nextStart] have
+	// started. seqBase is the sequence number of held[0].
+	held      []delivery
+	done      []bool
+	head      int
+	nextStart int
+	seqBase   int64
+	running   int
+	unfished  int  // held records not done
+	wantData  bool // the application waits in poll() for a fetch answer
+	// lastPollMs is when the application last called poll(); pollTimer says the
+	// max.poll.interval.ms timer is queued.
+	lastPollMs int64
+	pollTimer  bool
 }
 
 func (w *World) classicClientOf(c *consumer) *classicClient {
@@ -311,8 +316,8 @@ func (w *World) classicCommitOffset(c *consumer, i int32) int64 {
 	if cl == nil {
 		return off
 	}
-	for k, d := range cl.held {
-		if d.sp == i && !cl.done[k] && d.off < off {
+	for k := cl.head; k < len(cl.held); k++ {
+		if d := cl.held[k]; d.sp == i && !cl.done[k] && d.off < off {
 			off = d.off
 		}
 	}
@@ -379,8 +384,12 @@ func (w *World) classicPoll(c *consumer) {
 	if !g.isMember(c.idx) {
 		w.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
-	cl.polls++
-	w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen, x: cl.polls})
+	cl.lastPollMs = w.now
+	if !cl.pollTimer {
+		// One timer per incarnation, re-armed when it fires early (like the session check).
+		cl.pollTimer = true
+		w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+	}
 	if cg := g.classic; cg.rebalancing {
 		if !cg.joined[c.idx] && g.isMember(c.idx) {
 			w.classicJoin(g, c)
@@ -421,7 +430,6 @@ func (w *World) classicPoll(c *consumer) {
 		d.acquiredMs = w.now
 		cl.held = append(cl.held, d)
 		cl.done = append(cl.done, false)
-		cl.started = append(cl.started, false)
 		cl.unfished++
 	}
 	cl.buf = append(cl.buf[:0], cl.buf[n:]...)
@@ -436,14 +444,8 @@ func (w *World) classicPoll(c *consumer) {
 func (w *World) classicStartRecords(c *consumer) {
 	cl := c.cl
 	threads := max(c.spec.Threads, 1)
-	for k := range cl.held {
-		if cl.running >= threads {
-			return
-		}
-		if cl.started[k] {
-			continue
-		}
-		cl.started[k] = true
+	for ; cl.nextStart < len(cl.held) && cl.running < threads; cl.nextStart++ {
+		k := cl.nextStart
 		cl.running++
 		cl.held[k].startMs = w.now
 		d := c.spec.Processing.Sample(w.rProc)
@@ -660,9 +662,14 @@ func (w *World) classicFetchDone(e event) {
 // classicPollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
 func (w *World) classicPollTimeout(e event) {
 	c := w.consumers[e.a]
-	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.polls != e.x {
+	if c.gen != e.gen || !c.alive() || c.cl == nil {
 		return
 	}
+	if due := c.cl.lastPollMs + c.spec.maxPollIntervalMs(); w.now < due {
+		w.push(due, event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+		return
+	}
+	c.cl.pollTimer = false
 	w.mark("max-poll-interval-exceeded")
 	w.leaveGroup(c)
 }
@@ -740,16 +747,17 @@ func (w *World) classicDone(e event) {
 	w.noteOrder(c.group, p.idx, d.off)
 	cl.done[k] = true
 	cl.unfished--
-	// Drop the finished prefix.
-	j := 0
-	for j < len(cl.held) && cl.done[j] {
-		j++
+	// Pass the finished prefix; copy down once it is more than half the slice.
+	for cl.head < len(cl.held) && cl.done[cl.head] {
+		cl.head++
 	}
-	if j > 0 {
-		cl.held = append(cl.held[:0], cl.held[j:]...)
-		cl.done = append(cl.done[:0], cl.done[j:]...)
-		cl.started = append(cl.started[:0], cl.started[j:]...)
-		cl.seqBase += int64(j)
+	if cl.head == len(cl.held) || (cl.head > 64 && cl.head > len(cl.held)/2) {
+		n := copy(cl.held, cl.held[cl.head:])
+		copy(cl.done, cl.done[cl.head:])
+		cl.held, cl.done = cl.held[:n], cl.done[:n]
+		cl.seqBase += int64(cl.head)
+		cl.nextStart -= cl.head
+		cl.head = 0
 	}
 	w.classicStartRecords(c)
 	if c.spec.Style == StyleContinuous {
