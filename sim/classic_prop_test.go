@@ -26,7 +26,7 @@ func TestClassicContinuousNeverCommitsPastUnprocessed(t *testing.T) {
 		seed := rapid.Uint64().Draw(rt, "seed")
 
 		cfg := DefaultConfig()
-		cfg.DurationMs, cfg.HealMs = 40_000, 20_000
+		cfg.DurationMs, cfg.HealMs = 25_000, 10_000
 		cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
 		cfg.Topics = []Topic{{Name: "t", Partitions: parts, RetentionMs: -1, RetentionRecords: -1}}
 		cfg.Producers = []Producer{{Name: "p", Topic: "t", RecordsPerSecond: 200, Rate: RatePoisson, BatchRecords: 3}}
@@ -37,11 +37,11 @@ func TestClassicContinuousNeverCommitsPastUnprocessed(t *testing.T) {
 		c.FailurePerMillion = failure
 		c.RestartAfterCrashMs = 2000
 		late := DefaultConsumer("late")
-		late.StartMs = 15_000
+		late.StartMs = 12_000
 		late.Style, late.Threads, late.MaxPollRecords = StyleContinuous, threads, maxPoll
 		late.Processing = c.Processing
 		cfg.Groups = []Group{{Name: "g", Type: ClassicGroup, Topics: []string{"t"}, Consumers: []ConsumerSpec{c, late}, AutoCommitIntervalMs: 1000}}
-		cfg.Faults = []Fault{{Kind: FaultKill, Target: "c", AtMs: 10_000, EveryMs: 9_000, RestartAfterMs: 1_000}}
+		cfg.Faults = []Fault{{Kind: FaultKill, Target: "c", AtMs: 6_000, EveryMs: 7_000, RestartAfterMs: 1_000}}
 		var bad string
 		_, err := Run(cfg, seed, Options{Observer: func(w *World) {
 			if bad != "" {

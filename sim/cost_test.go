@@ -12,12 +12,12 @@ import (
 // handler threads and network bound what it serves.
 
 // costWorld: one broker, one partition, 20 share consumers polling one record at a time
-// (max.poll.records 1, 1 ms processing), 20 000 records/s offered: without a cost model they
+// (max.poll.records 1, 1 ms processing), 5 000 records/s offered: without a cost model they
 // finish far more than 1 000 records/s.
 func costWorld(bc *sim.BrokerCost) sim.Config {
-	cfg := ftWorld(1, 20_000, 0, ftConsumer("c", 20, 1, 1))
+	cfg := ftWorld(1, 5_000, 0, ftConsumer("c", 20, 1, 1))
 	cfg.Brokers = 1
-	cfg.DurationMs = 20_000
+	cfg.DurationMs = 5_000
 	cfg.BrokerCost = bc
 	return cfg
 }
