@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sharesim/sharesim/sim"
 )
 
 // index.html: one self-contained page per run or sweep. Styles are inline, plots are inline
@@ -37,6 +39,8 @@ type pageData struct {
 	Meta        []string
 	Glance      []string // sentences that answer the scenario's question at a glance
 	Numbers     []number
+	Groups      []groupNumbers // a run's headline numbers, per group
+	Compare     *aggTable      // groups side by side (two or more groups)
 	Violations  []Violation
 	ChecksNote  string
 	Linear      bool
@@ -139,7 +143,6 @@ var duplicateCauseNames = map[string]string{
 
 func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) {
 	s := d.sum
-	h := s.Headline
 	m := s.Metrics
 	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(d.sc.Title, s.Title), Description: d.sc.Description,
 		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: s.Violations,
@@ -152,48 +155,150 @@ func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) 
 	}
 	pd.Footer = "trace sha256 " + s.TraceSHA256
 
-	// At a glance: how many records came back, why, and what that did to the backlog.
-	rc := m.RedeliveriesByCause
-	redel := rc.LockExpiry + rc.Crash + rc.Release + rc.Failover + rc.Other
-	byCause := map[string]int64{"lock_expiry": rc.LockExpiry, "crash": rc.Crash, "release": rc.Release, "failover": rc.Failover, "other": rc.Other}
-	switch {
-	case redel == 0 && h.Redeliveries == 0:
-		pd.Glance = append(pd.Glance, fmt.Sprintf("No record was delivered twice: every one of the %d deliveries was a first delivery.", h.Deliveries))
-	default:
-		pd.Glance = append(pd.Glance, fmt.Sprintf("%d record deliveries were redeliveries: %s.", max(redel, h.Redeliveries), causeText(byCause, redeliveryCauseNames)))
-	}
-	if h.Duplicates > 0 {
-		pd.Glance = append(pd.Glance, fmt.Sprintf("%d records were processed successfully more than once (%.0f per hour) — by cause: %s.",
-			h.Duplicates, h.DuplicatesPerHour, causeText(m.Duplicates, duplicateCauseNames)))
-	} else {
-		pd.Glance = append(pd.Glance, "No record was processed successfully twice.")
+	// At a glance, per group: did it keep up, how many records came back and why, and what
+	// that did to the backlog. Every number is copied from sim.GroupMetrics (docs/metrics.md).
+	groups := m.Groups
+	for i := range groups {
+		g := &groups[i]
+		pd.Glance = append(pd.Glance, groupGlance(g, len(groups) > 1)...)
+		pd.Groups = append(pd.Groups, groupCards(g))
 	}
 	if peak, at, where, end := d.peakBacklog(); peak >= 0 {
-		pd.Glance = append(pd.Glance, fmt.Sprintf("The backlog peaked at %d unfinished records (%s, at %s) and was %d at the end.", peak, where, fmtMs(at), end))
+		pd.Glance = append(pd.Glance, fmt.Sprintf("The backlog of all partitions together peaked at %d unfinished records (at %s, largest on %s) and was %d at the end.", peak, fmtMs(at), where, end))
 	}
-	if h.ArchivedAtLimit > 0 {
-		pd.Glance = append(pd.Glance, fmt.Sprintf("%d records were archived at the delivery count limit without ever being accepted.", h.ArchivedAtLimit))
-	}
-
-	lockNote := ""
-	if h.LockTimeouts > 0 {
-		lockNote = fmt.Sprintf("%d processed after their lock expired", m.ProcessedLateLock)
-	}
-	pd.Numbers = []number{
-		{Label: "produced", Value: strconv.FormatInt(h.Produced, 10)},
-		{Label: "processed successfully", Value: strconv.FormatInt(h.ProcessedOK, 10), Detail: fmt.Sprintf("%.1f records/s", h.ThroughputPerSec)},
-		{Label: "deliveries", Value: strconv.FormatInt(h.Deliveries, 10), Detail: fmt.Sprintf("%d redeliveries (delivery count above 1)", h.Redeliveries)},
-		{Label: "redelivered, by cause", Value: strconv.FormatInt(redel, 10), Detail: causeText(byCause, nil), Warn: redel > 0},
-		{Label: "duplicates", Value: strconv.FormatInt(h.Duplicates, 10), Detail: joinNonEmpty("; ", fmt.Sprintf("%.0f per hour", h.DuplicatesPerHour), causeText(m.Duplicates, nil)), Warn: h.Duplicates > 0},
-		{Label: "lock timeouts", Value: strconv.FormatInt(h.LockTimeouts, 10), Detail: lockNote, Warn: h.LockTimeouts > 0},
-		{Label: "archived at the limit", Value: strconv.FormatInt(h.ArchivedAtLimit, 10), Warn: h.ArchivedAtLimit > 0},
-		{Label: "archived by retention", Value: strconv.FormatInt(h.ArchivedByRetention, 10), Detail: fmt.Sprintf("%d deleted before delivery", h.DeletedUndelivered), Warn: h.ArchivedByRetention+h.DeletedUndelivered > 0},
-		{Label: "produce-to-accept", Value: "p99 " + fmtMs(deref(h.E2EP99Ms)), Detail: "p50 " + fmtMs(m.E2EP50Ms) + ", max " + fmtMs(m.E2EMaxMs)},
-		{Label: "start offset stood still", Value: fmtMs(h.SPSOStuckMaxMs), Detail: "longest, with records in flight after it"},
-		{Label: "same-key reordering", Value: fmt.Sprintf("%.2f%%", 100*h.ReorderedFraction), Detail: fmt.Sprintf("%d of %d keyed records", m.Reordered, m.KeyedProcessed)},
-		{Label: "finished", Value: strconv.FormatInt(sumMap(m.Finalized), 10), Detail: causeText(m.Finalized, nil)},
+	if len(groups) > 1 {
+		pd.Compare = compareTable(groups)
 	}
 	return executePage(pd)
+}
+
+// groupNumbers are one group's headline cards.
+type groupNumbers struct {
+	Name, Type, Window string
+	Numbers            []number
+}
+
+// groupGlance is one group's at-a-glance sentences.
+func groupGlance(g *sim.GroupMetrics, named bool) []string {
+	who := "The group"
+	if named {
+		who = fmt.Sprintf("Group %s (%s)", g.Name, g.Type)
+	}
+	win := fmt.Sprintf("%s–%s", fmtMs(g.Window.StartMs), fmtMs(g.Window.EndMs))
+	var out []string
+	k, r := g.KeepUp, g.Rates
+	if k.KeptUp {
+		out = append(out, fmt.Sprintf("%s kept up over %s: %.1f records/s arrived and %.1f/s completed.", who, win, r.ArrivalPerSec, r.CompletedPerSec))
+	} else {
+		out = append(out, fmt.Sprintf("%s did not keep up over %s: %s. What would help: %s.", who, win, k.Reason, orDefault(k.Advice, "see the limits below")))
+	}
+	rc := g.RedeliveriesByCause
+	redel := rc.LockExpiry + rc.Crash + rc.Release + rc.Failover + rc.Other
+	byCause := map[string]int64{"lock_expiry": rc.LockExpiry, "crash": rc.Crash, "release": rc.Release, "failover": rc.Failover, "other": rc.Other}
+	t := g.Totals
+	if redel == 0 && t.Redeliveries == 0 {
+		out = append(out, fmt.Sprintf("No record was delivered twice: every one of the %d deliveries was a first delivery.", t.Deliveries))
+	} else {
+		out = append(out, fmt.Sprintf("%d record deliveries were redeliveries: %s.", max(redel, t.Redeliveries), causeText(byCause, redeliveryCauseNames)))
+	}
+	if t.Duplicates > 0 {
+		out = append(out, fmt.Sprintf("%d records were processed successfully more than once: %.0f per hour over %s — by cause: %s.",
+			t.Duplicates, r.DuplicatesPerHour, win, causeText(t.DuplicatesByCause, duplicateCauseNames)))
+	} else {
+		out = append(out, "No record was processed successfully twice.")
+	}
+	if n := t.Finished["limit"]; n > 0 {
+		out = append(out, fmt.Sprintf("%d records were archived at the delivery count limit without ever being accepted.", n))
+	}
+	return out
+}
+
+// latencyCard prints a latency's p99 with its p50 and count, or n/a.
+func latencyCard(label string, l sim.Latency) number {
+	if l.Count == 0 || l.P50Ms == nil {
+		return number{Label: label, Value: "n/a", Detail: "no record got there"}
+	}
+	return number{Label: label, Value: "p99 " + fmtMs(*l.P99Ms), Detail: fmt.Sprintf("p50 %s, max %s, %d records", fmtMs(*l.P50Ms), fmtMs(*l.MaxMs), l.Count)}
+}
+
+// groupCards are one group's headline numbers.
+func groupCards(g *sim.GroupMetrics) groupNumbers {
+	t, r, a, k := g.Totals, g.Rates, g.Accounting, g.KeepUp
+	done := "completed (ACCEPT written)"
+	if g.Type == "classic" {
+		done = "completed (offset committed)"
+	}
+	keep := number{Label: "kept up", Value: "yes", Detail: fmt.Sprintf("backlog %d → %d over the window", k.BacklogStart, k.BacklogEnd)}
+	if !k.KeptUp {
+		keep = number{Label: "kept up", Value: "no", Detail: k.Reason, Warn: true}
+	}
+	lockNote := ""
+	if t.AcquisitionLockTimeouts > 0 {
+		lockNote = fmt.Sprintf("%.0f per hour; %d processed after their lock expired", r.LockTimeoutsPerHour, t.ProcessedAfterLockExpiry)
+	}
+	nums := []number{
+		keep,
+		{Label: "arrived", Value: fmt.Sprintf("%.1f/s", r.ArrivalPerSec), Detail: fmt.Sprintf("%d records produced over the run", t.Produced)},
+		{Label: done, Value: fmt.Sprintf("%.1f/s", r.CompletedPerSec), Detail: fmt.Sprintf("%d records over the run", t.Completed)},
+		{Label: "duplicates", Value: fmt.Sprintf("%.0f per hour", r.DuplicatesPerHour), Detail: joinNonEmpty("; ", fmt.Sprintf("%d over the run, %.2f%% of successful processings in the window", t.Duplicates, 100*r.DuplicateFraction), causeText(t.DuplicatesByCause, nil)), Warn: t.Duplicates > 0},
+		{Label: "deliveries per record", Value: fmt.Sprintf("%.3f", g.DeliveriesPerRecord), Detail: fmt.Sprintf("%d deliveries, %d redeliveries", t.Deliveries, t.Redeliveries)},
+		{Label: "lock timeouts", Value: strconv.FormatInt(t.AcquisitionLockTimeouts, 10), Detail: lockNote, Warn: t.AcquisitionLockTimeouts > 0},
+		latencyCard("produce → first delivery", g.Latency.FirstDelivery),
+		latencyCard("produce → processed", g.Latency.Processed),
+		latencyCard("produce → "+done, g.Latency.Completed),
+		{Label: "archived at the limit", Value: strconv.FormatInt(t.Finished["limit"], 10), Warn: t.Finished["limit"] > 0},
+		{Label: "deleted before delivery", Value: strconv.FormatInt(a.DeletedUndelivered, 10), Detail: fmt.Sprintf("%d before the group first read; %d archived by retention", a.DeletedBeforeFirstLoad, t.Finished["log-start"]), Warn: a.DeletedUndelivered+t.Finished["log-start"] > 0},
+		{Label: "unfinished at the end", Value: strconv.FormatInt(a.UnfinishedTotal, 10), Detail: causeText(a.Unfinished, nil), Warn: a.UnfinishedTotal > 0},
+		{Label: "consumers with work", Value: fmt.Sprintf("%d of %d", k.ConsumersWithWork, k.Consumers), Detail: fmt.Sprintf("%.0f%% busy on average; the busiest 10%% did %.0f%% of the work", 100*k.MeanBusy, 100*k.Top10Share)},
+		{Label: "same-key reordering", Value: fmt.Sprintf("%.2f%%", 100*g.ReorderedFraction), Detail: fmt.Sprintf("%d of %d keyed records", t.Reordered, t.KeyedProcessed)},
+	}
+	if g.Type == "share" {
+		nums = append(nums, number{Label: "start offset stood still", Value: fmtMs(g.SPSOStuckMaxMs), Detail: "longest, with records in flight after it"})
+	}
+	return groupNumbers{Name: g.Name, Type: g.Type, Window: fmtMs(g.Window.StartMs) + "–" + fmtMs(g.Window.EndMs), Numbers: nums}
+}
+
+// compareTable puts the groups' main figures side by side, with one definition for all.
+func compareTable(gs []sim.GroupMetrics) *aggTable {
+	t := &aggTable{Header: []string{"figure"}}
+	for _, g := range gs {
+		t.Header = append(t.Header, g.Name+" ("+g.Type+")")
+	}
+	row := func(name string, f func(g *sim.GroupMetrics) string) {
+		r := []string{name}
+		for i := range gs {
+			r = append(r, f(&gs[i]))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	lat := func(l sim.Latency, q func(l sim.Latency) *int64) string {
+		if v := q(l); v != nil {
+			return fmtMs(*v)
+		}
+		return "n/a"
+	}
+	p50 := func(l sim.Latency) *int64 { return l.P50Ms }
+	p99 := func(l sim.Latency) *int64 { return l.P99Ms }
+	row("kept up", func(g *sim.GroupMetrics) string { return yesNo(g.KeepUp.KeptUp) })
+	row("arrived, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.ArrivalPerSec) })
+	row("completed, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.CompletedPerSec) })
+	row("duplicates per hour", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.0f", g.Rates.DuplicatesPerHour) })
+	row("produce → first delivery p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.FirstDelivery, p50) })
+	row("produce → processed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Processed, p50) })
+	row("produce → completed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Completed, p50) })
+	row("produce → completed p99", func(g *sim.GroupMetrics) string { return lat(g.Latency.Completed, p99) })
+	row("consumers with work", func(g *sim.GroupMetrics) string {
+		return fmt.Sprintf("%d of %d", g.KeepUp.ConsumersWithWork, g.KeepUp.Consumers)
+	})
+	row("same-key reordering", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.2f%%", 100*g.ReorderedFraction) })
+	return t
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
@@ -218,10 +323,16 @@ func sumMap(m map[string]int64) int64 {
 func (d *runData) peakBacklog() (peak, atMs int64, where string, end int64) {
 	peak = -1
 	for _, s := range d.series {
+		var total, most int64
+		var mostAt string
 		for _, p := range s.Partitions {
-			if p.Backlog > peak {
-				peak, atMs, where = p.Backlog, s.TimeMs, p.Partition+" of "+p.Group
+			total += p.Backlog
+			if p.Backlog > most || mostAt == "" {
+				most, mostAt = p.Backlog, p.Partition+" of "+p.Group
 			}
+		}
+		if total > peak {
+			peak, atMs, where = total, s.TimeMs, mostAt
 		}
 	}
 	if n := len(d.series); n > 0 {
@@ -330,6 +441,7 @@ nav { margin: 14px 0 0; font-size: 14px; } nav a { margin-right: 14px; }
 a { color: #1a56c4; }
 .glance { background: var(--soft); border-left: 4px solid #1a56c4; padding: 10px 16px; margin: 16px 0; }
 .glance p { margin: 4px 0; }
+h3 { margin: 22px 0 8px; }
 .numbers { display:grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 10px; }
 .num { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
 .num .label { color: var(--muted); font-size: 13px; }
@@ -370,7 +482,12 @@ footer { color: var(--muted); font-size: 12.5px; margin-top: 40px; word-break: b
 {{if .Overrides}}<p>Overrides: {{range .Overrides}}<code>{{.}}</code> {{end}}</p>{{end}}
 
 {{if .Numbers}}<h2 id="numbers">Headline numbers</h2>
-<div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>
+<div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>{{end}}
+{{if .Groups}}<h2 id="numbers">Headline numbers</h2>
+<p class="note">Rates are over each group's measurement window; counts are over the whole run. Definitions: docs/metrics.md.</p>
+{{if .Compare}}<table class="agg"><tr>{{range .Compare.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Compare.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{range .Groups}}<h3>{{.Name}} ({{.Type}}), window {{.Window}}</h3>
+<div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>{{end}}
 {{end}}
 {{if .Aggregate}}<h2 id="numbers">Grid</h2>
 <p>Seeds {{.Seeds}}. Swept parameters:</p>

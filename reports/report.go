@@ -39,11 +39,15 @@ const LinearizabilityFile = "linearizability.html"
 // summary.json).
 func writeRunData(dir string, res *sim.Result) error {
 	s := Series{IntervalMs: seriesInterval(res.Metrics.Series), Samples: res.Metrics.Series}
-	if s.Samples == nil {
-		s.Samples = []sim.Sample{}
-	}
-	if err := writeJSONCompact(filepath.Join(dir, "series.json"), s); err != nil {
-		return err
+	if s.Samples == nil && fileExists(filepath.Join(dir, "series.json")) {
+		s.Samples = nil // written while the run ran (SeriesFiles)
+	} else {
+		if s.Samples == nil {
+			s.Samples = []sim.Sample{}
+		}
+		if err := writeJSONCompact(filepath.Join(dir, "series.json"), s); err != nil {
+			return err
+		}
 	}
 	if res.Sample != nil {
 		return writeJSONCompact(filepath.Join(dir, "records.json"), res.Sample)

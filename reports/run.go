@@ -64,7 +64,7 @@ func HeadlineOf(g *sim.GroupMetrics) Headline {
 		Group: g.Name, Type: g.Type, WindowStartMs: g.Window.StartMs, WindowEndMs: g.Window.EndMs,
 		Produced: t.Produced, Completed: t.Completed, ProcessedOK: t.ProcessedOK, Deliveries: t.Deliveries,
 		Redeliveries: t.Redeliveries, Duplicates: t.Duplicates, ArchivedAtLimit: t.Finished["limit"],
-		ArchivedByRetention: t.Finished["log-start"], DeletedUndelivered: t.DeletedUndelivered, LockTimeouts: t.AcquisitionLockTimeouts,
+		ArchivedByRetention: t.Finished["log-start"], DeletedUndelivered: g.Accounting.DeletedUndelivered, LockTimeouts: t.AcquisitionLockTimeouts,
 		ArrivalPerSec: g.Rates.ArrivalPerSec, ThroughputPerSec: g.Rates.CompletedPerSec, DuplicatesPerHour: g.Rates.DuplicatesPerHour,
 		E2EP50Ms: g.Latency.Completed.P50Ms, E2EP99Ms: g.Latency.Completed.P99Ms, ReorderedFraction: g.ReorderedFraction,
 		SPSOStuckMaxMs: g.SPSOStuckMaxMs, KeptUp: g.KeepUp.KeptUp, KeepUpReason: g.KeepUp.Reason,
@@ -108,6 +108,8 @@ type Summary struct {
 	EndMs       int64            `json:"end_ms"`
 	Overrides   []string         `json:"overrides,omitempty"`
 	Command     string           `json:"command"`
+	// Focus names the figures that answer the scenario's question (its focus key).
+	Focus []string `json:"focus,omitempty"`
 }
 
 // MarksMap turns the result's marks into a map for JSON.
@@ -135,8 +137,11 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 			return fmt.Errorf("writing scenario.yaml: %w", err)
 		}
 	}
-	if err := WriteMetricsCSV(filepath.Join(dir, "metrics.csv"), res.Metrics.Series); err != nil {
-		return err
+	streamed := res.Metrics.Series == nil && fileExists(filepath.Join(dir, "series.json"))
+	if !streamed { // else SeriesFiles wrote them while the run ran
+		if err := WriteMetricsCSV(filepath.Join(dir, "metrics.csv"), res.Metrics.Series); err != nil {
+			return err
+		}
 	}
 	if err := writeRunData(dir, res); err != nil {
 		return err
@@ -182,23 +187,18 @@ var groupsColumns = []string{"time_ms", "group", "produced", "deliveries", "rede
 // WriteMetricsCSV writes metrics.csv (per partition) at path and groups.csv (per group)
 // beside it.
 func WriteMetricsCSV(path string, series []sim.Sample) error {
+	var groups [][]string
 	err := writeRows(path, metricsColumns, func(emit func(cols ...string)) {
-		for _, s := range series {
-			for _, p := range s.Partitions {
-				emit(i64(s.TimeMs), p.Group, p.Partition, i64(p.InFlightMessageCount), i64(p.InFlightBatchCount),
-					i64(p.StartOffset), i64(p.LogStartOffset), i64(p.LogEndOffset), i64(p.Lag), i64(p.Backlog), i64(p.OldestUnackedMs))
-			}
+		for i := range series {
+			writeSampleRows(&series[i], emit, func(cols ...string) { groups = append(groups, cols) })
 		}
 	})
 	if err != nil {
 		return err
 	}
 	return writeRows(filepath.Join(filepath.Dir(path), "groups.csv"), groupsColumns, func(emit func(cols ...string)) {
-		for _, s := range series {
-			for _, g := range s.Groups {
-				emit(i64(s.TimeMs), g.Group, i64(g.Produced), i64(g.Deliveries), i64(g.Redeliveries), i64(g.Duplicates),
-					i64(g.ProcessedOK), i64(g.Completed), i64(g.LockTimeouts), i64(g.Backlog))
-			}
+		for _, cols := range groups {
+			emit(cols...)
 		}
 	})
 }

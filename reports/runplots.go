@@ -1034,7 +1034,7 @@ func ccdf(bs []sim.HistBucket) plotter.XYs {
 
 func latencyCharts(d *runData) (*chart, *chart, *chart) {
 	key := newChart("", "", "")
-	lat := newChart("Produce-to-accept latency", "latency (s, log scale)", "records slower than that (%, log)")
+	lat := newChart("Produce-to-completion latency", "latency (s, log scale)", "records slower than that (%, log)")
 	reo := newChart("Reorder distance among same-key records", "distance (offsets, log scale)", "records processed out of order")
 	lat.p.X.Tick.Marker, lat.p.Y.Tick.Marker, reo.p.X.Tick.Marker = logTicks{}, logTicks{}, logTicks{}
 	groups := d.sum.Metrics.Groups
@@ -1098,7 +1098,7 @@ func latencyCharts(d *runData) (*chart, *chart, *chart) {
 func latencyFigure(d *runData) figure {
 	lat, reo, key := latencyCharts(d)
 	m := d.sum.Metrics
-	caption := fmt.Sprintf("Left: the share of accepted records whose produce-to-accept latency exceeded each value (log–log, so the tail shows); "+
+	caption := fmt.Sprintf("Left: the share of completed records (share groups: ACCEPT written at the leader; classic groups: committed) produced in the measurement window whose produce-to-completion latency exceeded each value (log–log, so the tail shows); "+
 		"dots mark p50 and p99. Right: for records processed after a later record of the same key, how many offsets earlier they were "+
 		"(%d of %d keyed records out of order; worst %d offsets, %s).", m.Reordered, m.KeyedProcessed, m.ReorderMaxOffsets, fmtMs(m.ReorderMaxMs))
 	return figure{Name: "latency", Title: "End-to-end latency and reorder distance", Caption: caption,
@@ -1213,8 +1213,8 @@ func groupsFigure(d *runData) figure {
 	}
 	return figure{Name: "groups", Title: "Groups compared on the same axes",
 		Caption: "Each group of the run on the same axes (a share group and a classic consumer group reading the same topic, for example): " +
-			"records processed per second, records not yet finished summed over the group's partitions, the produce-to-accept latency " +
-			"distribution (classic groups: produce to processed) and the reorder distance of same-key records (measured for share groups). " +
+			"records processed per second, records not yet finished summed over the group's partitions, the produce-to-completion latency " +
+			"distribution (share groups: ACCEPT written; classic groups: offset committed) and the reorder distance of same-key records. " +
 			"Dashed lines are classic groups.",
 		W: figW, H: 2 * figH, Draw: func(dc draw.Canvas) {
 			gridDraw(dc, []*chart{tp, bl, lat, reo}, 2, key)

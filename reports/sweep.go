@@ -80,38 +80,85 @@ func (t *SweepTable) Sort() {
 	t.Rows = out
 }
 
-// groupMetric is one per-group metric of a sweep row.
+// groupMetric is one per-group metric of a sweep row: its name, how a summary words it,
+// and how to read it from a headline.
 type groupMetric struct {
-	name string
-	get  func(h *Headline) float64
+	name  string
+	label string
+	unit  string // "", "/s", "/h", "ms", "%", "bool"
+	get   func(h *Headline) float64
 }
 
 // groupMetrics are the per-group metrics of sweep.csv: the first group's under their plain
-// names, any other group's as GROUP:NAME (docs/metrics.md defines each).
+// names, any other group's as GROUP:NAME (docs/metrics.md defines each). A scenario's focus
+// key names them (scenarios.FocusMetrics is the same list).
 var groupMetrics = []groupMetric{
-	{"produced", func(h *Headline) float64 { return float64(h.Produced) }},
-	{"completed", func(h *Headline) float64 { return float64(h.Completed) }},
-	{"processed_ok", func(h *Headline) float64 { return float64(h.ProcessedOK) }},
-	{"arrival_per_sec", func(h *Headline) float64 { return h.ArrivalPerSec }},
-	{"throughput_per_sec", func(h *Headline) float64 { return h.ThroughputPerSec }},
-	{"deliveries", func(h *Headline) float64 { return float64(h.Deliveries) }},
-	{"redeliveries", func(h *Headline) float64 { return float64(h.Redeliveries) }},
-	{"duplicates", func(h *Headline) float64 { return float64(h.Duplicates) }},
-	{"duplicates_per_hour", func(h *Headline) float64 { return h.DuplicatesPerHour }},
-	{"archived_at_limit", func(h *Headline) float64 { return float64(h.ArchivedAtLimit) }},
-	{"archived_by_retention", func(h *Headline) float64 { return float64(h.ArchivedByRetention) }},
-	{"deleted_undelivered", func(h *Headline) float64 { return float64(h.DeletedUndelivered) }},
-	{"lock_timeouts", func(h *Headline) float64 { return float64(h.LockTimeouts) }},
-	{"e2e_p50_ms", func(h *Headline) float64 { return float64(deref(h.E2EP50Ms)) }},
-	{"e2e_p99_ms", func(h *Headline) float64 { return float64(deref(h.E2EP99Ms)) }},
-	{"reordered_fraction", func(h *Headline) float64 { return h.ReorderedFraction }},
-	{"spso_stuck_max_ms", func(h *Headline) float64 { return float64(h.SPSOStuckMaxMs) }},
-	{"kept_up", func(h *Headline) float64 {
+	{"produced", "records produced", "", func(h *Headline) float64 { return float64(h.Produced) }},
+	{"completed", "records completed", "", func(h *Headline) float64 { return float64(h.Completed) }},
+	{"processed_ok", "successful processings", "", func(h *Headline) float64 { return float64(h.ProcessedOK) }},
+	{"arrival_per_sec", "arrival rate", "/s", func(h *Headline) float64 { return h.ArrivalPerSec }},
+	{"throughput_per_sec", "throughput (completed)", "/s", func(h *Headline) float64 { return h.ThroughputPerSec }},
+	{"deliveries", "deliveries", "", func(h *Headline) float64 { return float64(h.Deliveries) }},
+	{"redeliveries", "redeliveries", "", func(h *Headline) float64 { return float64(h.Redeliveries) }},
+	{"duplicates", "duplicates", "", func(h *Headline) float64 { return float64(h.Duplicates) }},
+	{"duplicates_per_hour", "duplicates", "/h", func(h *Headline) float64 { return h.DuplicatesPerHour }},
+	{"archived_at_limit", "archived at the delivery limit", "", func(h *Headline) float64 { return float64(h.ArchivedAtLimit) }},
+	{"archived_by_retention", "archived by retention", "", func(h *Headline) float64 { return float64(h.ArchivedByRetention) }},
+	{"deleted_undelivered", "deleted before delivery", "", func(h *Headline) float64 { return float64(h.DeletedUndelivered) }},
+	{"lock_timeouts", "lock timeouts", "", func(h *Headline) float64 { return float64(h.LockTimeouts) }},
+	{"e2e_p50_ms", "median produce-to-completion latency", "ms", func(h *Headline) float64 { return float64(deref(h.E2EP50Ms)) }},
+	{"e2e_p99_ms", "p99 produce-to-completion latency", "ms", func(h *Headline) float64 { return float64(deref(h.E2EP99Ms)) }},
+	{"reordered_fraction", "same-key records out of order", "%", func(h *Headline) float64 { return h.ReorderedFraction }},
+	{"spso_stuck_max_ms", "longest the start offset stood still", "ms", func(h *Headline) float64 { return float64(h.SPSOStuckMaxMs) }},
+	{"kept_up", "kept up", "bool", func(h *Headline) float64 {
 		if h.KeptUp {
 			return 1
 		}
 		return 0
 	}},
+}
+
+// GroupMetricNames lists the per-group figure names, in order.
+func GroupMetricNames() []string {
+	out := make([]string, len(groupMetrics))
+	for i, m := range groupMetrics {
+		out[i] = m.name
+	}
+	return out
+}
+
+// DescribeFigure words one per-group figure of a headline: "duplicates 17364 per hour",
+// durations printed by ms (nil: the report's format). ok is false for an unknown name.
+func DescribeFigure(name string, h *Headline, ms func(int64) string) (text string, ok bool) {
+	if ms == nil {
+		ms = fmtMs
+	}
+	for _, m := range groupMetrics {
+		if m.name != name {
+			continue
+		}
+		v := m.get(h)
+		switch m.unit {
+		case "/s":
+			return fmt.Sprintf("%s %.1f records/s", m.label, v), true
+		case "/h":
+			return fmt.Sprintf("%s %.0f per hour", m.label, v), true
+		case "ms":
+			if (name == "e2e_p50_ms" && h.E2EP50Ms == nil) || (name == "e2e_p99_ms" && h.E2EP99Ms == nil) {
+				return m.label + " n/a (nothing completed)", true
+			}
+			return fmt.Sprintf("%s %s", m.label, ms(int64(v))), true
+		case "%":
+			return fmt.Sprintf("%s %.2f%%", m.label, 100*v), true
+		case "bool":
+			if v == 1 {
+				return "kept up", true
+			}
+			return "did not keep up", true
+		}
+		return fmt.Sprintf("%s %.0f", m.label, v), true
+	}
+	return "", false
 }
 
 // metricColumns are the run-wide metrics of sweep.csv, after the first group's.

@@ -33,7 +33,7 @@ var sweepMetrics = []sweepMetric{
 	{"redeliveries", "Redeliveries", "records redelivered (whole run)", 1, false},
 	{"lock_timeouts", "Acquisition lock timeouts", "locks expired (whole run)", 1, false},
 	{"archived_at_limit", "Records archived at the delivery limit", "records", 1, false},
-	{"e2e_p99_ms", "p99 produce-to-accept latency", "latency (s)", 0.001, false},
+	{"e2e_p99_ms", "p99 produce-to-completion latency", "latency (s)", 0.001, false},
 	{"spso_stuck_max_ms", "Longest time the start offset stood still", "time (s)", 0.001, false},
 	{"reordered_fraction", "Same-key records processed out of order", "records out of order (%)", 100, false},
 }

@@ -69,6 +69,7 @@ type meta struct {
 	questions   []int
 	seed        uint64
 	checks      []string
+	focus       []string
 }
 
 // Name is the scenario's name (the name key, else the file name without .yaml).
@@ -82,6 +83,10 @@ func (s *Scenario) Description() string { return s.meta.description }
 
 // Questions are the numbers of the user questions (docs: user-questions.md) it answers.
 func (s *Scenario) Questions() []int { return append([]int(nil), s.meta.questions...) }
+
+// Focus names the figures that answer the scenario's question (FocusMetrics); a run's
+// summary states them first.
+func (s *Scenario) Focus() []string { return append([]string(nil), s.meta.focus...) }
 
 // Kind is workload or scripted.
 func (s *Scenario) Kind() Kind { return s.meta.kind }

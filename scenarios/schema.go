@@ -115,6 +115,7 @@ var commonTop = []any{"kind", "name", "title", "description", "questions", listO
 
 var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"checks", listOf(scalar),
+	"focus", listOf(scalar),
 	"duration", "heal", "warmup", "metrics_interval", "max_events", "brokers",
 	"topics", listOf(topicShape),
 	"producers", listOf(producerShape),

@@ -118,7 +118,30 @@ func (d *decoder) meta(top *fields, m *meta) {
 	if n := top.get("checks"); n != nil {
 		m.checks = d.checks(n)
 	}
+	if n := top.get("focus"); n != nil {
+		items, _ := d.list(n, "focus")
+		for i, it := range items {
+			p := indexPath("focus", i)
+			v, ok := d.scalar(it, p, "a figure name")
+			if !ok {
+				continue
+			}
+			if !contains(FocusMetrics, v) {
+				e := d.errorAt(it, p, describe(it), "a figure name: "+strings.Join(FocusMetrics, ", "))
+				e.Suggestion = suggest(v, FocusMetrics)
+				d.errs = append(d.errs, e)
+				continue
+			}
+			m.focus = append(m.focus, v)
+		}
+	}
 }
+
+// FocusMetrics are the figures a scenario's focus key may name: the per-group figures of a
+// run's summary and of sweep tables (docs/metrics.md; reports keeps the same list).
+var FocusMetrics = []string{"produced", "completed", "processed_ok", "arrival_per_sec", "throughput_per_sec",
+	"deliveries", "redeliveries", "duplicates", "duplicates_per_hour", "archived_at_limit", "archived_by_retention",
+	"deleted_undelivered", "lock_timeouts", "e2e_p50_ms", "e2e_p99_ms", "reordered_fraction", "spso_stuck_max_ms", "kept_up"}
 
 func (d *decoder) checks(n *yaml.Node) []string {
 	allowed := append([]string{"all"}, KnownChecks...)

@@ -36,6 +36,8 @@ type sharePart struct {
 	frontier int64
 	spso     spsoTracker
 	finals   []model.Finalized
+	// lingering follows records that left the cache while clients held them (metrics).
+	lingering map[int64]lingering
 }
 
 type reqKind uint8

@@ -95,6 +95,7 @@ func (w *World) consumerStart(ci int32) {
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
 	c.state = cIdle
 	c.pausedUntil, c.cutUntil = 0, 0
+	w.noteDropped(c)
 	c.buffer, c.batch, c.acks, c.next, c.outstanding = c.buffer[:0], c.batch[:0], c.acks[:0], 0, 0
 	c.assignment = nil
 	w.line("start").str("client", string(c.member)).end()
@@ -415,6 +416,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 					continue
 				}
 				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
+				w.noteHeld(s, off)
 			}
 		}
 	}

@@ -118,7 +118,7 @@ type consumerCounters struct {
 // producer timestamp.
 type latencies struct {
 	firstDelivery hist.Hist // to its first delivery to a consumer
-	processed     hist.Hist // to the end of the successful processing whose completion committed
+	processed     hist.Hist // to the end of its first successful processing
 	completed     hist.Hist // to its completion committing (share: ACCEPT write; classic: offset commit)
 }
 

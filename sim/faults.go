@@ -203,7 +203,14 @@ func (w *World) partitionFault(f Fault) {
 				continue
 			}
 			w.recordHidden(HiddenLockExpiry, s, 0, 0)
-			for _, wr := range s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil) {
+			before := s.core.Stats().AcquisitionLockTimeouts
+			ws := s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil)
+			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
+			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
+				w.gc(s.group).lockTimeouts += n
+				w.noteExpired(s, ws)
+			}
+			for _, wr := range ws {
 				w.sendWrite(s, wr, -1)
 			}
 			w.afterCoreOp(s)

@@ -123,7 +123,7 @@ func finishedTotal(c *counters) int64 {
 	n := c.completed + c.deletedUndelivered
 	for cause, k := range c.finished {
 		switch model.Cause(cause) {
-		case model.CauseAccepted, model.CauseRestored, model.CauseNone:
+		case model.CauseAccepted, model.CauseRestored, model.CauseNone, model.CauseGap: // GAP: offsets without a record
 		default:
 			n += k
 		}
@@ -332,7 +332,7 @@ func (w *World) accountClassic(a *Accounting, g *groupState) {
 // KeepUp says whether a group kept up with its arrivals in the window, and if not, why.
 type KeepUp struct {
 	// KeptUp: the backlog grew over the window's second half by at most 5 % of the records
-	// that arrived in it (and by at most one poll per consumer).
+	// that arrived in it plus one poll (max.poll.records) per consumer.
 	KeptUp bool `json:"kept_up"`
 	// ArrivalPerSec and FinishedPerSec are over the whole window.
 	ArrivalPerSec  float64 `json:"arrival_per_sec"`
@@ -447,22 +447,26 @@ func (w *World) consumerSpec(gi int32, name string) *ConsumerSpec {
 // mean ÷ threads), so each partition finishes at most cap ÷ that time.
 func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	g := w.groups[gi]
-	var slots, meanMs float64
+	var slots, rate float64 // rate: records per ms all slots together can process
 	var mpr, threads, count int
 	for _, cs := range g.cfg.Consumers {
 		n := max(cs.Count, 1)
 		t := max(cs.Threads, 1)
 		m := cs.Processing.Mean() * slowFactor(&cs)
 		slots += float64(n * t)
-		meanMs += m * float64(n*t)
+		if m > 0 {
+			rate += float64(n*t) / m
+		}
 		mpr += cs.MaxPollRecords * n
 		threads += t * n
 		count += n
 	}
-	if slots == 0 || count == 0 {
+	if slots == 0 || count == 0 || rate == 0 {
 		return nil
 	}
-	meanMs /= slots
+	// meanMs is the slots' harmonic mean processing time: slots ÷ meanMs is the sum of every
+	// slot's own rate, so faster consumers count for what they do.
+	meanMs := slots / rate
 	perRecord := math.Max(1, ratio(in.deliveries, in.deliveries-in.redeliveries))
 	var out []Limit
 	if meanMs > 0 {
@@ -483,10 +487,17 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	hold := w.recordsPerFetch(gi, poll)
 	perThread := float64(threads) / float64(count)
 	if meanMs > 0 && hold > 0 {
+		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		pollMs := hold * meanMs / perThread // a blocking consumer acknowledges a poll when it has processed all of it
+		if pollMs > lock {
+			out = append(out, Limit{Name: "lock-duration", RecordsPerSec: 0,
+				Explain: fmt.Sprintf("a poll of %.0f records takes ≈ %.0f ms to process (× %.0f ms ÷ %.0f threads), longer than the %.0f ms lock, so its acknowledgements arrive after the locks expired",
+					hold, pollMs, meanMs, perThread, lock)})
+		}
 		busyPer := math.Max(1, math.Floor(capRecs/hold))
-		holdMs := hold * meanMs / perThread
+		holdMs := math.Min(pollMs, lock) // a lock ends the hold at the latest
 		out = append(out, Limit{Name: "in-flight-cap", RecordsPerSec: float64(parts) * capRecs * 1000 / holdMs / perRecord,
-			Explain: fmt.Sprintf("%d partitions × cap %.0f records, each held ≈ %.0f ms (a fetch of %.0f records × %.0f ms ÷ %.0f threads): at most %.0f consumers per partition hold records",
+			Explain: fmt.Sprintf("%d partitions × cap %.0f records, each held ≈ %.0f ms (a fetch of %.0f records × %.0f ms ÷ %.0f threads, at most the lock): at most %.0f consumers per partition hold records",
 				parts, capRecs, holdMs, hold, meanMs, perThread, busyPer)})
 	}
 	return out
@@ -537,7 +548,7 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		return fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
 			"look at the redeliveries by cause and the start offset plot"
 	}
-	need := k.ArrivalPerSec / tight.RecordsPerSec
+	need := k.ArrivalPerSec / math.Max(tight.RecordsPerSec, 1e-9)
 	reason = fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
 		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
 	switch tight.Name {
@@ -545,6 +556,16 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the processing slots (more consumers or threads) or processing %.1f× faster", need, need)
 	case "partitions":
 		advice = fmt.Sprintf("about %.1f× the partitions, or a share group", need)
+	case "lock-duration":
+		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
+		most := math.Inf(1)
+		for _, cs := range w.groups[gi].cfg.Consumers {
+			if m := cs.Processing.Mean() * slowFactor(&cs); m > 0 {
+				most = math.Min(most, math.Floor(lock*float64(max(cs.Threads, 1))/m))
+			}
+		}
+		return reason, fmt.Sprintf("max.poll.records of at most %.0f, a share.record.lock.duration.ms above the poll's processing time, more threads per consumer, or acknowledging each record as it finishes", math.Max(1, most))
 	case "in-flight-cap":
 		hint := "raise group.share.partition.max.record.locks or lower max.poll.records"
 		if w.groupAcquireMode(gi) != model.RecordLimit && w.producerBatch(gi) > 1 {

@@ -46,6 +46,7 @@ type recInfo struct {
 	okBy        int32 // consumer that last processed it successfully
 	okCount     uint16
 	deliveries  uint16
+	held        uint16   // deliveries of it a client holds and has not finished processing
 	lostCause   DupCause // why an earlier successful processing did not stick (DupOther: unknown)
 	pendingOK   bool     // processed successfully, ACCEPT not confirmed
 	seen        bool
@@ -118,7 +119,12 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 		t.last, t.sinceMs, t.init, t.marked = spso, w.now, true, false
 		return
 	}
-	if core.InFlightCount() > 1 {
+	if core.InFlightCount() <= 1 {
+		// Nothing waits behind the start offset: time idle is not time stuck.
+		t.sinceMs, t.marked = w.now, false
+		return
+	}
+	{
 		stuck := w.now - t.sinceMs
 		gx := &w.metrics.gx[s.group]
 		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
@@ -147,6 +153,8 @@ type metrics struct {
 	lat []latencies        // by group: records produced inside the measurement window
 
 	series          []Sample
+	sampled         bool        // a sample was taken
+	lastSampleMs    int64       // when the last sample was taken
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
 	silentLossFirst int64
 }
@@ -214,6 +222,58 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 	}
 }
 
+// lingering is what the simulator keeps about a record that left the in-flight cache while
+// clients still held deliveries of it: whether one of its processings succeeded, and how many
+// deliveries are still out. It is dropped when the last one is finished or dropped, so its
+// size is bounded by the records clients hold.
+type lingering struct {
+	okCount uint16
+	held    uint16
+}
+
+// noteHeld records a delivery reaching its client.
+func (w *World) noteHeld(s *sharePart, off int64) {
+	if info := s.track.peek(off); info != nil {
+		info.held++
+	} else if l, ok := s.lingering[off]; ok {
+		l.held++
+		s.lingering[off] = l
+	}
+}
+
+// noteUnheld records that a client finished (or dropped) a delivery.
+func (w *World) noteUnheld(s *sharePart, off int64) {
+	if info := s.track.peek(off); info != nil {
+		if info.held > 0 {
+			info.held--
+		}
+		return
+	}
+	if l, ok := s.lingering[off]; ok {
+		if l.held <= 1 {
+			delete(s.lingering, off)
+			return
+		}
+		l.held--
+		s.lingering[off] = l
+	}
+}
+
+// noteDropped records that a restarting consumer lost the deliveries it held.
+func (w *World) noteDropped(c *consumer) {
+	if w.groups[c.group].classic != nil {
+		return
+	}
+	for _, d := range c.buffer {
+		w.noteUnheld(w.shares[d.sp], d.off)
+	}
+	for i, d := range c.batch {
+		if i >= len(c.done) || !c.done[i] {
+			w.noteUnheld(w.shares[d.sp], d.off)
+		}
+	}
+}
+
 // noteProcessed records one processing completion that took durMs.
 func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	g, cc := w.gc(c.group), w.cc(c.idx)
@@ -223,18 +283,36 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	cc.busyMs += durMs
 	s := w.shares[d.sp]
 	late := w.now > d.deadline
-	if ok && late && d.off < s.track.base {
-		// The record left the cache while this delivery's lock was expired: another
-		// delivery finished it, so this processing is a lock-expiry duplicate.
+	if d.off < s.track.base || s.track.peek(d.off) == nil {
+		// The record left the cache while this delivery was out (its lock expired, the
+		// delivery limit or the log start archived it): a duplicate only if one of its
+		// processings had succeeded before.
+		l, known := s.lingering[d.off]
+		w.noteUnheld(s, d.off)
+		if !ok {
+			g.failedProcessing++
+			return
+		}
+		if late {
+			g.processedLate++
+			w.mark("processed-after-lock-expiry")
+		}
 		g.processedOK++
 		cc.processedOK++
-		g.processedLate++
-		g.duplicates[DupLockExpiry]++
-		w.mark("duplicate-processing")
-		w.mark("processed-after-lock-expiry")
+		if !known || l.okCount > 0 {
+			g.duplicates[DupLockExpiry]++
+			w.mark("duplicate-processing")
+		}
+		if known {
+			if cur, still := s.lingering[d.off]; still {
+				cur.okCount++
+				s.lingering[d.off] = cur
+			}
+		}
 		w.noteOrder(s.group, s.part, d.off)
 		return
 	}
+	w.noteUnheld(s, d.off)
 	info := s.track.get(d.off)
 	w.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
@@ -508,6 +586,14 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 	case model.CauseLogStart:
 		w.mark("archived-by-retention")
 	}
+	for off := f.First; off <= f.Last; off++ {
+		if info := s.track.peek(off); info != nil && info.held > 0 {
+			if s.lingering == nil {
+				s.lingering = map[int64]lingering{}
+			}
+			s.lingering[off] = lingering{okCount: info.okCount, held: info.held}
+		}
+	}
 	s.track.trimTo(f.Last + 1)
 }
 
@@ -593,6 +679,7 @@ type GroupSample struct {
 
 // sampleMetrics records one time-series point.
 func (w *World) sampleMetrics() {
+	w.metrics.sampled, w.metrics.lastSampleMs = true, w.now
 	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
 	var redel [backCauses]int64
 	for gi := range w.groups {
@@ -627,6 +714,10 @@ func (w *World) sampleMetrics() {
 	for _, c := range w.consumers {
 		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
 	}
+	if w.opts.OnSample != nil {
+		w.opts.OnSample(&smp)
+		return
+	}
 	w.metrics.series = append(w.metrics.series, smp)
 }
 
@@ -639,7 +730,7 @@ func (w *World) partitionSample(s *sharePart) PartitionSample {
 	}
 	if s.core == nil {
 		ps.StartOffset = max(s.store.StartOffset(), 0)
-		ps.Backlog = max(0, p.log.EndOffset()-ps.StartOffset)
+		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
 		return ps
 	}
 	ps.InFlightMessageCount = s.core.InFlightCount()

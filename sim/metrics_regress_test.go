@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sharesim/sharesim/model"
@@ -181,5 +182,56 @@ func TestRegressFiguresArePerGroup(t *testing.T) {
 	}
 	if !s.Accounting.Balanced || !k.Accounting.Balanced {
 		t.Errorf("accounting share %+v classic %+v", s.Accounting, k.Accounting)
+	}
+}
+
+// When a group cannot keep up, the figures say so and name the bound: processing capacity,
+// the lock (a blocking poll that outlasts it), or the in-flight cap.
+func TestRegressKeepUpNamesTheBound(t *testing.T) {
+	cases := []struct {
+		name      string
+		consumers int
+		maxPoll   int
+		procMs    int64
+		rate      float64
+		durMs     int64
+		bound     string // "" keeps up
+	}{
+		{"keeps-up", 4, 10, 10, 100, 120_000, ""},
+		// 2 consumers × 1 000/100 ms = 20 records/s against 100 arriving.
+		{"processing", 2, 1, 100, 100, 120_000, "processing"},
+		// Full polls of 50 records × 1 s = 50 s each, longer than the 30 s lock (processing
+		// alone would allow 8/s).
+		{"lock", 8, 50, 1_000, 100, 120_000, "lock-duration"},
+		// 1 partition, cap 200, producer batches of 100 acquired whole (batch_optimized), so
+		// every poll holds 100 records for 1 s: at most 200 records/s (processing alone would
+		// allow 2 000/s).
+		{"in-flight-cap", 20, 100, 10, 1_000, 20_000, "in-flight-cap"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ftConsumer("c", tc.consumers, tc.procMs, tc.maxPoll)
+			cfg := ftWorld(1, tc.rate, 0, c)
+			cfg.Producers[0].BatchRecords = max(1, tc.maxPoll)
+			cfg.Kafka.PartitionMaxRecordLocks = 200
+			cfg.DurationMs, cfg.HealMs = tc.durMs, 0
+			res := ftRun(t, cfg, 1)
+			k := rgGroup(t, res, 0).KeepUp
+			if tc.bound == "" {
+				if !k.KeptUp {
+					t.Fatalf("did not keep up: %s", k.Reason)
+				}
+				return
+			}
+			if k.KeptUp {
+				t.Fatalf("kept up (backlog %d → %d → %d)", k.BacklogStart, k.BacklogMid, k.BacklogEnd)
+			}
+			if !strings.HasPrefix(k.Reason, tc.bound+" limits it to") || k.Advice == "" {
+				t.Errorf("reason %q, advice %q: want the %s bound named", k.Reason, k.Advice, tc.bound)
+			}
+			if k.FinishedPerSec >= k.ArrivalPerSec || k.BacklogGrowthPerSec <= 0 {
+				t.Errorf("finished %.1f/s of %.1f/s, backlog growth %.1f/s", k.FinishedPerSec, k.ArrivalPerSec, k.BacklogGrowthPerSec)
+			}
+		})
 	}
 }

@@ -84,6 +84,10 @@ type Options struct {
 	RecordHistory bool
 	// Observer is called after every event (invariant checkers).
 	Observer func(w *World)
+	// OnSample, when set, receives every point of the metrics time series as it is taken,
+	// and Result.Metrics.Series stays empty: memory then does not grow with the length of
+	// the run (reports.SeriesFiles writes the points to a result folder).
+	OnSample func(*Sample)
 	// SampleRecords follows the life of up to this many records of share groups, most of
 	// them eventful (redelivered, expired, released, not accepted), in Result.Sample; 0
 	// disables. It does not change the run.
@@ -244,7 +248,9 @@ func (w *World) Run() (*Result, error) {
 	}
 	w.now = max(w.now, w.endMs)
 	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics()
+	if !w.metrics.sampled || w.metrics.lastSampleMs != w.now {
+		w.sampleMetrics() // the last point, unless a sample was just taken at this time
+	}
 	w.recordUnanswered()
 	return w.result(), nil
 }

@@ -224,7 +224,7 @@ func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string
 		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
 		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
-		Overrides: sets, Command: cmdline, Violations: []reports.Violation{},
+		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(),
 	}
 	for _, v := range o.violations {
 		s.Violations = append(s.Violations, reports.Violation{Check: v.Check, Message: v.String(), TimeMs: v.TimeMs, Event: v.Event, Reproduce: cmdline})
@@ -239,9 +239,10 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	verdict := strings.ToUpper(s.Verdict)
 	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, fmtDuration(s.EndMs), s.Events)
 	if !f.quiet {
-		if s.Title != "" {
+		if s.Title != "" && s.Title != s.Scenario {
 			fmt.Fprintf(w, "  %s\n", s.Title)
 		}
+		printAnswer(w, s)
 		for i := range s.Metrics.Groups {
 			printGroup(w, &s.Metrics.Groups[i])
 		}
@@ -258,6 +259,28 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
 	}
 }
 
+// printAnswer states the figures the scenario names in its focus key, per group, before the
+// details: the answer to the scenario's question.
+func printAnswer(w io.Writer, s *reports.Summary) {
+	if len(s.Focus) == 0 {
+		return
+	}
+	for i := range s.Groups {
+		h := &s.Groups[i]
+		var parts []string
+		for _, f := range s.Focus {
+			if text, ok := reports.DescribeFigure(f, h, fmtDuration); ok {
+				parts = append(parts, text)
+			}
+		}
+		who := ""
+		if len(s.Groups) > 1 {
+			who = h.Group + ": "
+		}
+		fmt.Fprintf(w, "  answer: %s%s (over %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
+	}
+}
+
 // printGroup prints one group's figures: the answer first (did it keep up, duplicates per
 // hour, latency), then the details. docs/metrics.md defines every number.
 func printGroup(w io.Writer, g *sim.GroupMetrics) {
@@ -268,7 +291,16 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	}
 	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s:\n", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
 	if k.KeptUp {
-		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s\n", r.ArrivalPerSec, r.CompletedPerSec, done)
+		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
+		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
+			ended := withoutKey(g.InWindow.Finished, "accepted")
+			if n := g.InWindow.DeletedUndelivered; n > 0 {
+				ended["deleted before delivery"] = n
+			}
+			delete(ended, "gap")
+			fmt.Fprintf(w, ", but %.1f/s ended otherwise (%s)", other, causesList(ended))
+		}
+		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintf(w, "    DID NOT KEEP UP: %.1f records/s arrived, %.1f/s finished; backlog %d → %d (%+.1f/s in the second half)\n",
 			k.ArrivalPerSec, k.FinishedPerSec, k.BacklogStart, k.BacklogEnd, k.BacklogGrowthPerSec)
@@ -312,6 +344,17 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 		fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*g.ReorderedFraction)
 	}
 	fmt.Fprintln(w)
+}
+
+// withoutKey copies m without key k.
+func withoutKey(m map[string]int64, k string) map[string]int64 {
+	out := map[string]int64{}
+	for key, v := range m {
+		if key != k {
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // latencyText prints a latency's median and 99th percentile, or n/a when nothing reached it.
