@@ -949,10 +949,7 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 			cc.processedOK -= s.processedOK
 			cc.busyMs -= s.busyMs
 		}
-		t := max(c.spec.Threads, 1)
-		if g.cfg.Type == ClassicGroup {
-			t = 1
-		}
+		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
 		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}

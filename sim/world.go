@@ -298,7 +298,9 @@ func (w *World) dispatch(e event) {
 		for _, p := range w.parts {
 			w.forgetLog(p) // keep only the log metadata some reader still needs
 		}
-		if w.now+w.cfg.MetricsIntervalMs <= w.endMs {
+		// The sample at the end is Run's, taken after every event of the last millisecond
+		// (one queued for that millisecond would run before events queued later for it).
+		if w.now+w.cfg.MetricsIntervalMs < w.endMs {
 			w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
 		}
 	case evHeal:
