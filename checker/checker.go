@@ -105,7 +105,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 	}
 	maxBatch := int64(1)
 	for _, p := range cfg.Producers {
-		maxBatch = max(maxBatch, int64(p.BatchRecords), int64(p.BurstRecords))
+		maxBatch = max(maxBatch, p.MaxBatchRecords(), int64(p.BurstRecords))
 	}
 	c.maxOver = maxBatch
 	if cfg.Kafka.Version < model.Kafka42 {

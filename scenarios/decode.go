@@ -19,6 +19,16 @@ type decoder struct {
 	// origin marks nodes that came from a Set override, with the "path=value" text.
 	origin map[*yaml.Node]string
 	errs   []*Error
+	// bytes makes duration read plain integers only: a distribution of sizes in bytes.
+	bytes bool
+}
+
+// byteDistribution decodes a distribution of sizes in bytes (record_size): the same
+// families as a duration distribution, with plain integers.
+func (d *decoder) byteDistribution(n *yaml.Node, path string) (dist.Dist, bool) {
+	d.bytes = true
+	defer func() { d.bytes = false }()
+	return d.distribution(n, path, 0)
 }
 
 func (d *decoder) errorAt(n *yaml.Node, path, found, expected string) *Error {
@@ -374,6 +384,13 @@ func (d *decoder) duration(n *yaml.Node, path string, opt durOpt) (int64, bool) 
 		return -1, true
 	}
 	var ms int64
+	if d.bytes {
+		opt |= durPlainMs // a byte-size distribution: plain integers, no units
+		if _, err := parseInt(s); err != nil {
+			d.fail(n, path, describe(n), "an integer number of bytes")
+			return 0, false
+		}
+	}
 	if v, err := parseInt(s); err == nil {
 		if opt&durPlainMs == 0 && v != 0 {
 			d.fail(n, path, describe(n)+" without a unit", want)

@@ -96,14 +96,17 @@ var kafkaShape = mapOf(
 	"bug",
 )
 
-var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")
+var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms",
+	"log.segment.bytes", "log.roll.ms", "retention.bytes")
 
 var producerShape = mapOf("name", "topic", "rate", "arrival", "burst_every", "burst_records", "batch_records",
+	"batch.size", "linger.ms", "record_size", distShape, "max.in.flight.requests.per.connection", "buffer.memory", "max.request.size",
 	"keys", "start", "stop", "poison", "compacted", "transactional", "txn_batches", "abort", "txn_commit_delay")
 
 var consumerShape = mapOf("name", "count", "start", "processing", distShape, "slow_factor", "threads",
 	"share.acknowledgement.mode", "commit", "max.poll.records", "share.acquire.mode", "fetch.max.wait.ms",
-	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash")
+	"failure", "on_failure", "on_poison", "renew_every", "restart_after_crash",
+	"style", "held_records", "max.poll.interval.ms", "fetch.min.bytes")
 
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 
@@ -119,10 +122,13 @@ var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"producers", listOf(producerShape),
 	"groups", listOf(groupShape),
 	"coordinator", mapOf("write_latency", distShape, "read_latency", distShape, "write_failure"),
-	"network", mapOf("latency", distShape, "response_loss", "request.timeout.ms"),
+	"network", mapOf("latency", distShape, "response_loss", "request.timeout.ms", "reset_delay"),
 	"membership", mapOf("group.share.session.timeout.ms", "group.share.heartbeat.interval.ms"),
 	"faults", listOf(faultShape),
 	"swarm", mapOf("kinds", listOf(scalar), "count"),
+	"broker_cost", mapOf("num.io.threads", "produce_request_us", "produce_record_us", "share_fetch_request_us",
+		"share_fetch_record_us", "acknowledge_request_us", "acknowledge_record_us", "classic_fetch_request_us",
+		"classic_fetch_record_us", "bandwidth"),
 )...)
 
 var expectShape = mapOf("acquired", "error",

@@ -404,6 +404,7 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	w.membership(top.get("membership"))
 	w.faultsSection(top.get("faults"))
 	w.swarm(top.get("swarm"))
+	w.brokerCost(top.get("broker_cost"))
 	if d.failed() {
 		return cfg
 	}
@@ -465,6 +466,7 @@ func (w *wctx) topicsSection(n *yaml.Node) {
 				t.RetentionCheckIntervalMs = x
 			}
 		}
+		w.topicSegments(f, &t)
 		if t.Name != "" {
 			if _, dup := w.topics[t.Name]; dup {
 				d.fail(f.get("name"), f.p("name"), describe(f.get("name"))+" a second time", "a unique topic name")
@@ -480,6 +482,41 @@ func (w *wctx) topicsSection(n *yaml.Node) {
 	// The map points into the slice; rebuild after appends moved it.
 	for i := range w.cfg.Topics {
 		w.topics[w.cfg.Topics[i].Name] = &w.cfg.Topics[i]
+	}
+}
+
+// topicSegments decodes Kafka's segment layout: any of log.segment.bytes, log.roll.ms and
+// retention.bytes turns it on (sim.Topic.Segments).
+func (w *wctx) topicSegments(f *fields, t *sim.Topic) {
+	d := w.d
+	var first string
+	for _, k := range []string{"log.segment.bytes", "log.roll.ms", "retention.bytes"} {
+		if f.get(k) != nil && first == "" {
+			first = k
+		}
+	}
+	if first == "" {
+		return
+	}
+	if f.get("retention.records") != nil {
+		d.fail(f.key["retention.records"], f.p("retention.records"), "retention.records with "+first, "retention.bytes (with segments, retention is by bytes as in Kafka)")
+		return
+	}
+	t.Segments, t.RetentionBytes = true, -1
+	if v := f.get("log.segment.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("log.segment.bytes"), 1, 1<<40); ok {
+			t.SegmentBytes = x
+		}
+	}
+	if v := f.get("log.roll.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("log.roll.ms"), durPlainMs|durPositive); ok {
+			t.SegmentMs = x
+		}
+	}
+	if v := f.get("retention.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("retention.bytes"), -1, math.MaxInt64); ok {
+			t.RetentionBytes = x
+		}
 	}
 }
 
@@ -557,6 +594,7 @@ func (w *wctx) producersSection(n *yaml.Node) {
 				pr.BatchRecords = int(x)
 			}
 		}
+		w.producerBatching(f, &pr)
 		if bursts {
 			if v := f.get("burst_every"); v != nil {
 				if x, ok := d.duration(v, f.p("burst_every"), durPositive); ok {
@@ -641,6 +679,63 @@ func (w *wctx) producersSection(n *yaml.Node) {
 			}
 		}
 		w.cfg.Producers = append(w.cfg.Producers, pr)
+	}
+}
+
+// accumulatorKeys are the KafkaProducer settings of accumulator mode; any of them selects it.
+var accumulatorKeys = []string{"batch.size", "linger.ms", "record_size", "max.in.flight.requests.per.connection", "buffer.memory", "max.request.size"}
+
+// producerBatching decodes accumulator mode (batch.size in bytes, linger.ms, ...): any of
+// its keys selects it, with Kafka 4's defaults for the rest (batch.size 16384, linger.ms 5).
+func (w *wctx) producerBatching(f *fields, pr *sim.Producer) {
+	d := w.d
+	var first string
+	for _, k := range accumulatorKeys {
+		if f.get(k) != nil {
+			first = k
+			break
+		}
+	}
+	if first == "" {
+		return
+	}
+	if f.get("batch_records") != nil {
+		d.fail(f.key["batch_records"], f.p("batch_records"), "batch_records with "+first, "one of them: batch_records fixes the records per batch; "+first+" is KafkaProducer batching by bytes")
+		return
+	}
+	if f.get("transactional") != nil {
+		d.fail(f.key[first], f.p(first), first+" for a transactional producer", "batch_records (transactions are modelled with fixed batches only)")
+	}
+	pr.BatchRecords, pr.BatchBytes, pr.LingerMs = 0, sim.DefaultBatchBytes, sim.DefaultLingerMs
+	if v := f.get("batch.size"); v != nil {
+		if x, ok := d.integer(v, f.p("batch.size"), sim.RecordBatchOverhead+1, 1<<30); ok {
+			pr.BatchBytes = x
+		}
+	}
+	if v := f.get("linger.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("linger.ms"), durPlainMs); ok {
+			pr.LingerMs = x
+		}
+	}
+	if v := f.get("record_size"); v != nil {
+		if x, ok := d.byteDistribution(v, f.p("record_size")); ok {
+			pr.RecordSize = x
+		}
+	}
+	if v := f.get("max.in.flight.requests.per.connection"); v != nil {
+		if x, ok := d.integer(v, f.p("max.in.flight.requests.per.connection"), 1, 1000); ok {
+			pr.MaxInFlight = int(x)
+		}
+	}
+	if v := f.get("buffer.memory"); v != nil {
+		if x, ok := d.integer(v, f.p("buffer.memory"), 1, 1<<40); ok {
+			pr.BufferMemory = x
+		}
+	}
+	if v := f.get("max.request.size"); v != nil {
+		if x, ok := d.integer(v, f.p("max.request.size"), 1, 1<<30); ok {
+			pr.MaxRequestBytes = x
+		}
 	}
 }
 
@@ -825,6 +920,7 @@ func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool)
 			}
 		}
 	}
+	w.consumerClientKeys(f, &c)
 	if v := f.get("restart_after_crash"); v != nil {
 		if x, ok := d.duration(v, f.p("restart_after_crash"), durNever); ok {
 			c.RestartAfterCrashMs = x
@@ -838,6 +934,82 @@ func (w *wctx) consumer(n *yaml.Node, p string, ci int) (sim.ConsumerSpec, bool)
 		}
 	}
 	return c, true
+}
+
+// consumerClientKeys decodes client-side parallelism and the classic consumer's fetch and
+// poll settings. The group type is checked by the simulator (sim.Config.Validate), whose
+// error names the key.
+func (w *wctx) consumerClientKeys(f *fields, c *sim.ConsumerSpec) {
+	d := w.d
+	if v := f.get("style"); v != nil {
+		if s, ok := d.enum(v, f.p("style"), "blocking", "continuous"); ok && s == "continuous" {
+			c.Style = sim.StyleContinuous
+		}
+	}
+	if v := f.get("held_records"); v != nil {
+		if x, ok := d.integer(v, f.p("held_records"), 1, 10_000_000); ok {
+			c.HeldRecords = int(x)
+			if c.Style != sim.StyleContinuous {
+				d.fail(f.key["held_records"], f.p("held_records"), "held_records without style: continuous", "style: continuous (held_records bounds a continuous client)")
+			}
+		}
+	}
+	if v := f.get("max.poll.interval.ms"); v != nil {
+		if x, ok := d.duration(v, f.p("max.poll.interval.ms"), durPlainMs|durPositive); ok {
+			c.MaxPollIntervalMs = x
+		}
+	}
+	if v := f.get("fetch.min.bytes"); v != nil {
+		if x, ok := d.integer(v, f.p("fetch.min.bytes"), 1, 1<<40); ok {
+			c.FetchMinBytes = x
+		}
+	}
+}
+
+// brokerCostKeys are broker_cost's service times in microseconds, with where they go.
+var brokerCostKeys = []struct {
+	key string
+	at  func(*sim.BrokerCost) *float64
+}{
+	{"produce_request_us", func(b *sim.BrokerCost) *float64 { return &b.ProduceRequestMs }},
+	{"produce_record_us", func(b *sim.BrokerCost) *float64 { return &b.ProduceRecordMs }},
+	{"share_fetch_request_us", func(b *sim.BrokerCost) *float64 { return &b.ShareFetchRequestMs }},
+	{"share_fetch_record_us", func(b *sim.BrokerCost) *float64 { return &b.ShareFetchRecordMs }},
+	{"acknowledge_request_us", func(b *sim.BrokerCost) *float64 { return &b.AcknowledgeRequestMs }},
+	{"acknowledge_record_us", func(b *sim.BrokerCost) *float64 { return &b.AcknowledgeRecordMs }},
+	{"classic_fetch_request_us", func(b *sim.BrokerCost) *float64 { return &b.ClassicFetchRequestMs }},
+	{"classic_fetch_record_us", func(b *sim.BrokerCost) *float64 { return &b.ClassicFetchRecordMs }},
+}
+
+// brokerCost decodes the broker cost model (off unless the section is there).
+func (w *wctx) brokerCost(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "broker_cost", workloadShape.lookup("broker_cost"))
+	if f == nil {
+		return
+	}
+	bc := &sim.BrokerCost{IOThreads: 8}
+	if v := f.get("num.io.threads"); v != nil {
+		if x, ok := d.integer(v, f.p("num.io.threads"), 1, 10000); ok {
+			bc.IOThreads = int(x)
+		}
+	}
+	for _, k := range brokerCostKeys {
+		if v := f.get(k.key); v != nil {
+			if x, ok := d.integer(v, f.p(k.key), 0, 1_000_000_000); ok {
+				*k.at(bc) = float64(x) / 1000
+			}
+		}
+	}
+	if v := f.get("bandwidth"); v != nil {
+		if x, ok := d.integer(v, f.p("bandwidth"), 1, 1<<50); ok {
+			bc.BandwidthBytesPerSec = float64(x)
+		}
+	}
+	w.cfg.BrokerCost = bc
 }
 
 func (w *wctx) coordinator(n *yaml.Node) {
@@ -890,6 +1062,11 @@ func (w *wctx) network(n *yaml.Node) {
 			w.cfg.Network.RequestTimeoutMs = x
 		}
 	}
+	if v := f.get("reset_delay"); v != nil {
+		if x, ok := d.duration(v, f.p("reset_delay"), 0); ok {
+			w.cfg.Network.ResetDelayMs = x
+		}
+	}
 }
 
 func (w *wctx) membership(n *yaml.Node) {
@@ -931,12 +1108,12 @@ func faultUsesDuration(k sim.FaultKind) bool {
 }
 
 func faultUsesRestart(k sim.FaultKind) bool {
-	return k == sim.FaultKill || k == sim.FaultClose || k == sim.FaultHang
+	return k == sim.FaultKill || k == sim.FaultClose || k == sim.FaultHang || k == sim.FaultHostLoss
 }
 
 func faultTargetsConsumer(k sim.FaultKind) bool {
 	switch k {
-	case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultNetCut, sim.FaultPause:
+	case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultNetCut, sim.FaultPause, sim.FaultHostLoss:
 		return true
 	}
 	return false

@@ -90,3 +90,53 @@ func TestMemoryDoesNotGrowWithTheLog(t *testing.T) {
 		t.Errorf("live heap grew by %d bytes between minute 10 and 55; it should not grow with the log", growth)
 	}
 }
+
+// bigConfig is 100 000 records/s for ten minutes (60 M records) from a KafkaProducer-style
+// producer (100-byte records, 16 KiB batches, linger 5 ms) on 16 partitions, read by a
+// classic group of 16 consumers with no processing time.
+func bigConfig() sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.DurationMs = 600_000
+	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
+	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 16, RetentionMs: -1, RetentionRecords: -1}}
+	cfg.Producers = []sim.Producer{{Name: "p", Topic: "t", RecordsPerSecond: 100_000, BatchBytes: 16384, LingerMs: 5,
+		RecordSize: dist.Must(dist.Constant(100))}}
+	c := sim.DefaultConsumer("c")
+	c.Count = 16
+	c.Processing = dist.Must(dist.Constant(0))
+	c.MaxPollRecords = 1000
+	cfg.Groups = []sim.Group{{Name: "g", Type: sim.ClassicGroup, Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{c}}}
+	return cfg
+}
+
+// BenchmarkTenMinutes100k runs bigConfig and reports the live heap at minute 2 and minute 9
+// (heap-2m, heap-9m, in MB): memory follows the in-flight work, not the 60 M records.
+func BenchmarkTenMinutes100k(b *testing.B) {
+	cfg := bigConfig()
+	for i := 0; i < b.N; i++ {
+		var at2, at9 uint64
+		measure := func() uint64 {
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			return ms.HeapAlloc
+		}
+		res, err := sim.Run(cfg, uint64(i+1), sim.Options{Observer: func(w *sim.World) {
+			switch {
+			case at2 == 0 && w.NowMs() >= 120_000:
+				at2 = measure()
+			case at9 == 0 && w.NowMs() >= 540_000:
+				at9 = measure()
+			}
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Metrics.Produced < 59_000_000 {
+			b.Fatalf("produced %d, want about 60 M", res.Metrics.Produced)
+		}
+		b.ReportMetric(float64(at2)/1e6, "heap-2m-MB")
+		b.ReportMetric(float64(at9)/1e6, "heap-9m-MB")
+		b.ReportMetric(float64(res.Metrics.Produced), "records")
+	}
+}

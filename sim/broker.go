@@ -102,6 +102,7 @@ type request struct {
 	detached    bool // the poll loop does not wait for it
 	done        bool // the client has the outcome
 	inUse       bool
+	costPaid    bool // its service time at the broker was charged (BrokerCost)
 }
 
 type partAcks struct {
@@ -147,6 +148,9 @@ func (w *World) requestArrive(id int32) {
 		// The connection is gone: the broker never sees the request.
 		w.line("drop-request").str("client", string(r.member)).end()
 		return
+	}
+	if w.shareRequestCost(id) {
+		return // queued for a request handler thread (cost.go)
 	}
 	b := w.brokers[r.broker]
 	for i := range r.acks {
@@ -474,7 +478,7 @@ func (w *World) respond(id int32) {
 		return // the client's timeout handles it
 	}
 	r.respPending = true
-	w.push(w.now+lat, event{kind: evResponseArrive, ref: id, gen: r.gen})
+	w.push(w.now+lat+w.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
 }
 
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.

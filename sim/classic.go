@@ -29,6 +29,13 @@ type classicGroup struct {
 	readMax []int64
 	// healDoneTo[i] is doneTo[i] when the healing phase started.
 	healDoneTo []int64
+	// rebalancing is set from a membership change until every member rejoined (at its
+	// next poll) or the rebalance timed out; joined lists the members that rejoined, rbToken
+	// names the rebalance for its timeout event, rbStartMs is when it started.
+	rebalancing bool
+	joined      map[int32]bool
+	rbToken     int64
+	rbStartMs   int64
 }
 
 func newClassicGroup(w *World, g *groupState) *classicGroup {
@@ -99,22 +106,145 @@ func (cg *classicGroup) floor(pi int32) int64 {
 	return 1 << 62
 }
 
-// classicStart joins a classic consumer and starts its poll loop.
+// The classic consumer, like KafkaConsumer. The application's poll() returns up to
+// max.poll.records records from the client's fetch buffer; when the buffer runs dry it sends
+// a fetch (and it prefetches: a poll that empties the buffer sends the next fetch at once).
+// A fetch takes the network latency to its broker, where it is answered as soon as the
+// member's partitions hold fetch.min.bytes past its positions, else held until data arrives
+// or fetch.max.wait.ms passes (long poll); the answer (up to max.poll.records records) takes
+// the latency back. Processing runs on Threads worker slots in one of two styles:
+//
+//   - blocking: the records of a poll are processed on the slots, and the next poll comes
+//     when all of them are done;
+//   - continuous: each record starts as soon as a slot is free, and the application polls
+//     whenever a slot is free and it holds fewer than HeldRecords records.
+//
+// The offset committed for a partition is the lowest offset the member fetched but has not
+// finished processing (in the fetch buffer, in an answer on its way, or held by the
+// application), else its position: a slow record holds the commit back, and after a crash
+// everything from it on is processed again. Auto-commit sends it every
+// auto.commit.interval.ms from poll(); commit: sync instead commits before every poll and
+// waits for the answer. A commit completes (the records it passes are completed) when it
+// reaches the group coordinator, one network latency after it was sent. A member that does
+// not call poll() for max.poll.interval.ms leaves the group; it rejoins at its next poll.
+
+// classicClient is one classic consumer incarnation's client state.
+type classicClient struct {
+	// buf holds fetched records not yet returned by poll; resp the records of the answer on
+	// its way (fetching), for fetch id fetchID.
+	buf, resp []delivery
+	fetching  bool
+	parked    bool // the fetch waits at the broker (long poll)
+	// fetchServed: the fetch's request service time was charged (BrokerCost)
+	fetchServed bool
+	fetchID     int64
+	// held[head:] are the records poll returned and not all finished, oldest first;
+	// done[k] says held[k] finished; records start in order, held[head:nextStart] have
+	// started. seqBase is the sequence number of held[0].
+	held      []delivery
+	done      []bool
+	head      int
+	nextStart int
+	seqBase   int64
+	running   int
+	unfished  int  // held records not done
+	wantData  bool // the application waits in poll() for a fetch answer
+	// lastPollMs is when the application last called poll(); pollTimer says the
+	// max.poll.interval.ms timer is queued.
+	lastPollMs int64
+	pollTimer  bool
+}
+
+func (w *World) classicClientOf(c *consumer) *classicClient {
+	if c.cl == nil {
+		c.cl = &classicClient{}
+	}
+	return c.cl
+}
+
+// classicStart joins a classic consumer and starts its poll loop. A new incarnation starts
+// from the committed offsets of the partitions it still owns.
 func (w *World) classicStart(c *consumer) {
+	g := w.groups[c.group]
+	c.cl = &classicClient{}
+	for _, i := range g.assignment[c.idx] {
+		if g.classic.owner[i] == c.idx {
+			g.classic.position[i] = -1
+		}
+	}
 	w.heartbeatNow(c)
 	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
 	w.classicPoll(c)
 }
 
-// classicRebalance reassigns partitions by range over members in join order. Members that
-// lose a partition commit their position for it first (onPartitionsRevoked), if alive.
+// A classic group rebalances like the eager protocol: a membership change starts a
+// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
+// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
+// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
+// the ones that did not, the partitions are assigned by range over the members in join
+// order and the members resume from the committed offsets.
+
+// classicRebalance starts a rebalance (or takes a membership change into the running one).
 func (w *World) classicRebalance(g *groupState) {
 	cg := g.classic
-	n, m := len(g.parts), len(g.members)
-	newOwner := make([]int32, n)
-	for i := range newOwner {
-		newOwner[i] = -1
+	if !cg.rebalancing {
+		cg.rebalancing, cg.joined, cg.rbStartMs = true, map[int32]bool{}, w.now
+		cg.rbToken++
+		timeout := int64(300000)
+		if cs := g.cfg.Consumers; len(cs) > 0 {
+			timeout = cs[0].maxPollIntervalMs()
+		}
+		w.push(w.now+timeout, event{kind: evClassicRebalanceTimeout, a: g.idx, x: cg.rbToken})
+		w.line("rebalance").str("group", g.cfg.Name).num("members", int64(len(g.members))).end()
 	}
+	for _, m := range g.members {
+		if c := w.consumers[m]; !cg.joined[m] && c.alive() && (c.cl == nil || c.cl.running == 0) {
+			w.classicJoin(g, c) // waiting in poll(), not processing: rejoins at once
+		}
+	}
+	w.classicMaybeAssign(g)
+}
+
+// classicJoin is member c rejoining during a rebalance: it commits and gives up its
+// partitions and drops what it fetched of them.
+func (w *World) classicJoin(g *groupState, c *consumer) {
+	cg := g.classic
+	cg.joined[c.idx] = true
+	for i, o := range cg.owner {
+		if o != c.idx {
+			continue
+		}
+		if cg.position[i] >= 0 {
+			w.classicCommitNow(g, int32(i), w.classicCommitOffset(c, int32(i)))
+		}
+		if c.cl != nil {
+			c.cl.buf = dropPartition(c.cl.buf, int32(i))
+		}
+		cg.owner[i], cg.position[i] = -1, -1
+	}
+	delete(g.assignment, c.idx)
+}
+
+// classicMaybeAssign ends the rebalance once every member rejoined.
+func (w *World) classicMaybeAssign(g *groupState) {
+	cg := g.classic
+	for _, m := range g.members {
+		if !cg.joined[m] {
+			return
+		}
+	}
+	cg.rebalancing = false
+	n, m := len(g.parts), len(g.members)
+	for i := range cg.owner {
+		if o := cg.owner[i]; o >= 0 {
+			// A partition of a member that left without rejoining: no commit, it is dead or gone.
+			cg.owner[i], cg.position[i] = -1, -1
+			if c := w.consumers[o]; c.cl != nil {
+				c.cl.buf = dropPartition(c.cl.buf, int32(i))
+			}
+		}
+	}
+	g.assignment = map[int32][]int32{}
 	if m > 0 {
 		per, extra := n/m, n%m
 		i := 0
@@ -124,47 +254,333 @@ func (w *World) classicRebalance(g *groupState) {
 				cnt++
 			}
 			for j := 0; j < cnt; j++ {
-				newOwner[i] = mem
+				cg.owner[i] = mem
+				g.assignment[mem] = append(g.assignment[mem], int32(i))
 				i++
 			}
 		}
 	}
-	g.assignment = map[int32][]int32{}
-	for i, o := range newOwner {
-		if prev := cg.owner[i]; prev >= 0 && prev != o {
-			if c := w.consumers[prev]; c.alive() && cg.position[i] >= 0 {
-				w.classicCommit(g, int32(i), cg.position[i])
-			}
-			cg.position[i] = -1
-		}
-		if o >= 0 && cg.owner[i] != o {
-			cg.position[i] = -1 // the new owner starts from the committed offset
-		}
-		cg.owner[i] = o
-		if o >= 0 {
-			g.assignment[o] = append(g.assignment[o], int32(i))
+	if w.now > cg.rbStartMs {
+		w.mark("classic-rebalance-waited")
+	}
+	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).num("waited", w.now-cg.rbStartMs).end()
+	for _, mem := range g.members {
+		if c := w.consumers[mem]; c.alive() {
+			w.push(w.now, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 3})
 		}
 	}
-	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).end()
 }
 
-// classicPoll fetches up to max.poll.records records from the member's partitions.
+// classicRebalanceTimeout removes the members that did not rejoin in time.
+func (w *World) classicRebalanceTimeout(e event) {
+	g := w.groups[e.a]
+	cg := g.classic
+	if !cg.rebalancing || cg.rbToken != e.x {
+		return
+	}
+	var late []int32
+	for _, m := range g.members {
+		if !cg.joined[m] {
+			late = append(late, m)
+		}
+	}
+	for _, m := range late {
+		w.mark("classic-rebalance-timeout")
+		w.line("fence-member").str("client", string(w.consumers[m].member)).str("group", g.cfg.Name).end()
+		w.removeMember(g, m)
+	}
+}
+
+func dropPartition(ds []delivery, i int32) []delivery {
+	out := ds[:0]
+	for _, d := range ds {
+		if d.sp != i {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// classicCommitNow applies a commit of offset off for the group's i-th partition at the
+// group coordinator; commits never move the offset back.
+func (w *World) classicCommitNow(g *groupState, i int32, off int64) {
+	if off > g.classic.committed[i] {
+		w.classicCommit(g, i, off)
+	}
+}
+
+// classicCommitOffset is the offset c commits for the group's i-th partition: the lowest
+// offset it fetched but has not finished, else its position.
+func (w *World) classicCommitOffset(c *consumer, i int32) int64 {
+	cg := w.groups[c.group].classic
+	off := cg.position[i]
+	cl := c.cl
+	if cl == nil {
+		return off
+	}
+	for k := cl.head; k < len(cl.held); k++ {
+		if d := cl.held[k]; d.sp == i && !cl.done[k] && d.off < off {
+			off = d.off
+		}
+	}
+	for _, d := range cl.buf {
+		if d.sp == i && d.off < off {
+			off = d.off
+		}
+	}
+	if cl.fetching {
+		for _, d := range cl.resp {
+			if d.sp == i && d.off < off {
+				off = d.off
+			}
+		}
+	}
+	return off
+}
+
+// classicSendCommit sends c's commit for every partition it owns; it reaches the group
+// coordinator one network latency later.
+func (w *World) classicSendCommit(c *consumer) {
+	g := w.groups[c.group]
+	cg := g.classic
+	cg.lastCommitMs[c.idx] = w.now
+	lat := w.cfg.Network.Latency.Sample(w.rNet)
+	for _, i := range g.assignment[c.idx] {
+		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
+			if off := w.classicCommitOffset(c, i); off > cg.committed[i] {
+				w.push(w.now+lat, event{kind: evClassicCommit, a: g.idx, b: i, x: off})
+			}
+		}
+	}
+}
+
+// classicMaybeCommit auto-commits when the interval passed (or always, with force: close).
+func (w *World) classicMaybeCommit(c *consumer, force bool) {
+	g := w.groups[c.group]
+	interval := g.cfg.AutoCommitIntervalMs
+	if interval <= 0 {
+		interval = 5000
+	}
+	if force {
+		// close(): a synchronous commit, applied at once.
+		for _, i := range g.assignment[c.idx] {
+			if g.classic.position[i] >= 0 && g.classic.owner[i] == c.idx {
+				w.classicCommitNow(g, i, w.classicCommitOffset(c, i))
+			}
+		}
+		return
+	}
+	if c.spec.Commit == CommitSync || w.now-g.classic.lastCommitMs[c.idx] < interval {
+		return
+	}
+	w.classicSendCommit(c)
+}
+
+// classicPoll is the application calling poll().
 func (w *World) classicPoll(c *consumer) {
 	if !c.alive() {
 		return
 	}
 	g := w.groups[c.group]
-	cg := g.classic
+	cl := w.classicClientOf(c)
+	if !g.isMember(c.idx) {
+		w.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+	}
+	cl.lastPollMs = w.now
+	if !cl.pollTimer {
+		// One timer per incarnation, re-armed when it fires early (like the session check).
+		cl.pollTimer = true
+		w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+	}
+	if cg := g.classic; cg.rebalancing {
+		if !cg.joined[c.idx] && g.isMember(c.idx) {
+			w.classicJoin(g, c)
+			w.classicMaybeAssign(g)
+		}
+		if cg.rebalancing {
+			cl.wantData = false
+			if cl.running == 0 {
+				c.state = cIdle // waits in poll() for the assignment
+			}
+			return
+		}
+	}
 	w.classicMaybeCommit(c, false)
-	c.batch, c.next = c.batch[:0], 0
-	owned := g.assignment[c.idx]
-	if len(owned) == 0 {
-		c.state = cIdle
-		w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
+	if len(g.assignment[c.idx]) == 0 {
+		cl.wantData = false
+		if cl.running == 0 {
+			c.state = cIdle
+		}
 		return
 	}
+	room := c.spec.MaxPollRecords
+	if c.spec.Style == StyleContinuous {
+		room = min(room, c.spec.heldRecords()-cl.unfished)
+	}
+	n := min(room, len(cl.buf))
+	if n == 0 {
+		cl.wantData = true
+		if cl.running == 0 {
+			c.state = cPolling
+		}
+		w.classicSendFetch(c)
+		return
+	}
+	cl.wantData = false
+	for _, d := range cl.buf[:n] {
+		w.classicNoteDelivery(c, w.parts[g.parts[d.sp]], d.sp, d.off)
+		d.acquiredMs = w.now
+		cl.held = append(cl.held, d)
+		cl.done = append(cl.done, false)
+		cl.unfished++
+	}
+	cl.buf = append(cl.buf[:0], cl.buf[n:]...)
+	if len(cl.buf) == 0 {
+		w.classicSendFetch(c) // prefetch
+	}
+	c.state = cProcessing
+	w.classicStartRecords(c)
+}
+
+// classicStartRecords starts held records on free worker slots, in order.
+func (w *World) classicStartRecords(c *consumer) {
+	cl := c.cl
+	threads := max(c.spec.Threads, 1)
+	for ; cl.nextStart < len(cl.held) && cl.running < threads; cl.nextStart++ {
+		k := cl.nextStart
+		cl.running++
+		cl.held[k].startMs = w.now
+		d := c.spec.Processing.Sample(w.rProc)
+		if c.spec.SlowFactor != 1 {
+			d = int64(float64(d) * c.spec.SlowFactor)
+		}
+		w.push(w.now+d, event{kind: evClassicDone, a: c.idx, gen: c.gen, x: cl.seqBase + int64(k)})
+	}
+}
+
+// classicSendFetch sends a fetch for c's partitions unless one is out.
+func (w *World) classicSendFetch(c *consumer) {
+	cl := c.cl
+	g := w.groups[c.group]
+	if cl.fetching || len(g.assignment[c.idx]) == 0 {
+		return
+	}
+	cl.fetching, cl.parked, cl.fetchServed = true, false, false
+	cl.fetchID++
+	cl.resp = cl.resp[:0]
+	at := w.now + w.cfg.Network.Latency.Sample(w.rNet)
+	if c.cutUntil > w.now {
+		at = max(at, c.cutUntil) // the request is retried once the network is back
+	}
+	w.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
+}
+
+// classicFetchArrive is the fetch at the broker: answered now if fetch.min.bytes are there,
+// else held until data arrives or fetch.max.wait.ms passes.
+func (w *World) classicFetchArrive(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x || !c.cl.fetching {
+		return
+	}
+	if bc := w.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
+		c.cl.fetchServed = true
+		if d := w.serve(w.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
+			w.push(w.now+d, e)
+			return
+		}
+	}
+	if w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+		w.classicAnswer(c)
+		return
+	}
+	c.cl.parked = true
+	w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicFetchWait, a: c.idx, gen: c.gen, x: e.x})
+}
+
+// classicFetchWait ends a held fetch's wait.
+func (w *World) classicFetchWait(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || c.cl == nil || c.cl.fetchID != e.x || !c.cl.parked {
+		return
+	}
+	w.classicAnswer(c)
+}
+
+// classicWake answers the held fetches of members owning the group's i-th partition once
+// enough data is there (a produce appended to it).
+func (w *World) classicWake(g *groupState, pi int32) {
+	cg := g.classic
+	for i, p := range g.parts {
+		if p != pi || cg.owner[i] < 0 {
+			continue
+		}
+		c := w.consumers[cg.owner[i]]
+		if c.cl != nil && c.cl.parked && c.alive() && w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+			w.classicAnswer(c)
+		}
+	}
+}
+
+// classicBytesAvailable is what c's partitions hold past its positions, in bytes (records ×
+// the topic's mean record size).
+func (w *World) classicBytesAvailable(c *consumer) int64 {
+	g := w.groups[c.group]
+	cg := g.classic
+	var n int64
+	for _, i := range g.assignment[c.idx] {
+		p := w.parts[g.parts[i]]
+		pos := cg.position[i]
+		if pos < 0 {
+			pos = cg.committed[i]
+		}
+		upTo := p.log.EndOffset()
+		if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+			upTo = p.log.LastStableOffset()
+		}
+		if pos < 0 {
+			if upTo > p.log.StartOffset() {
+				return 1 << 62 // never read: the first fetch resolves the start offset
+			}
+			continue
+		}
+		n += max(0, upTo-max(pos, p.log.StartOffset())) * w.recordBytes(p.topic)
+	}
+	return n
+}
+
+// recordBytes is the mean record size on topic t: the mean of its producers' record sizes.
+func (w *World) recordBytes(t int32) int64 {
+	var sum, k float64
+	for _, p := range w.producers {
+		if p.topic != t {
+			continue
+		}
+		k++
+		if p.cfg.RecordSize != nil {
+			sum += p.cfg.RecordSize.Mean()
+		} else {
+			sum += DefaultRecordBytes
+		}
+	}
+	if k == 0 {
+		return DefaultRecordBytes
+	}
+	return max(1, int64(sum/k))
+}
+
+// classicAnswer reads up to max.poll.records records from c's partitions at the broker and
+// sends them back.
+func (w *World) classicAnswer(c *consumer) {
+	g := w.groups[c.group]
+	cg := g.classic
+	cl := c.cl
+	cl.parked = false
 	budget := c.spec.MaxPollRecords
-	start := w.rSchedule.Intn(len(owned))
+	owned := g.assignment[c.idx]
+	start := 0
+	if len(owned) > 1 {
+		start = w.rSchedule.Intn(len(owned))
+	}
 	for k := 0; k < len(owned) && budget > 0; k++ {
 		i := owned[(start+k)%len(owned)]
 		p := w.parts[g.parts[i]]
@@ -192,56 +608,76 @@ func (w *World) classicPoll(c *consumer) {
 		p.readBuf = p.log.Read(pos, int64(budget), upTo, p.readBuf[:0])
 		for _, lb := range p.readBuf {
 			for off := max(lb.First, pos); off <= lb.Last && budget > 0; off++ {
-				if lb.Aborted && w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
-					pos = off + 1
-					continue
-				}
-				if p.log.HasRecord(off) {
-					c.batch = append(c.batch, delivery{sp: i, off: off, acquiredMs: w.now})
+				if !(lb.Aborted && w.cfg.Kafka.IsolationLevel == model.ReadCommitted) && p.log.HasRecord(off) {
+					cl.resp = append(cl.resp, delivery{sp: i, off: off})
 					budget--
-					w.classicNoteDelivery(c, p, i, off)
 				}
 				pos = off + 1
 			}
 		}
 		cg.position[i] = pos
 	}
-	if len(c.batch) == 0 {
-		c.state = cPolling
-		w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
+	extra := int64(0)
+	if bc := w.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
+		b := w.classicBroker(c)
+		n := int64(len(cl.resp))
+		extra = max(w.serve(b, bc.ClassicFetchRecordMs*float64(n)), w.transfer(b, n*w.recordBytes(w.parts[g.parts[cl.resp[0].sp]].topic)))
+	}
+	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet)+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+}
+
+// classicBroker is the broker a classic consumer's fetch goes to: the leader of its first
+// partition (the simulator sends one fetch for all of a member's partitions).
+func (w *World) classicBroker(c *consumer) int32 {
+	g := w.groups[c.group]
+	if owned := g.assignment[c.idx]; len(owned) > 0 {
+		return w.parts[g.parts[owned[0]]].leader
+	}
+	return 0
+}
+
+// classicFetchDone is the answer reaching the client: records of partitions it still owns
+// join the buffer.
+func (w *World) classicFetchDone(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x {
 		return
 	}
-	c.state = cProcessing
-	w.classicScheduleNext(c)
-}
-
-func (w *World) classicScheduleNext(c *consumer) {
-	d := c.spec.Processing.Sample(w.rProc)
-	if c.spec.SlowFactor != 1 {
-		d = int64(float64(d) * c.spec.SlowFactor)
-	}
-	w.push(w.now+d, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 1})
-	c.batch[c.next].startMs = w.now
-}
-
-// classicNoteDelivery counts one record a poll returned.
-func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cl := c.cl
 	cg := w.groups[c.group].classic
-	g := w.gc(c.group)
-	g.deliveries++
-	w.cc(c.idx).deliveries++
-	if off <= cg.readMax[i] {
-		g.redeliveries++
+	cl.fetching = false
+	for _, d := range cl.resp {
+		if cg.owner[d.sp] == c.idx && cg.position[d.sp] > d.off {
+			cl.buf = append(cl.buf, d)
+		}
+	}
+	cl.resp = cl.resp[:0]
+	if w.now < c.pausedUntil {
+		w.push(c.pausedUntil, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 2})
 		return
 	}
-	cg.readMax[i] = off
-	g.delivered++
-	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
-		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	if cl.wantData {
+		w.classicPoll(c)
 	}
 }
 
-// classicStep handles a classic consumer's events: x=0 poll, x=1 one record processed.
+// classicPollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
+func (w *World) classicPollTimeout(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() || c.cl == nil {
+		return
+	}
+	if due := c.cl.lastPollMs + c.spec.maxPollIntervalMs(); w.now < due {
+		w.push(due, event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+		return
+	}
+	c.cl.pollTimer = false
+	w.mark("max-poll-interval-exceeded")
+	w.leaveGroup(c)
+}
+
+// classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer
+// arrived during a pause).
 func (w *World) classicStep(e event) {
 	c := w.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
@@ -250,90 +686,100 @@ func (w *World) classicStep(e event) {
 	if w.deferIfPaused(c, e) {
 		return
 	}
-	if e.x == 0 {
-		if c.state == cPolling || c.state == cIdle {
+	cl := w.classicClientOf(c)
+	switch {
+	case e.x == 3:
+		if cl.running == 0 && cl.unfished == 0 || c.spec.Style == StyleContinuous && cl.running < max(c.spec.Threads, 1) {
+			w.classicPoll(c) // the rebalance ended: poll with the new assignment
+		}
+	case e.x == 2 && !cl.wantData:
+	case c.state == cPolling || c.state == cIdle || cl.wantData:
+		w.classicPoll(c)
+	case e.x == 0 && c.state == cProcessing && cl.running == 0 && cl.unfished == 0:
+		w.classicPoll(c) // after a commitSync
+	}
+}
+
+// classicDone is one record's processing ending.
+func (w *World) classicDone(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.alive() {
+		return
+	}
+	if w.deferIfPaused(c, e) {
+		return
+	}
+	g := w.groups[c.group]
+	cg := g.classic
+	cl := c.cl
+	k := int(e.x - cl.seqBase)
+	d := cl.held[k]
+	cl.running--
+	// Records already polled are processed even if a rebalance moved the partition.
+	p := w.parts[g.parts[d.sp]]
+	gc, cc := w.gc(c.group), w.cc(c.idx)
+	gc.processed++
+	cc.processed++
+	gc.busyMs += w.now - d.startMs
+	cc.busyMs += w.now - d.startMs
+	if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
+		gc.failedProcessing++
+		w.mark("consumer-crash")
+		w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
+		w.classicKill(c, c.spec.RestartAfterCrashMs)
+		return
+	}
+	if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+		gc.failedProcessing++
+		w.classicKill(c, c.spec.RestartAfterCrashMs)
+		return
+	}
+	gc.processedOK++
+	cc.processedOK++
+	if d.off <= cg.processedMax[d.sp] {
+		gc.classicReprocessed++
+		gc.duplicates[DupRewind]++
+		w.mark("classic-reprocessed")
+	} else {
+		cg.processedMax[d.sp] = d.off
+		if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
+			w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
+		}
+	}
+	w.noteOrder(c.group, p.idx, d.off)
+	cl.done[k] = true
+	cl.unfished--
+	// Pass the finished prefix; copy down once it is more than half the slice.
+	for cl.head < len(cl.held) && cl.done[cl.head] {
+		cl.head++
+	}
+	if cl.head == len(cl.held) || (cl.head > 64 && cl.head > len(cl.held)/2) {
+		n := copy(cl.held, cl.held[cl.head:])
+		copy(cl.done, cl.done[cl.head:])
+		cl.held, cl.done = cl.held[:n], cl.done[:n]
+		cl.seqBase += int64(cl.head)
+		cl.nextStart -= cl.head
+		cl.head = 0
+	}
+	w.classicStartRecords(c)
+	if c.spec.Style == StyleContinuous {
+		if cl.running < max(c.spec.Threads, 1) && cl.unfished < c.spec.heldRecords() && !cl.wantData {
 			w.classicPoll(c)
 		}
 		return
 	}
-	if c.state != cProcessing {
+	if cl.unfished > 0 {
 		return
 	}
-	g := w.groups[c.group]
-	cg := g.classic
-	d := c.batch[c.next]
-	c.next++
-	{
-		// Records already polled are processed even if a rebalance moved the partition.
-		p := w.parts[g.parts[d.sp]]
-		gc, cc := w.gc(c.group), w.cc(c.idx)
-		gc.processed++
-		cc.processed++
-		gc.busyMs += w.now - d.startMs
-		cc.busyMs += w.now - d.startMs
-		if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
-			gc.failedProcessing++
-			w.mark("consumer-crash")
-			w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
-			w.classicKill(c, c.spec.RestartAfterCrashMs)
-			return
-		}
-		if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
-			gc.failedProcessing++
-			w.classicKill(c, c.spec.RestartAfterCrashMs)
-			return
-		}
-		gc.processedOK++
-		cc.processedOK++
-		if d.off <= cg.processedMax[d.sp] {
-			gc.classicReprocessed++
-			gc.duplicates[DupRewind]++
-			w.mark("classic-reprocessed")
-		} else {
-			cg.processedMax[d.sp] = d.off
-			if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
-				w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
-			}
-		}
-		w.noteOrder(c.group, p.idx, d.off)
-	}
-	if c.next < len(c.batch) {
-		w.classicScheduleNext(c)
+	if c.spec.Commit == CommitSync {
+		// commitSync, then poll once the answer is back.
+		w.classicSendCommit(c)
+		rtt := w.cfg.Network.Latency.Sample(w.rNet) * 2
+		w.push(w.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return
 	}
 	c.state = cPolling
 	w.classicPoll(c)
-}
-
-// classicMaybeCommit commits the member's positions when the auto-commit interval passed.
-func (w *World) classicMaybeCommit(c *consumer, force bool) {
-	g := w.groups[c.group]
-	cg := g.classic
-	interval := g.cfg.AutoCommitIntervalMs
-	if interval <= 0 {
-		interval = 5000
-	}
-	if !force && w.now-cg.lastCommitMs[c.idx] < interval {
-		return
-	}
-	cg.lastCommitMs[c.idx] = w.now
-	for _, i := range g.assignment[c.idx] {
-		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
-			// Only what was processed is committed: the position minus the unprocessed tail.
-			w.classicCommit(g, i, w.classicProcessedUpTo(c, i))
-		}
-	}
-}
-
-// classicProcessedUpTo is the offset after the last record of partition i that c processed.
-func (w *World) classicProcessedUpTo(c *consumer, i int32) int64 {
-	cg := w.groups[c.group].classic
-	for k := c.next; k < len(c.batch); k++ {
-		if c.batch[k].sp == i {
-			return c.batch[k].off
-		}
-	}
-	return cg.position[i]
 }
 
 // classicKill ends a classic consumer: no commit; its partitions wait for the session timeout.
@@ -344,6 +790,7 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 	w.line("kill").str("client", string(c.member)).end()
 	c.state = cDead
 	c.gen++
+	c.cl = nil
 	if restartAfterMs >= 0 {
 		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
@@ -373,4 +820,21 @@ func (w *World) classicFinal(g *groupState) []FinalState {
 		out = append(out, fs)
 	}
 	return out
+}
+
+// classicNoteDelivery counts one record a poll returned.
+func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cg := w.groups[c.group].classic
+	g := w.gc(c.group)
+	g.deliveries++
+	w.cc(c.idx).deliveries++
+	if off <= cg.readMax[i] {
+		g.redeliveries++
+		return
+	}
+	cg.readMax[i] = off
+	g.delivered++
+	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
+		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	}
 }

@@ -45,6 +45,8 @@ type Config struct {
 	MetricsIntervalMs int64
 	// MaxEvents bounds the run; reaching it ends the run with an error.
 	MaxEvents int64
+	// BrokerCost, when set, makes requests cost time at the brokers (cost.go).
+	BrokerCost *BrokerCost
 }
 
 // Topic is a topic with its partitions and retention.
@@ -57,6 +59,35 @@ type Topic struct {
 	RetentionRecords int64
 	// RetentionCheckIntervalMs is log.retention.check.interval.ms (default 300000).
 	RetentionCheckIntervalMs int64
+	// Segments turns on Kafka's segment layout: each partition's log rolls a new segment
+	// when the active one would pass SegmentBytes (log.segment.bytes, 0: 1 GiB) or its first
+	// batch is SegmentMs old (log.roll.ms, 0: 7 days); retention deletes closed segments
+	// only, by RetentionMs and RetentionBytes (retention.bytes, -1: no limit), and
+	// RetentionRecords must be -1. Without it retention deletes single batches.
+	Segments       bool
+	SegmentBytes   int64
+	SegmentMs      int64
+	RetentionBytes int64
+}
+
+// Kafka's segment defaults.
+const (
+	DefaultSegmentBytes = 1 << 30
+	DefaultSegmentMs    = 7 * 24 * 3600 * 1000
+)
+
+func (t *Topic) segmentBytes() int64 {
+	if t.SegmentBytes > 0 {
+		return t.SegmentBytes
+	}
+	return DefaultSegmentBytes
+}
+
+func (t *Topic) segmentMs() int64 {
+	if t.SegmentMs > 0 {
+		return t.SegmentMs
+	}
+	return DefaultSegmentMs
 }
 
 // RateKind is how a producer spaces its batches.
@@ -79,8 +110,21 @@ type Producer struct {
 	// BurstEveryMs and BurstRecords shape RateBursts.
 	BurstEveryMs int64
 	BurstRecords int
-	// BatchRecords is the number of records per producer batch (batch.size/linger.ms).
+	// BatchRecords is the number of records per producer batch in fixed-batch mode: each
+	// batch is appended when its last record is sent. 0 selects accumulator mode (BatchBytes).
 	BatchRecords int
+	// Accumulator mode, like KafkaProducer (kproducer.go): BatchBytes is batch.size in bytes
+	// (> 0 selects the mode), LingerMs linger.ms, RecordSize the serialized size of a record
+	// in bytes (a distribution; nil: DefaultRecordBytes), MaxInFlight
+	// max.in.flight.requests.per.connection (0: 5), BufferMemory buffer.memory in bytes (0:
+	// 32 MiB), MaxRequestBytes max.request.size (0: 1 MiB). Requests take the network latency
+	// each way.
+	BatchBytes      int64
+	LingerMs        int64
+	RecordSize      dist.Dist
+	MaxInFlight     int
+	BufferMemory    int64
+	MaxRequestBytes int64
 	// Keys is the number of distinct record keys (0: no keys). Keys choose the partition.
 	Keys int
 	// StartMs and StopMs bound production (StopMs 0: until the main phase ends).
@@ -165,11 +209,23 @@ type ConsumerSpec struct {
 	Processing dist.Dist
 	// SlowFactor multiplies processing times (1: normal).
 	SlowFactor float64
-	// Threads is how many records of one poll the application processes at once (0 or 1: one
-	// at a time, in order). The next poll happens when all of them are done.
+	// Threads is how many worker slots process records at once (0 or 1: one at a time, in
+	// order); Style says when the application polls.
 	Threads int
-	AckMode AckMode
-	Commit  CommitMode
+	// Style is the client's parallelism: blocking (the next poll when all of a poll's
+	// records are done) or continuous (classic groups: a poll whenever a slot is free and
+	// fewer than HeldRecords records are held).
+	Style ClientStyle
+	// HeldRecords bounds the records a continuous client holds (0: Threads +
+	// MaxPollRecords).
+	HeldRecords int
+	// MaxPollIntervalMs is max.poll.interval.ms for classic groups (0: 300000): a member
+	// that does not poll for that long leaves the group.
+	MaxPollIntervalMs int64
+	// FetchMinBytes is fetch.min.bytes for classic groups (0: 1).
+	FetchMinBytes int64
+	AckMode       AckMode
+	Commit        CommitMode
 	// MaxPollRecords is max.poll.records (also the fetch's MaxRecords and BatchSize).
 	MaxPollRecords int
 	AcquireMode    model.AcquireMode
@@ -189,6 +245,31 @@ type ConsumerSpec struct {
 	RestartAfterCrashMs int64
 }
 
+// ClientStyle is how an application spreads records over its worker slots.
+type ClientStyle uint8
+
+// Client styles.
+const (
+	StyleBlocking   ClientStyle = iota // poll, process the records on the slots, poll again when all are done
+	StyleContinuous                    // each record starts when a slot frees; poll when a slot is free
+)
+
+func (cs *ConsumerSpec) heldRecords() int {
+	if cs.HeldRecords > 0 {
+		return cs.HeldRecords
+	}
+	return max(cs.Threads, 1) + cs.MaxPollRecords
+}
+
+func (cs *ConsumerSpec) maxPollIntervalMs() int64 {
+	if cs.MaxPollIntervalMs > 0 {
+		return cs.MaxPollIntervalMs
+	}
+	return 300000
+}
+
+func (cs *ConsumerSpec) fetchMinBytes() int64 { return max(1, cs.FetchMinBytes) }
+
 // Coordinator is the share coordinator's behaviour.
 //
 // (The leader's own log read latency is Config.LogReadLatency.)
@@ -207,6 +288,9 @@ type Network struct {
 	ResponseLossPerMillion int64
 	// RequestTimeoutMs is request.timeout.ms: how long a client waits for a lost response.
 	RequestTimeoutMs int64
+	// ResetDelayMs is how long after a consumer process is killed its brokers see the
+	// connections reset (0: at once). Until then what it held stays acquired.
+	ResetDelayMs int64
 }
 
 // Membership holds the group coordinator's timeouts.
@@ -234,13 +318,15 @@ const (
 	FaultDownstreamOutage                      // processing fails for DurationMs
 	FaultRenewStall                            // renewals stop for DurationMs
 	FaultLockExpiry                            // every lock of the partition fires now
+	FaultHostLoss                              // consumer host or network lost: no connection reset
+	faultKindLast         = FaultHostLoss
 )
 
 var faultNames = map[FaultKind]string{
 	FaultKill: "kill", FaultClose: "close", FaultHang: "hang", FaultNetCut: "netcut", FaultPause: "pause",
 	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
 	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
-	FaultLockExpiry: "lock-expiry",
+	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss",
 }
 
 // String names the fault kind as scenario files spell it.
@@ -253,7 +339,7 @@ func (k FaultKind) String() string {
 
 // ParseFaultKind accepts the names String returns.
 func ParseFaultKind(s string) (FaultKind, error) {
-	for k := FaultKill; k <= FaultLockExpiry; k++ {
+	for k := FaultKill; k <= faultKindLast; k++ {
 		if faultNames[k] == s {
 			return k, nil
 		}
@@ -347,14 +433,23 @@ func (c *Config) Validate() error {
 		if t.Partitions < 1 || t.Partitions > 10000 {
 			return fmt.Errorf("topic %q: partitions = %d, expected 1..10000", t.Name, t.Partitions)
 		}
+		if t.Segments && t.RetentionRecords >= 0 {
+			return fmt.Errorf("topic %q: retention.records with segments: use retention.bytes (retention.records approximates it without segments)", t.Name)
+		}
+		if !t.Segments && (t.SegmentBytes != 0 || t.SegmentMs != 0 || t.RetentionBytes != 0) {
+			return fmt.Errorf("topic %q: log.segment.bytes, log.roll.ms and retention.bytes need Segments", t.Name)
+		}
+		if t.SegmentBytes < 0 || t.SegmentMs < 0 {
+			return fmt.Errorf("topic %q: negative log.segment.bytes or log.roll.ms", t.Name)
+		}
 		topics[t.Name] = true
 	}
 	for _, p := range c.Producers {
 		if !topics[p.Topic] {
 			return fmt.Errorf("producer %q: unknown topic %q", p.Name, p.Topic)
 		}
-		if p.RecordsPerSecond <= 0 || p.BatchRecords < 1 {
-			return fmt.Errorf("producer %q: needs a positive rate and batch size", p.Name)
+		if err := validateProducer(&p); err != nil {
+			return err
 		}
 		if p.Rate == RateBursts && (p.BurstEveryMs <= 0 || p.BurstRecords < 1) {
 			return fmt.Errorf("producer %q: bursts need burst_every and burst_records", p.Name)
@@ -380,13 +475,45 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if c.BrokerCost != nil {
+		if err := c.BrokerCost.validate(); err != nil {
+			return err
+		}
+	}
 	for _, f := range c.Faults {
-		if f.Kind < FaultKill || f.Kind > FaultLockExpiry {
+		if f.Kind < FaultKill || f.Kind > faultKindLast {
 			return fmt.Errorf("fault %d: unknown kind", f.Kind)
 		}
 		if f.EveryMs < 0 || f.AtMs < 0 || f.DurationMs < 0 {
 			return fmt.Errorf("fault %s: negative time", f.Kind)
 		}
+	}
+	return nil
+}
+
+// maxProducerRate is the highest rate a producer may ask for, records/s.
+const maxProducerRate = 10_000_000
+
+func validateProducer(p *Producer) error {
+	switch {
+	case !(p.RecordsPerSecond > 0) || p.RecordsPerSecond > maxProducerRate:
+		return fmt.Errorf("producer %q: rate %g records/s, expected > 0 and at most %d", p.Name, p.RecordsPerSecond, maxProducerRate)
+	case p.BatchRecords > 0 && p.BatchBytes > 0:
+		return fmt.Errorf("producer %q: batch_records and batch.size both set: batch_records fixes the records per batch, batch.size fills batches by bytes; use one", p.Name)
+	case p.BatchRecords < 1 && p.BatchBytes < 1:
+		return fmt.Errorf("producer %q: needs batch_records >= 1 or batch.size >= 1", p.Name)
+	case p.BatchRecords > 0 && (p.LingerMs != 0 || p.RecordSize != nil || p.MaxInFlight != 0 || p.BufferMemory != 0 || p.MaxRequestBytes != 0):
+		return fmt.Errorf("producer %q: linger.ms, record_size, max.in.flight.requests.per.connection, buffer.memory and max.request.size need batch.size (batch_records batches are fixed)", p.Name)
+	case p.BatchBytes > 0 && p.Transactional:
+		return fmt.Errorf("producer %q: transactional: true needs batch_records (transactions are not modelled with batch.size)", p.Name)
+	case p.LingerMs < 0 || p.MaxInFlight < 0 || p.BufferMemory < 0 || p.MaxRequestBytes < 0:
+		return fmt.Errorf("producer %q: negative linger.ms, max.in.flight.requests.per.connection, buffer.memory or max.request.size", p.Name)
+	case p.BatchBytes > 0 && p.BatchBytes > p.maxRequestBytes():
+		return fmt.Errorf("producer %q: batch.size %d above max.request.size %d: a full batch could never be sent", p.Name, p.BatchBytes, p.maxRequestBytes())
+	case p.BatchBytes > 0 && p.BatchBytes > p.bufferMemory():
+		return fmt.Errorf("producer %q: batch.size %d above buffer.memory %d", p.Name, p.BatchBytes, p.bufferMemory())
+	case p.BatchBytes > 0 && p.RecordSize != nil && p.RecordSize.Mean()+RecordBatchOverhead > float64(p.maxRequestBytes()):
+		return fmt.Errorf("producer %q: record_size mean %.0f bytes above max.request.size %d", p.Name, p.RecordSize.Mean(), p.maxRequestBytes())
 	}
 	return nil
 }
@@ -413,6 +540,16 @@ func (c *Config) validateConsumer(g Group, cs ConsumerSpec) error {
 		return fmt.Errorf("consumer %q: threads = %d, expected 0..100000", cs.Name, cs.Threads)
 	case cs.SlowFactor <= 0:
 		return fmt.Errorf("consumer %q: slow factor must be > 0", cs.Name)
+	case g.Type == ShareGroup && cs.Style == StyleContinuous:
+		return fmt.Errorf("consumer %q: style: continuous is simulated for classic groups only: one KafkaShareConsumer cannot poll while records of its last poll are in processing (explicit mode: poll() throws IllegalStateException until all are acknowledged, ShareConsumerImpl.ensureInFlightAcknowledgedIfExplicitAcknowledgement; implicit mode: poll() would accept them unprocessed); use more consumers (count) or blocking threads", cs.Name)
+	case g.Type == ShareGroup && (cs.MaxPollIntervalMs != 0 || cs.FetchMinBytes != 0):
+		return fmt.Errorf("consumer %q: max.poll.interval.ms and fetch.min.bytes are classic-group settings", cs.Name)
+	case cs.HeldRecords != 0 && cs.Style != StyleContinuous:
+		return fmt.Errorf("consumer %q: held_records bounds a continuous client; set style: continuous", cs.Name)
+	case cs.HeldRecords < 0 || cs.MaxPollIntervalMs < 0 || cs.FetchMinBytes < 0:
+		return fmt.Errorf("consumer %q: negative held_records, max.poll.interval.ms or fetch.min.bytes", cs.Name)
+	case cs.Style == StyleContinuous && cs.heldRecords() < max(cs.Threads, 1):
+		return fmt.Errorf("consumer %q: held_records %d below threads %d: slots would stay idle", cs.Name, cs.heldRecords(), cs.Threads)
 	}
 	return nil
 }

@@ -67,6 +67,13 @@ type consumer struct {
 	renewing    bool
 	// restartAfterMs is the restart delay of the fault or crash that stopped the instance.
 	restartAfterMs int64
+	// cl is a classic consumer's client state (classic.go).
+	cl *classicClient
+	// rotate picks the partition whose leader a record_limit poll fetches from.
+	rotate int
+	// pendingReset: the incarnation died and its brokers have not seen the connections
+	// reset yet (Network.ResetDelayMs, host loss).
+	pendingReset bool
 }
 
 func (c *consumer) connected() bool { return c.state != cDead }
@@ -82,6 +89,7 @@ func (w *World) consumerStart(ci int32) {
 	if c.state != cStopped && c.state != cDead {
 		return
 	}
+	w.applyReset(c) // a restart's new connections come after the old ones were dropped
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
@@ -156,11 +164,28 @@ func (w *World) sendFetches(c *consumer) {
 	for b := range byBroker {
 		byBroker[b] = byBroker[b][:0]
 	}
+	// record_limit: a ShareFetch goes to one leader per poll, chosen by rotating over the
+	// assigned partitions; another leader gets one only when it carries acknowledgements for
+	// it or opens the share session there (ShareConsumeRequestManager with
+	// canSkipIfRequestEmpty), so most polls acquire from a single leader.
+	fetchFrom := int32(-1)
+	if c.spec.AcquireMode == model.RecordLimit && len(c.assignment) > 0 {
+		fetchFrom = w.parts[w.shares[c.assignment[c.rotate%len(c.assignment)]].part].leader
+		c.rotate++
+	}
 	for _, sp := range c.assignment {
 		b := w.parts[w.shares[sp].part].leader
 		byBroker[b] = append(byBroker[b], sp)
 	}
 	acks := w.groupAcks(c)
+	if fetchFrom >= 0 {
+		for b := range byBroker {
+			_, session := w.brokers[b].sessions[c.idx]
+			if int32(b) != fetchFrom && len(acks[b]) == 0 && session {
+				byBroker[b] = byBroker[b][:0]
+			}
+		}
+	}
 	for b := range w.brokers {
 		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
 			continue
@@ -288,6 +313,11 @@ func (w *World) transmit(c *consumer, id int32) {
 	r := &w.reqs[id]
 	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
 	w.metrics.requests++
+	if r.kind == reqFetch {
+		w.metrics.shareFetches++
+	} else if r.kind == reqAck {
+		w.metrics.shareAcknowledges++
+	}
 	if r.kind == reqAck || len(r.acks) > 0 {
 		w.metrics.ackRequests++
 	}
@@ -569,10 +599,64 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 	w.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
-	w.disconnect(c.idx)
+	if d := w.cfg.Network.ResetDelayMs; d > 0 {
+		// The brokers see the connections reset a while later; until then the dead
+		// member's records stay acquired.
+		c.pendingReset = true
+		w.push(w.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
+	} else {
+		w.disconnect(c.idx)
+	}
 	if restartAfterMs >= 0 {
 		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
+}
+
+// hostLoss is the consumer's host (or its network) vanishing: the process stops and no
+// connection is reset. The group coordinator fences the member at the session timeout; the
+// leaders, which release a member's records only when its connection drops (the share
+// session cache's disconnect listener calls SharePartitionManager.releaseSession), keep them
+// acquired until their locks expire, and drop the stale share session when the broker closes
+// the idle connection (connections.max.idle.ms, 10 minutes). A classic member is the same
+// as killed.
+func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
+	if w.groups[c.group].classic != nil {
+		w.classicKill(c, restartAfterMs)
+		return
+	}
+	w.line("host-loss").str("client", string(c.member)).end()
+	w.noteConsumerGone(c, causeCrash)
+	w.recordMemberGone(c)
+	c.state = cDead
+	c.gen++
+	c.pendingReset = true
+	w.push(w.now+connectionsMaxIdleMs, event{kind: evConnReset, a: c.idx, gen: c.gen})
+	if restartAfterMs >= 0 {
+		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+	}
+}
+
+// connectionsMaxIdleMs is connections.max.idle.ms: a broker closes a connection idle that long.
+const connectionsMaxIdleMs = 600_000
+
+// connReset is the brokers seeing a dead process's connections reset.
+func (w *World) connReset(e event) {
+	c := w.consumers[e.a]
+	if c.gen != e.gen || !c.pendingReset {
+		return
+	}
+	w.applyReset(c)
+}
+
+// applyReset drops a dead incarnation's connections (at the reset, when the broker closes
+// the idle connection, or when the instance restarts first).
+func (w *World) applyReset(c *consumer) {
+	if !c.pendingReset {
+		return
+	}
+	c.pendingReset = false
+	w.line("conn-reset").str("client", string(c.member)).end()
+	w.disconnect(c.idx)
 }
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final

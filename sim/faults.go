@@ -36,7 +36,7 @@ func (w *World) buildFaults() error {
 
 func isConsumerFault(k FaultKind) bool {
 	switch k {
-	case FaultKill, FaultClose, FaultHang, FaultNetCut, FaultPause:
+	case FaultKill, FaultClose, FaultHang, FaultNetCut, FaultPause, FaultHostLoss:
 		return true
 	}
 	return false
@@ -159,6 +159,8 @@ func (w *World) consumerFault(f Fault, fi int32) {
 	switch f.Kind {
 	case FaultKill:
 		w.kill(c, f.RestartAfterMs)
+	case FaultHostLoss:
+		w.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
 		w.closeConsumer(c, f.RestartAfterMs)
 	case FaultHang:

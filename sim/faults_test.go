@@ -1014,3 +1014,59 @@ func TestHealingDrains(t *testing.T) {
 		t.Errorf("finalized %d offsets (%v), the logs end at %d in total: want each offset once", finalized, m.Finalized, ends)
 	}
 }
+
+// Killed client whose connection reset the brokers see 5 s later (network.reset_delay): the
+// records it held stay acquired until then, and are released at the reset.
+func TestFaultKillResetDelay(t *testing.T) {
+	const killAt, delay = 3000, 5000
+	cfg := ftWorld(1, 10, 2000, ftConsumer("c", 2, 1000, 5))
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultKill, Target: "c-0", AtMs: killAt, RestartAfterMs: -1}}
+	cfg.Network.ResetDelayMs = delay
+	cfg.DurationMs = 60000
+	res := ftRun(t, cfg, 1)
+	evs := ftParse(t, res.Trace)
+	as := ftAcquisitions(t, evs)
+	held := ftLastAcquired(as, "c-0", killAt)
+	if len(held) == 0 {
+		t.Fatalf("setup: c-0 held nothing at the kill")
+	}
+	rel, ok := ftFind(evs, "release", "c-0", killAt)
+	if !ok || rel.ms != killAt+delay {
+		t.Fatalf("want the release of c-0's records at %d (kill + reset delay), got %q (found=%v)", killAt+delay, rel.raw, ok)
+	}
+	for _, h := range held {
+		if a, ok := ftReacquired(as, h.p, h.off, killAt, "c-0"); !ok || a.ms < killAt+delay {
+			t.Errorf("offset %d re-acquired at %d (found=%v), want after the reset at %d", h.off, a.ms, ok, killAt+delay)
+		}
+	}
+}
+
+// Host loss: no connection reset at all. The records the lost client held come back only
+// when their locks expire (30 s), the member is fenced at the session timeout (45 s), and
+// no release happens until the broker drops the idle connection (10 min).
+func TestFaultHostLoss(t *testing.T) {
+	const lossAt = 3000
+	cfg := ftWorld(1, 10, 2000, ftConsumer("c", 2, 1000, 5))
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultHostLoss, Target: "c-0", AtMs: lossAt, RestartAfterMs: -1}}
+	cfg.DurationMs = 120000
+	res := ftRun(t, cfg, 1)
+	evs := ftParse(t, res.Trace)
+	as := ftAcquisitions(t, evs)
+	held := ftLastAcquired(as, "c-0", lossAt)
+	if len(held) == 0 {
+		t.Fatalf("setup: c-0 held nothing at the loss")
+	}
+	if rel, ok := ftFind(evs, "release", "c-0", lossAt); ok {
+		t.Errorf("a release for the lost client at %d: %q; want none (no connection reset)", rel.ms, rel.raw)
+	}
+	for _, h := range held {
+		a, ok := ftReacquired(as, h.p, h.off, lossAt, "c-0")
+		if !ok || a.ms < h.ms+cfg.Kafka.RecordLockDurationMs {
+			t.Errorf("offset %d acquired at %d re-acquired at %d (found=%v), want after its lock expired at %d", h.off, h.ms, a.ms, ok, h.ms+cfg.Kafka.RecordLockDurationMs)
+		}
+	}
+	fence, ok := ftFind(evs, "fence-member", "c-0", lossAt)
+	if !ok || fence.ms < lossAt+cfg.Membership.SessionTimeoutMs-cfg.Membership.HeartbeatIntervalMs || fence.ms > lossAt+cfg.Membership.SessionTimeoutMs {
+		t.Errorf("member fenced at %d (found=%v), want within a heartbeat interval before %d", fence.ms, ok, lossAt+cfg.Membership.SessionTimeoutMs)
+	}
+}

@@ -452,9 +452,6 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	for _, cs := range g.cfg.Consumers {
 		n := max(cs.Count, 1)
 		t := max(cs.Threads, 1)
-		if g.cfg.Type == ClassicGroup {
-			t = 1
-		}
 		m := cs.Processing.Mean() * slowFactor(&cs)
 		slots += float64(n * t)
 		if m > 0 {
@@ -479,8 +476,9 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 	parts := len(g.parts)
 	if g.cfg.Type == ClassicGroup {
 		if meanMs > 0 && parts < count {
-			out = append(out, Limit{Name: "partitions", RecordsPerSec: float64(parts) * 1000 / meanMs / perRecord,
-				Explain: fmt.Sprintf("a classic group uses at most one consumer per partition: %d partitions ÷ mean processing %.0f ms", parts, meanMs)})
+			perThread := float64(threads) / float64(count)
+			out = append(out, Limit{Name: "partitions", RecordsPerSec: float64(parts) * perThread * 1000 / meanMs / perRecord,
+				Explain: fmt.Sprintf("a classic group uses at most one consumer per partition: %d partitions × %.0f threads ÷ mean processing %.0f ms", parts, perThread, meanMs)})
 		}
 		return out
 	}
@@ -522,11 +520,11 @@ func (w *World) recordsPerFetch(gi int32, poll float64) float64 {
 func (w *World) producerBatch(gi int32) float64 {
 	g := w.groups[gi]
 	var n, sum float64
-	for _, p := range w.cfg.Producers {
+	for i, p := range w.cfg.Producers {
 		for _, t := range g.cfg.Topics {
 			if p.Topic == t {
 				n++
-				sum += float64(max(p.BatchRecords, 1))
+				sum += w.producers[i].meanBatchRecords()
 			}
 		}
 	}

@@ -140,8 +140,12 @@ type metrics struct {
 	produced, producedBatches int64
 	writes, writesFailed      int64
 	requests, ackRequests     int64
-	renewRequests             int64
-	bufferWaitMs              int64
+	// shareFetches and shareAcknowledges count ShareFetch and ShareAcknowledge requests.
+	shareFetches, shareAcknowledges int64
+	// brokerDelayMs sums the delays the broker cost model added (queueing and service).
+	brokerDelayMs int64
+	renewRequests int64
+	bufferWaitMs  int64
 
 	g   []counters         // by group
 	c   []consumerCounters // by consumer slot
@@ -777,8 +781,15 @@ type Metrics struct {
 	StateWritesFailed int64   `json:"state_writes_failed"`
 	Requests          int64   `json:"requests"`
 	AckRequests       int64   `json:"ack_requests"`
-	RenewRequests     int64   `json:"renew_requests"`
-	BufferWaitMs      int64   `json:"buffer_wait_ms"`
+	// ShareFetchRequests and ShareAcknowledgeRequests split the share consumers' requests
+	// (ShareFetch may carry acknowledgements piggy-backed; ShareAcknowledge carries only them).
+	ShareFetchRequests       int64 `json:"share_fetch_requests"`
+	ShareAcknowledgeRequests int64 `json:"share_acknowledge_requests"`
+	// BrokerCostDelayMs sums the delays the broker cost model added to requests and
+	// responses (0 when it is off).
+	BrokerCostDelayMs int64 `json:"broker_cost_delay_ms"`
+	RenewRequests     int64 `json:"renew_requests"`
+	BufferWaitMs      int64 `json:"buffer_wait_ms"`
 	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
 	E2EP50Ms   int64        `json:"e2e_p50_ms"`
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
@@ -873,7 +884,7 @@ func (m *metrics) export(w *World) Metrics {
 	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
 	out := Metrics{
 		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
-		Requests: m.requests, AckRequests: m.ackRequests, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
+		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
 		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
 	}
 	var all counters
@@ -938,10 +949,7 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 			cc.processedOK -= s.processedOK
 			cc.busyMs -= s.busyMs
 		}
-		t := max(c.spec.Threads, 1)
-		if g.cfg.Type == ClassicGroup {
-			t = 1
-		}
+		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
 		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}

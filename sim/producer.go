@@ -18,41 +18,75 @@ type producerState struct {
 	txn        int64
 	txnBatches int
 	txnSeq     int64
-	k          int64 // batches produced, for constant-rate spacing
+	k          int64   // batches produced, for constant-rate spacing
+	nextMs     float64 // Poisson: the next batch's time (fractional ms, so gaps below 1 ms add up)
+	// acc is the KafkaProducer-style accumulator (BatchBytes > 0), else nil (fixed batches).
+	acc *accumulator
+	// records and batches count what it appended.
+	records, batches int64
 }
 
-// gapMs is the time to the producer's next batch.
-func (w *World) gapMs(p *producerState) int64 {
-	perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
-	switch p.cfg.Rate {
-	case RatePoisson:
-		return max(1, int64(math.Round(perBatchMs*w.rWork.ExpFloat64())))
-	case RateBursts:
-		return 0
+// meanBatchRecords is the producer's records per batch: fixed in fixed-batch mode, the mean
+// so far in accumulator mode (batches depend on the rate, linger.ms and the connection).
+func (p *producerState) meanBatchRecords() float64 {
+	switch {
+	case p.cfg.BatchRecords > 0:
+		return float64(p.cfg.BatchRecords)
+	case p.batches > 0:
+		return float64(p.records) / float64(p.batches)
 	}
-	// Constant: place batch k at start + round(k × interval) so rounding never drifts.
-	p.k++
-	at := p.cfg.StartMs + int64(math.Round(float64(p.k)*perBatchMs))
-	return max(1, at-w.now)
+	return 1
 }
 
-// produce writes one producer batch (or one burst) and schedules the next.
+// Fixed-batch mode (Producer.BatchRecords): every batch holds BatchRecords records and is
+// appended the moment its last record is sent; no linger, no requests in flight. Several
+// batches may fall in one millisecond: nothing caps the rate.
+
+// batchAtMs is the time of the producer's k-th batch (k from 0): start + k × interval
+// rounded to the nearest ms, computed from k so rounding never drifts.
+func (p *producerState) batchAtMs(k int64) int64 {
+	perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
+	return p.cfg.StartMs + int64(math.Round(float64(k)*perBatchMs))
+}
+
+// produce writes the batches due now (or one burst) and schedules the next.
 func (w *World) produce(e event) {
 	p := w.producers[e.a]
+	if p.acc != nil {
+		w.accWake(p, e)
+		return
+	}
 	if w.healing || (p.cfg.StopMs > 0 && w.now >= p.cfg.StopMs) || w.now >= w.cfg.DurationMs {
 		return
 	}
-	if p.cfg.Rate == RateBursts {
+	switch p.cfg.Rate {
+	case RateBursts:
 		for left := p.cfg.BurstRecords; left > 0; left -= p.cfg.BatchRecords {
 			w.produceBatch(p, min(left, p.cfg.BatchRecords))
 		}
 		w.push(w.now+p.cfg.BurstEveryMs, event{kind: evProduce, a: p.idx})
-		return
+	case RatePoisson:
+		perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
+		if p.k == 0 {
+			p.k, p.nextMs = 1, float64(w.now)
+		}
+		// Exponential gaps accumulate in fractional ms; each batch falls in the ms its time
+		// rounds down to.
+		for int64(p.nextMs) <= w.now {
+			w.produceBatch(p, p.cfg.BatchRecords)
+			p.nextMs += perBatchMs * w.rWork.ExpFloat64()
+		}
+		w.push(int64(p.nextMs), event{kind: evProduce, a: p.idx})
+	default:
+		for p.batchAtMs(p.k) <= w.now {
+			w.produceBatch(p, p.cfg.BatchRecords)
+			p.k++
+		}
+		w.push(p.batchAtMs(p.k), event{kind: evProduce, a: p.idx})
 	}
-	w.produceBatch(p, p.cfg.BatchRecords)
-	w.push(w.now+w.gapMs(p), event{kind: evProduce, a: p.idx})
 }
 
+// produceBatch writes one fixed-mode batch of n records sent now.
 func (w *World) produceBatch(p *producerState, n int) {
 	t := w.topics[p.topic]
 	var pi int32
@@ -63,17 +97,26 @@ func (w *World) produceBatch(p *producerState, n int) {
 		pi = t.first + p.next
 		p.next = (p.next + 1) % int32(t.cfg.Partitions)
 	}
+	w.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, w.now)
+}
+
+// appendBatch appends a producer batch of n records (bytes on disk) with timestamp ts to
+// partition pi and counts it: the one place a producer's records enter a log.
+func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
 	part := w.parts[pi]
 	if p.cfg.Transactional && p.txn == 0 {
 		p.txnSeq++
 		p.txn = int64(p.idx)<<32 | p.txnSeq
 	}
-	b := part.log.AppendRecords(n, w.now, p.idx, p.txn)
+	b := part.log.AppendSized(n, bytes, ts, p.idx, p.txn)
+	p.records += int64(n)
+	p.batches++
 	w.metrics.produced += int64(n)
 	w.metrics.producedBatches++
 	for _, gi := range part.readers {
 		w.gc(gi).produced += int64(n)
 	}
+	defer w.wakeClassic(part)
 	if p.cfg.PoisonPerMillion > 0 {
 		for off := b.First; off <= b.Last; off++ {
 			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
@@ -93,6 +136,15 @@ func (w *World) produceBatch(p *producerState, n int) {
 		}
 	}
 	w.wakePartition(part)
+}
+
+// wakeClassic answers classic fetches held on the partition (long poll).
+func (w *World) wakeClassic(p *partition) {
+	for _, gi := range p.readers {
+		if g := w.groups[gi]; g.classic != nil {
+			w.classicWake(g, p.idx)
+		}
+	}
 }
 
 // compactionLagMs is when the log cleaner removes a batch chosen for compaction.
@@ -152,7 +204,12 @@ func (w *World) compaction(e event) {
 func (w *World) retention(ti int32) {
 	t := w.topics[ti]
 	for _, p := range w.topicParts(ti) {
-		start, deleted := p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
+		var start, deleted int64
+		if t.cfg.Segments {
+			start, deleted = p.log.ApplySegmentRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionBytes)
+		} else {
+			start, deleted = p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
+		}
 		if deleted > 0 {
 			w.mark("retention-deleted")
 			w.line("retention").str("p", p.name).num("start", start).num("deleted", deleted).end()

@@ -27,7 +27,12 @@ func (w *World) build() error {
 				log: plog.New(), leader: idx % int32(cfg.Brokers), leaderEpoch: 1,
 			})
 		}
-		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 {
+		if t.Segments {
+			for _, p := range w.topicParts(int32(ti)) {
+				p.log.Segmented(t.segmentBytes(), t.segmentMs())
+			}
+		}
+		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 || (t.Segments && t.RetentionBytes >= 0) {
 			w.push(t.RetentionCheckIntervalMs, event{kind: evRetention, a: int32(ti)})
 		}
 	}
@@ -38,6 +43,12 @@ func (w *World) build() error {
 		p := &cfg.Producers[pi]
 		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
 		w.producers = append(w.producers, ps)
+		if p.BatchBytes > 0 {
+			ps.acc = w.newAccumulator(ps)
+			ps.acc.wakeAt = p.StartMs
+			w.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
+			continue
+		}
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))

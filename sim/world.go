@@ -25,33 +25,44 @@ const (
 	streamFaults     = "faults"
 	streamNetwork    = "network"
 	streamScheduler  = "scheduler"
+	streamProducer   = "producer" // accumulator-mode producers: send times, sizes, partitions, latencies
 )
 
 type evKind uint8
 
 const (
-	evProduce        evKind = iota + 1 // a: producer
-	evRequestArrive                    // ref: request reaches its broker
-	evResponseArrive                   // ref: response reaches its client
-	evRequestTimeout                   // ref: the client gives up on a request
-	evMaxWait                          // ref: a parked fetch's wait ends
-	evWriteApply                       // ref: a state write reaches the share coordinator
-	evLoadDone                         // a: share-partition whose state read completed
-	evExpire                           // a: share-partition with a lock deadline due
-	evProcessDone                      // a: consumer finished one record
-	evRenew                            // a: consumer renews its locks
-	evHeartbeat                        // a: consumer heartbeats
-	evSessionCheck                     // a: consumer, x: membership token
-	evConsumerStart                    // a: consumer (re)starts
-	evFault                            // a: fault index
-	evFaultEnd                         // a: fault index, b: target
-	evRetention                        // a: topic
-	evCompaction                       // a: partition, x: offset
-	evTxnCommit                        // a: producer, x: transaction id
-	evMetrics                          // sample the metrics
-	evHeal                             // the main phase ends
-	evClassicPoll                      // a: classic consumer (see classic.go)
-	evLogRead                          // ref: fetch, a: share-partition whose log read completed
+	evProduce                 evKind = iota + 1 // a: producer
+	evRequestArrive                             // ref: request reaches its broker
+	evResponseArrive                            // ref: response reaches its client
+	evRequestTimeout                            // ref: the client gives up on a request
+	evMaxWait                                   // ref: a parked fetch's wait ends
+	evWriteApply                                // ref: a state write reaches the share coordinator
+	evLoadDone                                  // a: share-partition whose state read completed
+	evExpire                                    // a: share-partition with a lock deadline due
+	evProcessDone                               // a: consumer finished one record
+	evRenew                                     // a: consumer renews its locks
+	evHeartbeat                                 // a: consumer heartbeats
+	evSessionCheck                              // a: consumer, x: membership token
+	evConsumerStart                             // a: consumer (re)starts
+	evFault                                     // a: fault index
+	evFaultEnd                                  // a: fault index, b: target
+	evRetention                                 // a: topic
+	evCompaction                                // a: partition, x: offset
+	evTxnCommit                                 // a: producer, x: transaction id
+	evMetrics                                   // sample the metrics
+	evHeal                                      // the main phase ends
+	evClassicPoll                               // a: classic consumer (see classic.go)
+	evProduceArrive                             // a: producer, ref: its produce request reaches the leader
+	evProduceResponse                           // a: producer, ref: the answer reaches the producer
+	evClassicFetch                              // a: classic consumer, x: fetch id; the fetch reaches its broker
+	evClassicFetchWait                          // a: classic consumer, x: fetch id; fetch.max.wait.ms ends
+	evClassicFetchDone                          // a: classic consumer, x: fetch id; the answer reaches it
+	evClassicDone                               // a: classic consumer, x: record sequence; processing ends
+	evClassicCommit                             // a: group, b: partition index, x: offset; a commit arrives
+	evClassicPollTimeout                        // a: classic consumer, x: poll count; max.poll.interval.ms
+	evClassicRebalanceTimeout                   // a: group, x: rebalance token
+	evConnReset                                 // a: consumer, gen: its dead incarnation; the brokers see the connections reset
+	evLogRead                                   // ref: fetch, a: share-partition whose log read completed
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -92,6 +103,7 @@ type World struct {
 
 	streams                               *rng.Streams
 	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
+	rProd                                 *rng.Rand
 
 	now     int64
 	win     windows
@@ -134,8 +146,9 @@ type World struct {
 	marks   map[string]int64
 	err     error
 
-	sample   *sampler // Options.SampleRecords
-	crashing bool     // sessions are closing because a connection dropped
+	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
+	sample   *sampler     // Options.SampleRecords
+	crashing bool         // sessions are closing because a connection dropped
 
 	obsNotes eventNotes // what the current event did, for observers (observe.go)
 }
@@ -186,7 +199,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 	w := &World{
 		cfg: cfg, opts: opts, seed: seed, streams: s,
 		rWork: s.Stream(streamWorkload), rProc: s.Stream(streamProcessing), rFault: s.Stream(streamFaults),
-		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler),
+		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler), rProd: s.Stream(streamProducer),
 		q:     eventq.New[event](1024),
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
@@ -293,13 +306,35 @@ func (w *World) dispatch(e event) {
 		for _, p := range w.parts {
 			w.forgetLog(p) // keep only the log metadata some reader still needs
 		}
-		if w.now+w.cfg.MetricsIntervalMs <= w.endMs {
+		// The sample at the end is Run's, taken after every event of the last millisecond
+		// (one queued for that millisecond would run before events queued later for it).
+		if w.now+w.cfg.MetricsIntervalMs < w.endMs {
 			w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
 		}
 	case evHeal:
 		w.heal()
 	case evClassicPoll:
 		w.classicStep(e)
+	case evProduceArrive:
+		w.produceArrive(e)
+	case evProduceResponse:
+		w.produceResponse(e)
+	case evClassicFetch:
+		w.classicFetchArrive(e)
+	case evClassicFetchWait:
+		w.classicFetchWait(e)
+	case evClassicFetchDone:
+		w.classicFetchDone(e)
+	case evClassicDone:
+		w.classicDone(e)
+	case evClassicCommit:
+		w.classicCommitNow(w.groups[e.a], e.b, e.x)
+	case evClassicPollTimeout:
+		w.classicPollTimeout(e)
+	case evClassicRebalanceTimeout:
+		w.classicRebalanceTimeout(e)
+	case evConnReset:
+		w.connReset(e)
 	default:
 		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
 	}

@@ -53,6 +53,8 @@ type Batch struct {
 	Aborted bool
 	// Compacted marks a data batch removed by compaction: reads skip it.
 	Compacted bool
+	// Bytes is the batch's size on disk (0 when the writer did not say).
+	Bytes int64
 }
 
 // Records returns the number of offsets the batch spans.
@@ -85,6 +87,24 @@ type Log struct {
 
 	open       map[int64]int64 // open transaction → offset of its first batch
 	openFirsts []int64         // first offsets of the open transactions, ascending
+
+	// Segments (see Segmented): segs[segHead:] are the segments not deleted, oldest first;
+	// the last is the active one.
+	segBytes, segRollMs int64
+	segs                []segment
+	segHead             int
+	nextBytes           int64 // the size AppendSized passes to AppendRecords
+}
+
+// controlBatchBytes is the size of a transaction marker batch.
+const controlBatchBytes = 78
+
+// segment is one log segment's summary: offsets [base, next segment's base), its size and
+// the timestamps of its first and newest batch.
+type segment struct {
+	base           int64
+	bytes          int64
+	firstTs, maxTs int64
 }
 
 // New returns an empty log whose first offset will be 0.
@@ -125,6 +145,14 @@ func (l *Log) IsOpen(txn int64) bool {
 // OpenTransactions returns the number of open transactions.
 func (l *Log) OpenTransactions() int { return len(l.openFirsts) }
 
+// AppendSized is AppendRecords for a batch of the given size in bytes (segments and
+// retention by size count it).
+func (l *Log) AppendSized(n int, bytes, ts int64, producer int32, txn int64) Batch {
+	l.nextBytes = bytes
+	defer func() { l.nextBytes = 0 }()
+	return l.AppendRecords(n, ts, producer, txn)
+}
+
 // AppendRecords appends a data batch of n ≥ 1 records with timestamp ts (ms) and returns it
 // as stored: First is the old EndOffset and Last = First+n−1. A non-zero txn puts the batch in
 // that transaction; the first batch of a transaction that is not open opens it (Kafka starts
@@ -134,7 +162,7 @@ func (l *Log) AppendRecords(n int, ts int64, producer int32, txn int64) Batch {
 	if n < 1 {
 		panic("plog: AppendRecords needs at least one record")
 	}
-	b := Batch{First: l.end, Last: l.end + int64(n) - 1, TimestampMs: ts, Producer: producer, Txn: txn}
+	b := Batch{First: l.end, Last: l.end + int64(n) - 1, TimestampMs: ts, Producer: producer, Txn: txn, Bytes: l.nextBytes}
 	if txn != 0 {
 		if _, ok := l.open[txn]; !ok {
 			if l.open == nil {
@@ -177,6 +205,9 @@ func (l *Log) AppendControl(ts int64, producer int32, txn int64, commit bool) Ba
 func (l *Log) push(b Batch) {
 	if l.end == 0 || b.TimestampMs > l.maxTs {
 		l.maxTs = b.TimestampMs
+	}
+	if l.segBytes > 0 {
+		l.segmentAppend(b)
 	}
 	l.bs = append(l.bs, entry{Batch: b, maxTs: l.maxTs})
 	l.end = b.Last + 1
@@ -379,4 +410,92 @@ func searchInt64(s []int64, v int64) int {
 		}
 	}
 	return lo
+}
+
+// # Segments
+//
+// A log made Segmented keeps, besides its batches, the summary of its segments as Kafka
+// lays them out: a batch goes to the active (last) segment unless that would take it past
+// segmentBytes, or the active segment's first batch is rollMs older than this batch; then a
+// new segment starts with it (Kafka rolls on append). ApplySegmentRetention deletes whole
+// closed segments only, oldest first; the active segment is never deleted.
+
+// Segmented turns on segments of at most segmentBytes bytes (log.segment.bytes), rolled
+// after rollMs (log.roll.ms, ≤ 0: never by time). Call it before the first append.
+func (l *Log) Segmented(segmentBytes, rollMs int64) {
+	l.segBytes, l.segRollMs = max(1, segmentBytes), rollMs
+}
+
+// Segments returns the number of segments not deleted.
+func (l *Log) Segments() int { return len(l.segs) - l.segHead }
+
+// SegmentBases returns the base offsets of the segments not deleted, oldest first.
+func (l *Log) SegmentBases() []int64 {
+	out := make([]int64, 0, l.Segments())
+	for _, s := range l.segs[l.segHead:] {
+		out = append(out, s.base)
+	}
+	return out
+}
+
+// Size returns the bytes of the segments not deleted.
+func (l *Log) Size() int64 {
+	var n int64
+	for _, s := range l.segs[l.segHead:] {
+		n += s.bytes
+	}
+	return n
+}
+
+func (l *Log) segmentAppend(b Batch) {
+	if b.Control {
+		b.Bytes = controlBatchBytes
+	}
+	n := len(l.segs)
+	if n > l.segHead {
+		a := &l.segs[n-1]
+		full := a.bytes > 0 && a.bytes+b.Bytes > l.segBytes
+		old := l.segRollMs > 0 && b.TimestampMs-a.firstTs >= l.segRollMs
+		if !full && !old {
+			a.bytes += b.Bytes
+			a.maxTs = max(a.maxTs, b.TimestampMs)
+			return
+		}
+	}
+	l.segs = append(l.segs, segment{base: b.First, bytes: b.Bytes, firstTs: b.TimestampMs, maxTs: b.TimestampMs})
+}
+
+// ApplySegmentRetention deletes closed segments from the front, as Kafka's retention check
+// does, and returns the new StartOffset and the offsets deleted. A closed segment is deleted
+// while it ends at or below LastStableOffset() and
+//   - retentionMs ≥ 0 and its newest timestamp < nowMs − retentionMs, or
+//   - retentionBytes ≥ 0 and Size() minus its bytes is still ≥ retentionBytes, or
+//   - it lies wholly below StartOffset (DeleteRecords moved the start past it).
+//
+// −1 disables a limit. The log must be Segmented.
+func (l *Log) ApplySegmentRetention(nowMs, retentionMs, retentionBytes int64) (newStart, deleted int64) {
+	old, lso := l.start, l.LastStableOffset()
+	size := l.Size()
+	for l.Segments() > 1 {
+		s, next := l.segs[l.segHead], l.segs[l.segHead+1].base
+		if next > lso {
+			break
+		}
+		byTime := retentionMs >= 0 && s.maxTs < nowMs-retentionMs
+		bySize := retentionBytes >= 0 && size-s.bytes >= retentionBytes
+		if !byTime && !bySize && next > l.start {
+			break
+		}
+		size -= s.bytes
+		l.segHead++
+		l.start = max(l.start, next)
+	}
+	if l.segHead > 64 && l.segHead > len(l.segs)/2 {
+		n := copy(l.segs, l.segs[l.segHead:])
+		l.segs, l.segHead = l.segs[:n], 0
+	}
+	if l.start > old {
+		l.drop(l.ceil(l.start))
+	}
+	return l.start, l.start - old
 }

@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// The broker cost model (Config.BrokerCost; off when nil): each broker has IOThreads
+// request handler threads (num.io.threads). A request occupies the first thread free, for
+// its per-request service time plus a per-record time for the records it carries in
+// (produce, acknowledgements) or out (fetches); it is handled when its service ends, so a
+// busy broker queues requests. Each broker's network moves BandwidthBytesPerSec (produce in
+// and fetch data out share it); a response waits for its bytes to go out. Times are
+// fractional milliseconds; the engine handles the request, or sends the response, at the
+// millisecond its service ends (rounded up). All of it is deterministic: threads are taken
+// in index order.
+
+// BrokerCost are the broker's service times (milliseconds, fractional) and bandwidth.
+type BrokerCost struct {
+	// IOThreads is num.io.threads per broker (0: 8).
+	IOThreads int
+	// Per request and per record, by request type.
+	ProduceRequestMs, ProduceRecordMs           float64
+	ShareFetchRequestMs, ShareFetchRecordMs     float64
+	AcknowledgeRequestMs, AcknowledgeRecordMs   float64
+	ClassicFetchRequestMs, ClassicFetchRecordMs float64
+	// BandwidthBytesPerSec is each broker's network capacity (0: unlimited).
+	BandwidthBytesPerSec float64
+}
+
+func (bc *BrokerCost) validate() error {
+	for _, v := range []float64{bc.ProduceRequestMs, bc.ProduceRecordMs, bc.ShareFetchRequestMs, bc.ShareFetchRecordMs,
+		bc.AcknowledgeRequestMs, bc.AcknowledgeRecordMs, bc.ClassicFetchRequestMs, bc.ClassicFetchRecordMs, bc.BandwidthBytesPerSec} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("broker_cost: service times and bandwidth must be finite and >= 0")
+		}
+	}
+	if bc.IOThreads < 0 || bc.IOThreads > 10000 {
+		return fmt.Errorf("broker_cost: num.io.threads = %d, expected 1..10000", bc.IOThreads)
+	}
+	return nil
+}
+
+// brokerLoad is one broker's queues under the cost model.
+type brokerLoad struct {
+	threadFree []float64 // when each handler thread is free (ms)
+	netFree    float64   // when its network is free
+	busyMs     float64   // handler-thread time spent
+}
+
+func (w *World) loadOf(b int32) *brokerLoad {
+	if w.loads == nil {
+		n := w.cfg.BrokerCost.IOThreads
+		if n <= 0 {
+			n = 8
+		}
+		w.loads = make([]brokerLoad, len(w.brokers))
+		for i := range w.loads {
+			w.loads[i].threadFree = make([]float64, n)
+		}
+	}
+	return &w.loads[b]
+}
+
+// serve runs a job of serviceMs on broker b's first free handler thread and returns the
+// delay, in whole ms from now, until it is done.
+func (w *World) serve(b int32, serviceMs float64) int64 {
+	l := w.loadOf(b)
+	k := 0
+	for i, f := range l.threadFree {
+		if f < l.threadFree[k] {
+			k = i
+		}
+	}
+	start := math.Max(float64(w.now), l.threadFree[k])
+	l.threadFree[k] = start + serviceMs
+	l.busyMs += serviceMs
+	return w.costDelay(l.threadFree[k])
+}
+
+// transfer moves bytes over broker b's network and returns the delay until they are through.
+func (w *World) transfer(b int32, bytes int64) int64 {
+	bw := w.cfg.BrokerCost.BandwidthBytesPerSec
+	if bw <= 0 || bytes <= 0 {
+		return 0
+	}
+	l := w.loadOf(b)
+	l.netFree = math.Max(float64(w.now), l.netFree) + float64(bytes)*1000/bw
+	return w.costDelay(l.netFree)
+}
+
+func (w *World) costDelay(doneMs float64) int64 {
+	d := int64(math.Ceil(doneMs-1e-9)) - w.now
+	if d > 0 {
+		w.metrics.brokerDelayMs += d
+	}
+	return max(0, d)
+}
+
+// shareRequestCost charges a share request on arrival (per request, plus per acknowledged
+// record) and reports whether it must wait: then it is queued again for when its service
+// ends.
+func (w *World) shareRequestCost(id int32) bool {
+	bc := w.cfg.BrokerCost
+	r := &w.reqs[id]
+	if bc == nil || r.costPaid {
+		return false
+	}
+	r.costPaid = true
+	var acked int
+	for i := range r.acks {
+		acked += len(r.acks[i].entries)
+	}
+	ms := bc.AcknowledgeRecordMs * float64(acked)
+	if r.kind == reqFetch {
+		ms += bc.ShareFetchRequestMs
+	} else {
+		ms += bc.AcknowledgeRequestMs
+	}
+	if d := w.serve(r.broker, ms); d > 0 {
+		w.push(w.now+d, event{kind: evRequestArrive, ref: id})
+		return true
+	}
+	return false
+}
+
+// shareResponseCost is the extra time a share fetch's response takes: its records' service
+// time and their bytes on the network.
+func (w *World) shareResponseCost(r *request) int64 {
+	bc := w.cfg.BrokerCost
+	if bc == nil || r.kind != reqFetch || r.acquired == 0 {
+		return 0
+	}
+	d := w.serve(r.broker, bc.ShareFetchRecordMs*float64(r.acquired))
+	var bytes int64
+	for _, sp := range r.parts {
+		bytes = w.recordBytes(w.parts[w.shares[sp].part].topic)
+		break
+	}
+	return max(d, w.transfer(r.broker, bytes*int64(r.acquired)))
+}
