@@ -367,7 +367,9 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	}
 	if err := cfg.Validate(); err != nil {
 		w.simError(top, err)
+		return cfg
 	}
+	w.limits(top)
 	return cfg
 }
 
