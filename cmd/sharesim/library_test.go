@@ -47,7 +47,7 @@ func TestBuiltinScenariosPassTheirChecks(t *testing.T) {
 					}
 				}
 			}
-			o, err := simulate(sc, sc.Seed(), false)
+			o, err := simulate(sc, sc.Seed(), simOpts{})
 			if err != nil {
 				t.Fatal(err)
 			}

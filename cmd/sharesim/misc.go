@@ -104,7 +104,7 @@ Exit code 0 when they match, 1 when they differ.`,
 			if sc.Kind() == scenarios.KindScripted {
 				return runScripted(cmd.OutOrStdout(), sc, runFlags{})
 			}
-			o, err := simulate(sc, sum.Seed, false)
+			o, err := simulate(sc, sum.Seed, simOpts{})
 			if err != nil {
 				return err
 			}

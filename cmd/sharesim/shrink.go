@@ -82,7 +82,7 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 	for k := 0; k < s.tries && s.runs < s.max; k++ {
 		seed := s.seed + uint64(k)
 		s.runs++
-		o, err := simulate(sc, seed, false)
+		o, err := simulate(sc, seed, simOpts{})
 		if err != nil {
 			continue
 		}
@@ -107,7 +107,7 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 	if f.seedS {
 		seed = f.seed
 	}
-	o, err := simulate(sc, seed, false)
+	o, err := simulate(sc, seed, simOpts{})
 	if err != nil {
 		return err
 	}

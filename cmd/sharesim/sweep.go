@@ -240,7 +240,7 @@ func runSweepJob(arg string, p []reports.Param, j sweepJob) (reports.SweepRow, e
 	if err != nil {
 		return reports.SweepRow{}, err
 	}
-	o, err := simulate(sc, j.seed, false)
+	o, err := simulate(sc, j.seed, simOpts{})
 	if err != nil {
 		return reports.SweepRow{}, err
 	}
