@@ -83,12 +83,20 @@ func (p *progress) loop(period time.Duration) {
 // status is "12/40 runs, 1m20s elapsed, about 3m left".
 func (p *progress) status() string {
 	el := time.Since(p.start)
-	s := fmt.Sprintf("%s, %s elapsed", p.what(p.done, p.total), el.Round(time.Second))
+	s := fmt.Sprintf("%s, %s elapsed", p.what(p.done, p.total), roundWall(el))
 	if p.done > 0 && p.done < p.total {
 		left := time.Duration(float64(el) * (p.total - p.done) / p.done)
-		s += fmt.Sprintf(", about %s left", left.Round(time.Second))
+		s += fmt.Sprintf(", about %s left", roundWall(left))
 	}
 	return s
+}
+
+// roundWall rounds a wall-clock duration for display: tenths of seconds under a minute.
+func roundWall(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 func (p *progress) show() {
