@@ -229,7 +229,7 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	if err != nil {
 		return inputErr(err)
 	}
-	if err := confirmCost(stderr, stdin, "run "+sc.Name(), scenarios.EstimateCost(cfg), f.yes); err != nil {
+	if err := confirmCost(stderr, stdin, "run "+sc.Name(), newJobCost(cfg, checkNames(sc), f.out != ""), f.yes); err != nil {
 		return err
 	}
 	so := simOpts{sample: f.out != ""}
@@ -336,25 +336,87 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Cost thresholds: above confirmEvents estimated events a run or sweep needs --yes (or a
-// "y" typed on a terminal); above noteEvents the estimate is printed on stderr.
+// Cost thresholds: above confirmEvents estimated events, or confirmBytes of estimated
+// memory or disk, a run or sweep needs --yes (or a "y" typed on a terminal); above
+// noteEvents the estimate is printed on stderr.
 var (
 	confirmEvents int64 = 100_000_000
 	noteEvents    int64 = 10_000_000
+	confirmBytes  int64 = 4 << 30
 )
 
+// Sizes behind the memory and disk estimates, measured on the built-in library:
+// historyBytesPerRecord is the peak memory of the history checks per produced record
+// (the recorded history and the checks' per-offset tables; 413 B measured on quickstart at
+// 50 records/s for 12 h), traceBytesPerEvent the size of events.ndjson per event (16 B).
+const (
+	historyBytesPerRecord = 420
+	traceBytesPerEvent    = 16
+)
+
+// jobCost is a run's cost estimate with what it will hold and write.
+type jobCost struct {
+	scenarios.Cost
+	// HistoryBytes is the memory the history checks will hold (0 when none is on).
+	HistoryBytes int64
+	// TraceBytes is the size of events.ndjson (0 without --out).
+	TraceBytes int64
+}
+
+func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
+	j := jobCost{Cost: scenarios.EstimateCost(cfg)}
+	if ck, err := checker.New(cfg, names); err == nil && ck.NeedsHistory() {
+		j.HistoryBytes = satMul(j.Records, historyBytesPerRecord)
+	}
+	if out {
+		j.TraceBytes = satMul(j.Events, traceBytesPerEvent)
+	}
+	return j
+}
+
+func (j jobCost) String() string {
+	s := j.Cost.String()
+	if j.HistoryBytes > 0 {
+		s += fmt.Sprintf("; the history checks hold ~%s in memory", approxBytes(j.HistoryBytes))
+	}
+	if j.TraceBytes > 0 {
+		s += fmt.Sprintf("; events.ndjson takes ~%s", approxBytes(j.TraceBytes))
+	}
+	return s
+}
+
+func approxBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.3g kB", float64(b)/(1<<10))
+}
+
 // confirmCost prints the estimate of a big job and asks for confirmation above the
-// threshold: on a terminal it asks; elsewhere it refuses without --yes.
-func confirmCost(stderr io.Writer, stdin io.Reader, what string, c scenarios.Cost, yes bool) error {
-	if c.Events < noteEvents {
+// thresholds: on a terminal it asks; elsewhere it refuses without --yes.
+func confirmCost(stderr io.Writer, stdin io.Reader, what string, c jobCost, yes bool) error {
+	big := c.Events >= confirmEvents || c.HistoryBytes >= confirmBytes || c.TraceBytes >= confirmBytes
+	if c.Events < noteEvents && !big {
 		return nil
 	}
 	fmt.Fprintf(stderr, "%s: estimated %s\n", what, c)
-	if c.Events < confirmEvents || yes {
+	if !big || yes {
 		return nil
 	}
+	reason := fmt.Sprintf("estimated ~%s events", scenarios.Approx(c.Events))
+	switch {
+	case c.Events >= confirmEvents:
+		reason += fmt.Sprintf(", above %s", scenarios.Approx(confirmEvents))
+	case c.HistoryBytes >= confirmBytes:
+		reason = fmt.Sprintf("the history checks would hold ~%s; --set checks=[...] without them keeps memory bounded", approxBytes(c.HistoryBytes))
+	default:
+		reason = fmt.Sprintf("events.ndjson would take ~%s", approxBytes(c.TraceBytes))
+	}
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) && isTerminal(stderr) {
-		fmt.Fprintf(stderr, "This is above %s events (minutes to hours). Run it? [y/N] ", scenarios.Approx(confirmEvents))
+		fmt.Fprintf(stderr, "This is big (%s). Run it? [y/N] ", reason)
 		var answer string
 		fmt.Fscanln(stdin, &answer)
 		if a := strings.ToLower(strings.TrimSpace(answer)); a == "y" || a == "yes" {
@@ -362,7 +424,7 @@ func confirmCost(stderr io.Writer, stdin io.Reader, what string, c scenarios.Cos
 		}
 		return usageErr("%s: not confirmed", what)
 	}
-	return usageErr("%s is big (estimated ~%s events, above %s): pass --yes to run it", what, scenarios.Approx(c.Events), scenarios.Approx(confirmEvents))
+	return usageErr("%s is big (%s): pass --yes to run it", what, reason)
 }
 
 // writeJSONTo prints v as indented JSON (--json).
