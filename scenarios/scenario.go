@@ -227,6 +227,10 @@ func yamlSyntaxError(name string, data []byte, e error) *Error {
 	}
 	out.Found = "invalid YAML (" + msg + ")"
 	if out.Line > 0 {
+		// The parser reports a tab that breaks the indentation at the line before it.
+		if strings.Contains(msg, "tab character") && !strings.Contains(lineText(data, out.Line), "\t") && strings.Contains(lineText(data, out.Line+1), "\t") {
+			out.Line++
+		}
 		text := lineText(data, out.Line)
 		indent := len(text) - len(strings.TrimLeft(text, " \t"))
 		if i := strings.IndexByte(text[:indent], '\t'); i >= 0 {

@@ -13,6 +13,10 @@ import (
 // The CLI tests are scripts in testdata/script: each runs sharesim commands and checks their
 // output, files and exit codes.
 func TestMain(m *testing.M) {
+	// The bad-input corpus runs this test binary as the CLI in a subprocess.
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"sharesim": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
