@@ -88,7 +88,7 @@ func (s *Scenario) Title() string { return s.meta.title }
 // Description is the free-text description: what the scenario shows and what to look at.
 func (s *Scenario) Description() string { return s.meta.description }
 
-// Questions are the numbers of the user questions (docs: user-questions.md) it answers.
+// Questions are the numbers of the user questions it answers (Questions, docs/questions.md).
 func (s *Scenario) Questions() []int { return append([]int(nil), s.meta.questions...) }
 
 // Kind is workload or scripted.
@@ -509,4 +509,19 @@ func LoadAny(nameOrPath string) (*Scenario, error) {
 		e.Expected = "a scenario file or a built-in name (sharesim list)"
 	}
 	return nil, err
+}
+
+// BuiltinYAML returns a built-in scenario's file as shipped, comments and all (a starting
+// point for one's own scenario).
+func BuiltinYAML(name string) ([]byte, error) {
+	b, ok := builtins()[name]
+	if !ok {
+		_, err := Builtin(name)
+		return nil, err
+	}
+	data, err := library.ReadFile(b.file)
+	if err != nil {
+		return nil, &Error{File: "scenarios/" + b.file, Found: "an unreadable embedded file", Expected: "a readable scenario"}
+	}
+	return data, nil
 }

@@ -124,6 +124,7 @@ Exit codes:
   sharesim run quickstart
   sharesim run slow-processing-vs-lock --set kafka.share.record.lock.duration.ms=60s --out out/lock60
   sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/sweep
+  sharesim show quickstart > my-scenario.yaml
   sharesim validate my-scenario.yaml
   sharesim replay out/lock60`,
 		Version:       version,
@@ -139,6 +140,7 @@ Exit codes:
 	root.PersistentFlags().DurationVar(&progressEvery, "progress-every", progressEvery, "period of the progress line when stderr is not a terminal")
 	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
-	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd())
+	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())
+	wireCompletion(root)
 	return root
 }
