@@ -635,6 +635,9 @@ func gridDraw(dc draw.Canvas, charts []*chart, cols int, legend *chart) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	for _, ch := range charts {
+		if ch.xMax != nil {
+			ch.p.X.Max = *ch.xMax
+		}
 		saneAxes(ch.p)
 	}
 	for r := range ps {

@@ -96,7 +96,7 @@ func (d *runData) shownEndMs() int64 {
 // healLabel labels the healing phase's shading, saying so when the axes stop early.
 func (d *runData) healLabel() string {
 	if end := d.shownEndMs(); end < d.sum.EndMs {
-		return fmt.Sprintf("healing (to %s; idle after this)", fmtMs(d.sum.EndMs))
+		return fmt.Sprintf("healing, to %s", fmtMs(d.sum.EndMs))
 	}
 	return "healing"
 }
