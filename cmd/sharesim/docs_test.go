@@ -106,7 +106,7 @@ func expectedExit(args []string) []int {
 }
 
 // scaleDown returns the arguments of a documented command for the default test run: the
-// explorer bounded to 20 000 states, sweeps to one seed, and built-in worlds above the
+// explorer bounded to 2 000 states, shrinking to 8 runs, sweeps to one seed, and built-in worlds above the
 // library test's event budget scaled down (consumers and load alike). With the build tag
 // long the commands run as written.
 func scaleDown(t *testing.T, args []string) []string {
@@ -116,7 +116,12 @@ func scaleDown(t *testing.T, args []string) []string {
 	out := append([]string(nil), args...)
 	switch args[0] {
 	case "check":
-		return append(out, "--max-states", "20000")
+		if len(args) > 1 && args[1] == "--bug" {
+			return append(out, "--max-states", "30000") // the bug is a few steps deep
+		}
+		return append(out, "--max-states", "2000")
+	case "shrink":
+		return append(out, "--max-runs", "8")
 	case "sweep":
 		for i := range out {
 			if out[i] == "--seeds" && i+1 < len(out) {
