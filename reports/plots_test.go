@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,5 +72,30 @@ func TestVMarkLabelStaysInside(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("the label was not drawn")
+	}
+}
+
+// Violations of one check make one card: the count, first and last time formatted, each
+// distinct message once with its time, the rest counted.
+func TestGroupViolations(t *testing.T) {
+	var vs []Violation
+	for i := 0; i < 7; i++ {
+		vs = append(vs, Violation{Check: "liveness", TimeMs: 2_160_000, Event: 9,
+			Message: fmt.Sprintf("liveness at 2160000 ms (event 9) on g/t/%d: not drained", i%6), Reproduce: "sharesim run x"})
+	}
+	vs = append(vs, Violation{Check: "spso-monotonic", TimeMs: 1500, Message: "spso-monotonic at 1500 ms on g/t/0: SPSO moved back"})
+	cards := groupViolations(vs)
+	if len(cards) != 2 {
+		t.Fatalf("%d cards, want 2", len(cards))
+	}
+	l := cards[0]
+	if l.Check != "liveness" || l.Count != 7 || l.When != "at 36 min 00 s" || len(l.Lines) != maxCardLines || l.More != 6-maxCardLines {
+		t.Fatalf("liveness card %+v", l)
+	}
+	if l.Lines[0] != "at 36 min 00 s: g/t/0: not drained" {
+		t.Errorf("line %q", l.Lines[0])
+	}
+	if s := cards[1]; s.Count != 1 || s.When != "at 1.5 s" || s.Lines[0] != "at 1.5 s: g/t/0: SPSO moved back" {
+		t.Errorf("spso card %+v", s)
 	}
 }
