@@ -365,7 +365,7 @@ type jobCost struct {
 
 func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
 	j := jobCost{Cost: scenarios.EstimateCost(cfg)}
-	if ck, err := checker.New(cfg, names); err == nil && ck.NeedsHistory() {
+	if ck, err := checker.New(cfg, names); err == nil && len(names) > 0 && ck.NeedsHistory() {
 		j.HistoryBytes = satMul(j.Records, historyBytesPerRecord)
 	}
 	if out {
