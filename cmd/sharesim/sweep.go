@@ -634,7 +634,7 @@ func newMergeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the merged sweep folder here")
-	cmd.Flags().StringVar(&metric, "metric", "duplicates_per_hour", "metric shown in the printed table")
+	cmd.Flags().StringVar(&metric, "metric", "duplicates_per_hour", "metric shown in the printed table: "+strings.Join(reports.MetricNames(), ", "))
 	return cmd
 }
 
