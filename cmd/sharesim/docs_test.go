@@ -130,7 +130,14 @@ func scaleDown(t *testing.T, args []string) []string {
 		}
 	}
 	if (args[0] == "run" || args[0] == "sweep") && len(args) > 1 {
-		if sc, err := scenarios.Builtin(args[1]); err == nil {
+		// The command's own world, its --set overrides applied (a sweep's first values).
+		var sets []string
+		for i := 2; i+1 < len(args); i++ {
+			if args[i] == "--set" {
+				sets = append(sets, strings.SplitN(args[i+1], ",", 2)[0])
+			}
+		}
+		if sc, err := loadScenario(args[1], sets); err == nil && sc.Kind() == scenarios.KindWorkload {
 			cfg, _ := sc.SimConfig()
 			if est := scenarios.EstimateCost(cfg).Events; est > libraryEventBudget() {
 				factor := (est + libraryEventBudget() - 1) / libraryEventBudget()
@@ -142,7 +149,9 @@ func scaleDown(t *testing.T, args []string) []string {
 				for pi, p := range cfg.Producers {
 					out = append(out, "--set", "producers."+itoa(pi)+".rate="+ftoa(p.RecordsPerSecond/float64(factor))+"/s")
 				}
-				out = append(out, "--set", "duration=1m")
+				if cfg.DurationMs > 60_000 {
+					out = append(out, "--set", "duration=1m")
+				}
 			}
 		}
 	}
