@@ -229,8 +229,13 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	if err != nil {
 		return inputErr(err)
 	}
-	if err := confirmCost(stderr, stdin, "run "+sc.Name(), newJobCost(cfg, checkNames(sc), f.out != ""), f.yes); err != nil {
+	jc := newJobCost(cfg, checkNames(sc), f.out != "")
+	if err := confirmCost(stderr, stdin, "run "+sc.Name(), jc, f.yes); err != nil {
 		return err
+	}
+	if jc.Events > cfg.MaxEvents {
+		fmt.Fprintf(stderr, "run %s: note: the estimate (~%s events) is above max_events (%s); the run will probably be cut short (exit code 3): raise max_events in the scenario\n",
+			sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
 	}
 	so := simOpts{sample: f.out != ""}
 	var events *reports.EventsWriter
