@@ -1,16 +1,16 @@
 module github.com/sharesim/sharesim
 
-go 1.26.0
+go 1.24.0
 
 require pgregory.net/rapid v1.3.0
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
-	github.com/rogpeppe/go-internal v1.16.0
-	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/rogpeppe/go-internal v1.14.1
+	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.4
-	golang.org/x/term v0.48.0
+	golang.org/x/term v0.37.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -26,7 +26,7 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
 )

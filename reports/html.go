@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ type pageData struct {
 	Numbers     []number
 	Groups      []groupNumbers // a run's headline numbers, per group
 	Compare     *aggTable      // groups side by side (two or more groups)
-	Violations  []Violation
+	Violations  []violationCard
 	ChecksNote  string
 	Linear      bool
 	Command     string
@@ -141,11 +142,72 @@ var duplicateCauseNames = map[string]string{
 	"lock_expiry": "lock expiry", "crash": "crash", "close": "close", "failover": "failover", "lost_ack": "lost acknowledgement", "other": "other",
 }
 
+// violationCard is one check's violations on the page: how many, when (virtual times
+// formatted, first to last), and up to maxCardLines distinct messages, each with its time.
+type violationCard struct {
+	Check     string
+	Count     int
+	When      string
+	Lines     []string
+	More      int
+	Reproduce string
+}
+
+const maxCardLines = 4
+
+// violationPrefix is the "CHECK at N ms (event E) on " head of a checker message, which the
+// card says once, with the time formatted.
+var violationPrefix = regexp.MustCompile(`^\S+ at -?\d+ ms(?: \(event \d+\))?(?: on )?`)
+
+// groupViolations folds the violations into one card per check, in order of first
+// appearance; messages repeated word for word (but for the time) are shown once.
+func groupViolations(vs []Violation) []violationCard {
+	var cards []violationCard
+	index := map[string]int{}
+	first, last := map[string]int64{}, map[string]int64{}
+	seen := map[string]map[string]bool{}
+	for _, v := range vs {
+		i, ok := index[v.Check]
+		if !ok {
+			i = len(cards)
+			index[v.Check] = i
+			cards = append(cards, violationCard{Check: v.Check, Reproduce: v.Reproduce})
+			first[v.Check], seen[v.Check] = v.TimeMs, map[string]bool{}
+		}
+		c := &cards[i]
+		c.Count++
+		last[v.Check] = v.TimeMs
+		if seen[v.Check][v.Message] {
+			continue
+		}
+		seen[v.Check][v.Message] = true
+		if len(c.Lines) < maxCardLines {
+			line := violationPrefix.ReplaceAllString(v.Message, "")
+			if v.TimeMs > 0 {
+				line = "at " + fmtMs(v.TimeMs) + ": " + line
+			}
+			c.Lines = append(c.Lines, line)
+		} else {
+			c.More++
+		}
+	}
+	for i := range cards {
+		c := &cards[i]
+		switch f, l := first[c.Check], last[c.Check]; {
+		case c.Count > 1 && f != l:
+			c.When = "from " + fmtMs(f) + " to " + fmtMs(l)
+		case f > 0:
+			c.When = "at " + fmtMs(f)
+		}
+	}
+	return cards
+}
+
 func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) {
 	s := d.sum
 	m := s.Metrics
 	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(d.sc.Title, s.Title), Description: d.sc.Description,
-		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: s.Violations,
+		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: groupViolations(s.Violations),
 		Linear: hasFile(d.files, LinearizabilityFile), Command: s.Command, Overrides: s.Overrides,
 		Figures: pageFigures(figs, svgs), YAML: d.sc.YAML, YAMLNote: d.sc.Problem, Files: fileLinks(d.files)}
 	pd.Meta = []string{"seed " + strconv.FormatUint(s.Seed, 10), "Kafka " + s.Kafka, fmtMs(s.EndMs) + " of virtual time",
@@ -365,7 +427,7 @@ func sweepPage(t *SweepTable, sc scenarioInfo, figs []figure, svgs map[string][]
 		verdict = "FAIL"
 	}
 	pd := pageData{Kind: "sweep", Name: t.Scenario, Title: sc.Title, Description: sc.Description, Questions: questionsText(sc.Questions),
-		Verdict: verdict, Violations: vs, Linear: hasFile(files, LinearizabilityFile), Figures: pageFigures(figs, svgs),
+		Verdict: verdict, Violations: groupViolations(vs), Linear: hasFile(files, LinearizabilityFile), Figures: pageFigures(figs, svgs),
 		YAML: sc.YAML, YAMLNote: sc.Problem, Files: fileLinks(files), Grid: t.Grid, Seeds: t.Seeds}
 	if sc.YAML != "" {
 		pd.YAMLNote = "The base scenario; each grid point overrides the swept parameters. " + sc.Problem
@@ -475,7 +537,7 @@ footer { color: var(--muted); font-size: 12.5px; margin-top: 40px; word-break: b
 
 <h2 id="checks">Verdict and checks</h2>
 {{if .ChecksNote}}<p class="ok">{{.ChecksNote}}</p>{{end}}
-{{range .Violations}}<div class="violation"><strong>{{.Check}}</strong>{{if .TimeMs}} at {{.TimeMs}} ms{{end}}{{if .Event}} (event {{.Event}}){{end}}<br>{{.Message}}{{if .Reproduce}}<br>reproduce: <code>{{.Reproduce}}</code>{{end}}</div>
+{{range .Violations}}<div class="violation"><strong>{{.Check}}</strong>{{if gt .Count 1}} × {{.Count}}{{end}}{{if .When}} {{.When}}{{end}}{{range .Lines}}<br>{{.}}{{end}}{{if .More}}<br>… and {{.More}} more{{end}}{{if .Reproduce}}<br>reproduce: <code>{{.Reproduce}}</code>{{end}}</div>
 {{end}}
 {{if .Linear}}<p>Linearizability: <a href="linearizability.html">porcupine's visualisation of the history</a>.</p>{{end}}
 {{if .Command}}<p>Reproduce this run: <code>{{.Command}}</code></p>{{end}}

@@ -55,7 +55,24 @@ var (
 	colLight  = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
 )
 
-func pal(i int) color.RGBA { return palette[i%len(palette)] }
+// seriesPalette colours data series (partitions, consumers, groups): the palette without
+// red, which marks faults, crashes and caps, so that no series is mistaken for one.
+var seriesPalette = func() []color.RGBA {
+	var out []color.RGBA
+	for _, c := range palette {
+		if c != colRed {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
+func pal(i int) color.RGBA { return seriesPalette[i%len(seriesPalette)] }
+
+// darken returns c with each channel scaled by f in [0, 1].
+func darken(c color.RGBA, f float64) color.RGBA {
+	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), c.A}
+}
 
 // fade returns c with alpha a (premultiplied, as color.RGBA wants).
 func fade(c color.RGBA, a uint8) color.RGBA {
@@ -173,6 +190,8 @@ type chart struct {
 	p           *plot.Plot
 	items       []legendItem
 	legendRight bool
+	// xMax, when set, ends the x axis there whatever the data (lines are clipped).
+	xMax *float64
 }
 
 // legendItem is one legend entry.
@@ -277,6 +296,9 @@ func saneAxes(p *plot.Plot) {
 }
 
 func (ch *chart) draw(dc draw.Canvas) {
+	if ch.xMax != nil {
+		ch.p.X.Max = *ch.xMax
+	}
 	saneAxes(ch.p)
 	switch {
 	case len(ch.items) == 0:
@@ -453,7 +475,12 @@ func (m *vmarks) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		c.StrokeLine2(m.style, X, c.Min.Y, X, c.Max.Y)
 		if i < len(m.labels) && m.labels[i] != "" {
-			c.FillText(m.text, vg.Point{X: X + vg.Points(2), Y: c.Max.Y - vg.Points(2) - vg.Length(i%3)*vg.Points(10)}, m.labels[i])
+			// A label that would run past the data area goes to the left of its line.
+			ts, at := m.text, X+vg.Points(2)
+			if at+ts.Width(m.labels[i]) > c.Max.X {
+				ts.XAlign, at = draw.XRight, X-vg.Points(2)
+			}
+			c.FillText(ts, vg.Point{X: at, Y: c.Max.Y - vg.Points(2) - vg.Length(i%3)*vg.Points(10)}, m.labels[i])
 		}
 	}
 }
@@ -608,6 +635,9 @@ func gridDraw(dc draw.Canvas, charts []*chart, cols int, legend *chart) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	for _, ch := range charts {
+		if ch.xMax != nil {
+			ch.p.X.Max = *ch.xMax
+		}
 		saneAxes(ch.p)
 	}
 	for r := range ps {

@@ -4,6 +4,7 @@ package reports
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -124,7 +125,8 @@ func MarksMap(res *sim.Result) map[string]int64 {
 // WriteRun writes summary.json, metrics.csv, events.ndjson and scenario.yaml into dir, and
 // the data the report draws from: series.json (the full time series) and records.json (the
 // sampled record lives, sim.Options.SampleRecords). res.Trace holds the trace lines
-// (sim.Options.KeepTrace). Render draws the plots and index.html afterwards.
+// (sim.Options.KeepTrace); when it is nil, events.ndjson was streamed during the run
+// (EventsWriter) and is left as it is. Render draws the plots and index.html afterwards.
 func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -146,7 +148,74 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 	if err := writeRunData(dir, res); err != nil {
 		return err
 	}
+	if res.Trace == nil {
+		return nil // streamed to events.ndjson during the run (EventsWriter)
+	}
 	return WriteEventsNDJSON(filepath.Join(dir, "events.ndjson"), res.Trace)
+}
+
+// EventsWriter streams the trace into events.ndjson while the run goes on (set it as
+// sim.Options.TraceWriter): the trace is never held in memory, whatever the run's length.
+// Each complete line written to it becomes one JSON object (TraceLineJSON).
+type EventsWriter struct {
+	f       *os.File
+	w       *bufio.Writer
+	partial []byte
+	err     error
+}
+
+// CreateEvents creates path (events.ndjson) for streaming.
+func CreateEvents(path string) (*EventsWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("writing events: %w", err)
+	}
+	return &EventsWriter{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// Write converts every complete trace line in p; a partial line waits for its end.
+func (e *EventsWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			e.partial = append(e.partial, p...)
+			break
+		}
+		line := p[:i]
+		if len(e.partial) > 0 {
+			line = append(e.partial, line...)
+			e.partial = e.partial[:0]
+		}
+		e.w.Write(TraceLineJSON(string(line)))
+		if err := e.w.WriteByte('\n'); err != nil {
+			e.err = fmt.Errorf("writing events: %w", err)
+			return 0, e.err
+		}
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// Close flushes and closes the file.
+func (e *EventsWriter) Close() error {
+	if len(e.partial) > 0 {
+		e.Write([]byte{'\n'})
+	}
+	ferr := e.w.Flush()
+	cerr := e.f.Close()
+	switch {
+	case e.err != nil:
+		return e.err
+	case ferr != nil:
+		return fmt.Errorf("writing events: %w", ferr)
+	case cerr != nil:
+		return fmt.Errorf("writing events: %w", cerr)
+	}
+	return nil
 }
 
 func writeJSON(path string, v any) error {

@@ -65,7 +65,41 @@ func timeAxisFor(endMs int64) timeAxis {
 func (t timeAxis) x(ms int64) float64 { return float64(ms) / t.div }
 func (t timeAxis) label() string      { return "virtual time (" + t.unit + ")" }
 
-func (d *runData) time() timeAxis { return timeAxisFor(d.sum.EndMs) }
+func (d *runData) time() timeAxis { return timeAxisFor(d.shownEndMs()) }
+
+// shownEndMs is where the time axes end: the end of the run, or, when a long healing phase
+// is idle for most of its length, a little after the groups drained (every partition with
+// nothing in flight and no backlog), so that the plots are not mostly an empty heal phase.
+func (d *runData) shownEndMs() int64 {
+	end, h := d.sum.EndMs, d.healFrom()
+	if h <= 0 || h >= end {
+		return end
+	}
+	busy := h
+	for i, s := range d.series {
+		for j := range s.Partitions {
+			if p := &s.Partitions[j]; p.Backlog > 0 || p.InFlightMessageCount > 0 {
+				busy = max(busy, s.TimeMs)
+				if i+1 < len(d.series) {
+					busy = max(busy, d.series[i+1].TimeMs)
+				}
+			}
+		}
+	}
+	shown := busy + max(busy/8, 2*d.interval)
+	if shown >= end-(end-h)/4 {
+		return end
+	}
+	return shown
+}
+
+// healLabel labels the healing phase's shading, saying so when the axes stop early.
+func (d *runData) healLabel() string {
+	if end := d.shownEndMs(); end < d.sum.EndMs {
+		return fmt.Sprintf("healing, to %s", fmtMs(d.sum.EndMs))
+	}
+	return "healing"
+}
 
 // intervalText names the sampling interval ("10 s").
 func (d *runData) intervalText() string { return fmtMs(d.interval) }
@@ -75,9 +109,10 @@ func (d *runData) intervalText() string { return fmtMs(d.interval) }
 func (d *runData) timeChart(title, ylabel string) *chart {
 	ta := d.time()
 	ch := newChart(title, ta.label(), ylabel)
-	ch.p.X.Min, ch.p.X.Max = 0, ta.x(d.sum.EndMs)
+	xmax := ta.x(d.shownEndMs())
+	ch.p.X.Min, ch.p.X.Max, ch.xMax = 0, xmax, &xmax
 	if h := d.healFrom(); h > 0 && h < d.sum.EndMs {
-		ch.p.Add(newShade(ta.x(h), ta.x(d.sum.EndMs), "healing"))
+		ch.p.Add(newShade(ta.x(h), ta.x(d.shownEndMs()), d.healLabel()))
 	}
 	if m := d.eventMarks(); len(m.xs) > 0 {
 		ch.p.Add(m)
@@ -406,12 +441,14 @@ func backlogFigure(d *runData) figure {
 	if len(parts) <= maxLines {
 		for i, k := range parts {
 			c := pal(i)
-			ch.add(k.String()+" backlog", lineOf(d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.Backlog) }), c, 1.6))
+			// Lag often equals the backlog: the backlog is a wide pale band and the lag a
+			// thin dark dashed line on top, so that both stay visible where they coincide.
+			ch.add(k.String()+" backlog", lineOf(d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.Backlog) }), fade(c, 110), 4.5))
 			if types[k.group] != "classic" {
 				lag := d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.Lag) })
 				lag = dropNegative(lag)
 				if len(lag) > 0 {
-					ch.add(k.String()+" lag (KIP-1226)", lineOf(lag, c, 1, 4, 2))
+					ch.add(k.String()+" lag (KIP-1226)", lineOf(lag, darken(c, 0.7), 1.3, 5, 2.5))
 				}
 			}
 		}
@@ -426,7 +463,7 @@ func backlogFigure(d *runData) figure {
 	}
 	return figure{Name: "backlog", Title: "Backlog and lag",
 		Caption: "Backlog is the number of records of a partition not yet finished (log end offset minus start offset, minus records already " +
-			"acknowledged or archived above it), taken from the leader's state. Share lag (dashed) is KIP-1226's figure from the persisted " +
+			"acknowledged or archived above it), taken from the leader's state (wide pale band). Share lag (dark dashes) is KIP-1226's figure from the persisted " +
 			"state: log end offset − persisted start offset − persisted delivery-complete count. Classic groups: log end minus committed offset.",
 		W: figW, H: figH, Draw: ch.draw}
 }
@@ -478,10 +515,23 @@ func inFlightFigure(d *runData) figure {
 	}
 	capN := d.sum.Metrics.InFlightCap
 	ch.p.Y.Min = 0
-	if capN > 0 {
+	peak := 0.0
+	for _, s := range d.series {
+		for j := range s.Partitions {
+			peak = max(peak, float64(s.Partitions[j].InFlightMessageCount))
+		}
+	}
+	switch {
+	case capN > 0 && peak >= float64(capN)/4:
 		h := newHLine(float64(capN), fmt.Sprintf("cap %d (group.share.partition.max.record.locks)", capN), colRed)
 		ch.add("in-flight cap", h)
 		ch.p.Y.Max = float64(capN) * 1.12
+	case capN > 0:
+		// Drawing the cap would squash the data into the bottom quarter: say where it is.
+		ch.p.Y.Max = max(1, peak*1.25)
+		n := newNote(fmt.Sprintf("cap %d (group.share.partition.max.record.locks) is off the scale: the peak, %.0f, is %.0f%% of it", capN, peak, 100*peak/float64(capN)))
+		n.fy, n.style.Color, n.style.Font = 0.93, colRed, fontOf(9.5)
+		ch.p.Add(n)
 	}
 	if len(parts) == 0 {
 		ch.p.Add(newNote("no share-partition in this run"))
@@ -530,7 +580,8 @@ func offsetsFigure(d *runData) figure {
 		}
 		ch := newChart(title, ta.label(), "offset")
 		ch.p.Title.TextStyle.Font = fontOf(11)
-		ch.p.X.Min, ch.p.X.Max = 0, ta.x(d.sum.EndMs)
+		xmax := ta.x(d.shownEndMs())
+		ch.p.X.Min, ch.p.X.Max, ch.xMax = 0, xmax, &xmax
 		leo := d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.LogEndOffset) })
 		spso := d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.StartOffset) })
 		ls := d.partSeries(k, func(p *sim.PartitionSample) float64 { return float64(p.LogStartOffset) })

@@ -282,6 +282,17 @@ func sweepFiguresFor(t *SweepTable, x int, headlineOnly bool) []figure {
 		}
 		ch := newChart(title, xlabel, m.ylabel)
 		lines := sweepLines(t, l, m.name, m.scale)
+		if v, flat := constantMetric(t, m.name); flat && len(t.Rows) > 1 {
+			// A flat line says nothing a sentence does not: say it.
+			text := fmt.Sprintf("%s is %s in every run: it does not vary with %s", m.title, fmtFloat(v*m.scale), orDefault(xpath, "the swept parameters"))
+			name := "sweep-" + strings.ReplaceAll(m.name, "_", "-")
+			if headlineOnly {
+				name += "-vs-" + strings.NewReplacer(".", "-", "_", "-").Replace(shortPath(xpath))
+			}
+			figs = append(figs, figure{Name: name, Title: title, Caption: text + fmt.Sprintf(" (%d runs, seeds %s).", len(t.Rows), seeds),
+				W: figW, H: figH / 3, Draw: textFigure(title, text)})
+			continue
+		}
 		// Bands only while they stay readable; whiskers always, dodged sideways so that the
 		// series' whiskers do not hide each other.
 		bands := len(lines) <= 2
@@ -356,6 +367,31 @@ func sweepFiguresFor(t *SweepTable, x int, headlineOnly bool) []figure {
 			W: figW, H: figH, Draw: ch.draw})
 	}
 	return figs
+}
+
+// textFigure draws a figure that is only a title and a sentence.
+func textFigure(title, text string) func(dc draw.Canvas) {
+	return func(dc draw.Canvas) {
+		ts := draw.TextStyle{Color: colBlack, Font: fontOf(13), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+		mid := (dc.Min.X + dc.Max.X) / 2
+		dc.FillText(ts, vg.Point{X: mid, Y: dc.Max.Y - vg.Points(8)}, title)
+		ts.Font, ts.Color, ts.YAlign = fontOf(11), colGrey, draw.YCenter
+		dc.FillText(ts, vg.Point{X: mid, Y: (dc.Min.Y+dc.Max.Y)/2 - vg.Points(6)}, text)
+	}
+}
+
+// constantMetric reports whether a metric has the same value in every run of the sweep.
+func constantMetric(t *SweepTable, metric string) (float64, bool) {
+	if len(t.Rows) == 0 {
+		return 0, false
+	}
+	first, _ := t.Rows[0].Metric(metric)
+	for i := range t.Rows {
+		if v, _ := t.Rows[i].Metric(metric); v != first {
+			return 0, false
+		}
+	}
+	return first, true
 }
 
 func orDefault(s, def string) string {

@@ -104,8 +104,8 @@ func quoteValue(v string) string {
 // checkTree reports constructs the loader does not accept anywhere: aliases and merge keys.
 // It walks the tree as written (aliases are not followed), so it always terminates.
 func (d *decoder) checkTree(n *yaml.Node, depth int) {
-	if depth > 200 {
-		d.fail(n, "", "nesting deeper than 200 levels", "a shallower document")
+	if depth > maxDepth {
+		d.fail(n, "", fmt.Sprintf("nesting deeper than %d levels", maxDepth), "a shallower document")
 		return
 	}
 	switch n.Kind {

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -45,6 +46,13 @@ type Info struct {
 	Questions []int
 	Kind      Kind
 }
+
+// Stdin is what LoadAny("-") reads (a variable so that tests can replace it); StdinName is
+// the file name its messages use.
+var (
+	Stdin     io.Reader = os.Stdin
+	StdinName           = "<stdin>"
+)
 
 // maxFileSize bounds what Parse accepts.
 const maxFileSize = 4 << 20
@@ -81,7 +89,7 @@ func (s *Scenario) Title() string { return s.meta.title }
 // Description is the free-text description: what the scenario shows and what to look at.
 func (s *Scenario) Description() string { return s.meta.description }
 
-// Questions are the numbers of the user questions (docs: user-questions.md) it answers.
+// Questions are the numbers of the user questions it answers (Questions, docs/questions.md).
 func (s *Scenario) Questions() []int { return append([]int(nil), s.meta.questions...) }
 
 // Focus names the figures that answer the scenario's question (FocusMetrics); a run's
@@ -142,15 +150,12 @@ func cloneConfig(c sim.Config) sim.Config {
 }
 
 // Load reads and validates a scenario file.
+// Reads are bounded in size (4 MiB) and time (ReadTimeout) whatever the file is: a
+// regular file, a device, a FIFO.
 func Load(file string) (*Scenario, error) {
-	data, err := os.ReadFile(file)
+	data, err := readScenarioFile(file)
 	if err != nil {
-		found := "an unreadable file"
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			found = "an unreadable file (" + pe.Err.Error() + ")"
-		}
-		return nil, &Error{File: file, Found: found, Expected: "a readable scenario file"}
+		return nil, err
 	}
 	return Parse(file, data)
 }
@@ -179,6 +184,9 @@ func parseYAML(name string, data []byte) (doc *yaml.Node, err *Error) {
 	if len(data) > maxFileSize {
 		return nil, whole(fmt.Sprintf("a file of %d bytes", len(data)), fmt.Sprintf("at most %d bytes", maxFileSize))
 	}
+	if e := checkText(name, data); e != nil {
+		return nil, e
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, whole("YAML the parser could not read", "a valid YAML document")
@@ -190,12 +198,12 @@ func parseYAML(name string, data []byte) (doc *yaml.Node, err *Error) {
 		if e == io.EOF {
 			return nil, whole("an empty file", "a YAML mapping with the scenario's keys")
 		}
-		return nil, yamlSyntaxError(name, e)
+		return nil, yamlSyntaxError(name, data, e)
 	}
 	var extra yaml.Node
 	if e := dec.Decode(&extra); e != io.EOF {
 		if e != nil {
-			return nil, yamlSyntaxError(name, e)
+			return nil, yamlSyntaxError(name, data, e)
 		}
 		return nil, &Error{File: name, Line: extra.Line, Column: extra.Column, Found: "a second YAML document", Expected: "one document per file"}
 	}
@@ -205,9 +213,17 @@ func parseYAML(name string, data []byte) (doc *yaml.Node, err *Error) {
 	return &n, nil
 }
 
-func yamlSyntaxError(name string, e error) *Error {
+// yamlSyntaxError turns the YAML parser's error into an *Error with a line and a column:
+// the parser gives a line only, so the column is found in the text (the tab in the
+// indentation, the bracket too deep, else where the line's content starts).
+func yamlSyntaxError(name string, data []byte, e error) *Error {
 	msg := strings.TrimPrefix(e.Error(), "yaml: ")
 	out := &Error{File: name, Found: "invalid YAML", Expected: "valid YAML"}
+	if strings.Contains(msg, "max depth") {
+		if l, c, ok := flowTooDeep(data, maxDepth); ok {
+			return &Error{File: name, Line: l, Column: c, Found: fmt.Sprintf("brackets nested deeper than %d levels", maxDepth), Expected: "a shallower document"}
+		}
+	}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		if l, err := strconv.Atoi(m[1]); err == nil && l > 0 {
 			out.Line = l
@@ -215,7 +231,104 @@ func yamlSyntaxError(name string, e error) *Error {
 		}
 	}
 	out.Found = "invalid YAML (" + msg + ")"
+	if out.Line > 0 {
+		// The parser reports a tab that breaks the indentation at the line before it.
+		if strings.Contains(msg, "tab character") && !strings.Contains(lineText(data, out.Line), "\t") && strings.Contains(lineText(data, out.Line+1), "\t") {
+			out.Line++
+		}
+		text := lineText(data, out.Line)
+		indent := len(text) - len(strings.TrimLeft(text, " \t"))
+		if i := strings.IndexByte(text[:indent], '\t'); i >= 0 {
+			out.Column = i + 1
+			out.Found = "a tab in the indentation"
+			out.Expected = "spaces (YAML indents with spaces only)"
+		} else if i := strings.IndexByte(text, '\t'); i >= 0 && strings.Contains(msg, "cannot start any token") {
+			out.Column = i + 1
+			out.Found = "a tab where a value starts"
+			out.Expected = "spaces (YAML does not accept tabs there)"
+		} else {
+			out.Column = indent + 1
+		}
+	}
 	return out
+}
+
+// maxDepth is the deepest nesting the loader accepts.
+const maxDepth = 200
+
+// lineText returns line l (1-based) of data without its line break.
+func lineText(data []byte, l int) string {
+	for i := 1; i < l; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return ""
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	return strings.TrimSuffix(string(data), "\r")
+}
+
+// flowTooDeep finds the first '[' or '{' nested deeper than limit, outside quotes and
+// comments: the parser stops far later, with no position.
+func flowTooDeep(data []byte, limit int) (line, col int, ok bool) {
+	line, col = 1, 0
+	depth := 0
+	var quote byte
+	comment := false
+	for _, c := range data {
+		col++
+		switch {
+		case c == '\n':
+			line, col, comment = line+1, 0, false
+			continue
+		case comment:
+			continue
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '"', '\'':
+			quote = c
+		case '#':
+			comment = true
+		case '[', '{':
+			depth++
+			if depth > limit {
+				return line, col, true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return 0, 0, false
+}
+
+// checkText refuses what is not text before the YAML parser sees it, with the line and
+// column of the first offending byte: invalid UTF-8 (binary files, other encodings) and
+// control characters other than tab, line feed and carriage return.
+func checkText(name string, data []byte) *Error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return &Error{File: name, Line: line, Column: col, Found: fmt.Sprintf("the byte 0x%02x, which is not UTF-8 text (a binary file or another encoding?)", data[i]),
+				Expected: "a UTF-8 text file"}
+		case r == '\n':
+			line, col = line+1, 0
+		case r < 0x20 && r != '\t' && r != '\r', r == 0x7f:
+			return &Error{File: name, Line: line, Column: col, Found: fmt.Sprintf("the control character %U (a binary file?)", r), Expected: "a UTF-8 text file"}
+		}
+		i += size
+		col++
+	}
+	return nil
 }
 
 // decode validates the node tree and fills the decoded fields; on error nothing changes.
@@ -235,7 +348,7 @@ func (s *Scenario) decode() error {
 }
 
 func defaultName(file string) string {
-	base := path.Base(strings.ReplaceAll(file, "\\", "/"))
+	base := strings.Trim(path.Base(strings.ReplaceAll(file, "\\", "/")), "<>")
 	for _, ext := range []string{".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
 	}
@@ -380,7 +493,11 @@ func Builtin(name string) (*Scenario, error) {
 
 // LoadAny loads a built-in scenario by name or, if the argument names an existing file
 // (or looks like a path: it contains a slash or ends in .yaml/.yml), that file.
+// The name "-" reads standard input (Stdin).
 func LoadAny(nameOrPath string) (*Scenario, error) {
+	if nameOrPath == "-" {
+		return ReadFrom(StdinName, Stdin)
+	}
 	if st, err := os.Stat(nameOrPath); err == nil && !st.IsDir() {
 		return Load(nameOrPath)
 	}
@@ -397,4 +514,19 @@ func LoadAny(nameOrPath string) (*Scenario, error) {
 		e.Expected = "a scenario file or a built-in name (sharesim list)"
 	}
 	return nil, err
+}
+
+// BuiltinYAML returns a built-in scenario's file as shipped, comments and all (a starting
+// point for one's own scenario).
+func BuiltinYAML(name string) ([]byte, error) {
+	b, ok := builtins()[name]
+	if !ok {
+		_, err := Builtin(name)
+		return nil, err
+	}
+	data, err := library.ReadFile(b.file)
+	if err != nil {
+		return nil, &Error{File: "scenarios/" + b.file, Found: "an unreadable embedded file", Expected: "a readable scenario"}
+	}
+	return data, nil
 }

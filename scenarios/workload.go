@@ -19,7 +19,7 @@ import (
 // checker (package checker) gives them their meaning; a scenario only selects them.
 var KnownChecks = checker.Names()
 
-// maxQuestion is the number of user questions in user-questions.md.
+// maxQuestion is the number of user questions (Questions, docs/questions.md).
 const maxQuestion = 25
 
 // scenario decodes the whole file.
@@ -410,7 +410,9 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	}
 	if err := cfg.Validate(); err != nil {
 		w.simError(top, err)
+		return cfg
 	}
+	w.limits(top)
 	return cfg
 }
 

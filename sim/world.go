@@ -3,6 +3,7 @@ package sim
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -228,6 +229,10 @@ func (w *World) push(at int64, e event) eventq.Handle {
 	return w.q.Push(at, e)
 }
 
+// ErrMaxEvents is wrapped by the error Run returns when the run reached Config.MaxEvents:
+// it was cut short, so no check can say it passed.
+var ErrMaxEvents = errors.New("max_events reached")
+
 // Run processes events until the end of the healing phase.
 func (w *World) Run() (*Result, error) {
 	for {
@@ -242,7 +247,7 @@ func (w *World) Run() (*Result, error) {
 		w.now = at
 		w.events++
 		if w.events > w.cfg.MaxEvents {
-			return nil, fmt.Errorf("run exceeded %d events at %d ms", w.cfg.MaxEvents, w.now)
+			return nil, fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, w.now, ErrMaxEvents)
 		}
 		w.dispatch(e)
 		if w.err != nil {

@@ -4,8 +4,20 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/scenarios"
 )
+
+// libraryEventBudget bounds the estimated events (scenarios.EstimateCost) of each built-in's
+// run in this test: bigger worlds are scaled down, consumers and load alike by the same
+// factor, so that each keeps its shape (records per consumer, consumers per partition).
+// With the build tag long the budget is 50 times larger.
+func libraryEventBudget() int64 {
+	if testmode.Long {
+		return 7_500_000
+	}
+	return 150_000
+}
 
 // Every built-in workload scenario passes every check it selects, on a shortened main phase
 // (its healing phase kept, so liveness still means something).
@@ -15,6 +27,7 @@ func TestBuiltinScenariosPassTheirChecks(t *testing.T) {
 			continue
 		}
 		t.Run(in.Name, func(t *testing.T) {
+			t.Parallel()
 			sc, err := loadScenario(in.Name, []string{"duration=1m"})
 			if err != nil {
 				t.Fatal(err)
@@ -23,31 +36,25 @@ func TestBuiltinScenariosPassTheirChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			consumers := 0
-			for _, g := range cfg.Groups {
-				for _, c := range g.Consumers {
-					consumers += c.Count
-				}
-			}
-			if consumers > 500 {
-				// The question-1 worlds (thousands of single-record consumers) are scaled
-				// down four times, consumers and load alike, to keep CI under its budget.
+			if est := scenarios.EstimateCost(cfg).Events; est > libraryEventBudget() {
+				factor := int((est + libraryEventBudget() - 1) / libraryEventBudget())
 				var sets []string
 				for gi, g := range cfg.Groups {
 					for ci, c := range g.Consumers {
-						sets = append(sets, fmt.Sprintf("groups.%d.consumers.%d.count=%d", gi, ci, max(1, c.Count/4)))
+						sets = append(sets, fmt.Sprintf("groups.%d.consumers.%d.count=%d", gi, ci, max(1, c.Count/factor)))
 					}
 				}
 				for pi, p := range cfg.Producers {
-					sets = append(sets, fmt.Sprintf("producers.%d.rate=%g/s", pi, p.RecordsPerSecond/4))
+					sets = append(sets, fmt.Sprintf("producers.%d.rate=%g/s", pi, p.RecordsPerSecond/float64(factor)))
 				}
 				for _, kv := range sets {
 					if err := sc.Set(splitSet(kv)); err != nil {
 						t.Fatal(err)
 					}
 				}
+				t.Logf("scaled down %d times (estimated %d events)", factor, est)
 			}
-			o, err := simulate(sc, sc.Seed(), false)
+			o, err := simulate(sc, sc.Seed(), simOpts{})
 			if err != nil {
 				t.Fatal(err)
 			}

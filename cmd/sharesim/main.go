@@ -1,7 +1,9 @@
 // Command sharesim runs share-group scenarios, sweeps their parameters, validates scenario
 // files and replays result folders.
 //
-// Exit codes: 0 every check passed, 1 a check failed, 2 bad input or usage.
+// Exit codes: 0 every check passed, 1 a check failed, 2 bad input or usage, 3 the run was
+// cut short or a check could not decide (incomplete: max_events reached, linearizability
+// unknown within --lin-time-limit, a sweep interrupted).
 package main
 
 import (
@@ -9,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -21,6 +25,9 @@ const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	// exitIncomplete: nothing failed, but the work was cut short or a check could not
+	// decide, so nothing can be said to pass.
+	exitIncomplete = 3
 )
 
 // exitError carries an exit code with an optional message.
@@ -70,18 +77,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+var flagParseErr = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (strconv\.Parse(Uint|Int|Float|Bool)|time: invalid duration|time: unknown unit|time: missing unit).*$`)
+
+// flagMessage rewrites the flag parser's conversion errors (strconv's wording) into what the
+// flag expects.
+func flagMessage(err error) string {
+	m := flagParseErr.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	name := m[2]
+	if i := strings.Index(name, "--"); i >= 0 {
+		name = name[i:]
+	}
+	want := "a valid value"
+	switch m[4] {
+	case "Uint":
+		want = "a whole number from 0 to 18446744073709551615"
+	case "Int":
+		want = "a whole number"
+	case "Float":
+		want = "a number"
+	case "Bool":
+		want = "true or false"
+	case "":
+		want = "a duration like 500ms, 30s or 2m"
+	}
+	return fmt.Sprintf("%s %q: expected %s", name, m[1], want)
+}
+
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sharesim",
 		Short: "A deterministic simulator and model checker for Kafka share groups (KIP-932)",
 		Long: `sharesim simulates Apache Kafka share groups under virtual time and checks what they do.
 
-One seed reproduces a run byte for byte. Exit codes: 0 every check passed, 1 a check
-failed, 2 bad input or usage.`,
+One seed reproduces a run byte for byte.
+
+Exit codes:
+  0  every check passed
+  1  a check failed
+  2  bad input or usage (nothing was run, or the run's results could not be written)
+  3  incomplete: the run was cut short (max_events reached) or a check could not decide
+     (linearizability unknown within --lin-time-limit), or a sweep was interrupted`,
 		Example: `  sharesim list
   sharesim run quickstart
   sharesim run slow-processing-vs-lock --set kafka.share.record.lock.duration.ms=60s --out out/lock60
   sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/sweep
+  sharesim show quickstart > my-scenario.yaml
   sharesim validate my-scenario.yaml
   sharesim replay out/lock60`,
 		Version:       version,
@@ -91,9 +134,13 @@ failed, 2 bad input or usage.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see 'sharesim %s --help')", err, c.Name())
+		return usageErr("%v (see 'sharesim %s --help')", flagMessage(err), c.Name())
 	})
+	root.PersistentFlags().BoolVar(&progressOff, "no-progress", false, "print no progress on stderr")
+	root.PersistentFlags().DurationVar(&progressEvery, "progress-every", progressEvery, "period of the progress line when stderr is not a terminal")
+	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
-	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd())
+	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())
+	wireCompletion(root)
 	return root
 }

@@ -47,13 +47,55 @@ func newValidateCmd() *cobra.Command {
 }
 
 func newListCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:     "list",
-		Short:   "List the built-in scenarios",
-		Example: "  sharesim list",
+	var asJSON, questions bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in scenarios and the questions they answer",
+		Long: `List the built-in scenarios with the numbers of the user questions each answers
+(docs/questions.md#qN; --questions prints the questions with their scenarios). 'sharesim
+show NAME' prints one's YAML.`,
+		Example: "  sharesim list\n  sharesim list --questions\n  sharesim list --json",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			w := cmd.OutOrStdout()
+			if questions {
+				by := map[int][]string{}
+				for _, in := range scenarios.List() {
+					for _, q := range in.Questions {
+						by[q] = append(by[q], in.Name)
+					}
+				}
+				for _, q := range scenarios.Questions {
+					names := strings.Join(by[q.N], ", ")
+					if names == "" {
+						names = "no built-in scenario yet"
+					}
+					fmt.Fprintf(w, "%d. %s\n   docs/questions.md#%s; answered by %s\n", q.N, q.Text, scenarios.QuestionAnchor(q.N), names)
+				}
+				return nil
+			}
+			if asJSON {
+				type item struct {
+					Name      string   `json:"name"`
+					Kind      string   `json:"kind"`
+					Title     string   `json:"title"`
+					Questions []int    `json:"questions"`
+					Links     []string `json:"question_links"`
+				}
+				out := []item{}
+				for _, i := range scenarios.List() {
+					it := item{Name: i.Name, Kind: string(i.Kind), Title: i.Title, Questions: i.Questions, Links: []string{}}
+					if it.Questions == nil {
+						it.Questions = []int{}
+					}
+					for _, q := range i.Questions {
+						it.Links = append(it.Links, "docs/questions.md#"+scenarios.QuestionAnchor(q))
+					}
+					out = append(out, it)
+				}
+				return writeJSONTo(w, out)
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tKIND\tQUESTIONS\tTITLE")
 			for _, i := range scenarios.List() {
 				q := make([]string, len(i.Questions))
@@ -62,23 +104,66 @@ func newListCmd() *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", i.Name, i.Kind, strings.Join(q, ","), i.Title)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(w, "\nQuestion N is docs/questions.md#qN; 'sharesim list --questions' prints them.")
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&questions, "questions", false, "print the user questions with the scenarios that answer them")
+	return cmd
 }
 
 func newChecksCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "checks",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "checks [NAME...]",
 		Short: "List the checks a run can apply",
-		Args:  exactArgs(0),
+		Long: `List the checks a run can apply (all of them, or the ones named), with when each runs:
+event (after every simulator event), deep (a full scan of the share-partitions after every
+event), history (on the client-visible history at the end) or end (after the run).
+A scenario selects them with its checks key; --set checks=... overrides it.`,
+		Example: `  sharesim checks
+  sharesim checks linearizable liveness
+  sharesim checks --json
+  sharesim run quickstart --set 'checks=[liveness, no-silent-loss]'
+  sharesim run quickstart --set checks=none`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			want := map[string]bool{}
+			for _, a := range args {
+				found := false
+				for _, c := range checker.Catalogue {
+					found = found || c.Name == a
+				}
+				if !found {
+					return usageErr("no check %q; expected one of %s", a, strings.Join(checker.Names(), ", "))
+				}
+				want[a] = true
+			}
+			type check struct {
+				Name string `json:"name"`
+				When string `json:"when"`
+				Doc  string `json:"doc"`
+			}
+			out := []check{}
 			for _, c := range checker.Catalogue {
+				if len(want) == 0 || want[c.Name] {
+					out = append(out, check{c.Name, c.When, c.Doc})
+				}
+			}
+			if asJSON {
+				return writeJSONTo(cmd.OutOrStdout(), out)
+			}
+			for _, c := range out {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n    %s\n", c.Name, c.When, c.Doc)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }
 
 func newReplayCmd() *cobra.Command {
@@ -104,7 +189,7 @@ Exit code 0 when they match, 1 when they differ.`,
 			if sc.Kind() == scenarios.KindScripted {
 				return runScripted(cmd.OutOrStdout(), sc, runFlags{})
 			}
-			o, err := simulate(sc, sum.Seed, false)
+			o, err := simulate(sc, sum.Seed, simOpts{})
 			if err != nil {
 				return err
 			}

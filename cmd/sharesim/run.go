@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,6 +18,7 @@ import (
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 type runFlags struct {
@@ -22,6 +27,8 @@ type runFlags struct {
 	out   string
 	sets  []string
 	quiet bool
+	yes   bool
+	json  bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -41,13 +48,15 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedS = cmd.Flags().Changed("seed")
-			return runScenario(cmd.OutOrStdout(), args[0], f)
+			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args[0], f)
 		},
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed (default: the scenario's seed)")
 	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable)")
-	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (and no progress)")
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print summary.json's content on stdout instead of the text summary")
 	cmd.Flags().DurationVar(&linearize.DefaultTimeLimit, "lin-time-limit", linearize.DefaultTimeLimit, "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
@@ -108,8 +117,23 @@ type outcome struct {
 	ck         *checker.Checker // nil when no check ran
 }
 
-// simulate runs a workload scenario with its checks.
-func simulate(sc *scenarios.Scenario, seed uint64, keepTrace bool) (*outcome, error) {
+// simOpts are what a run records besides its checks.
+type simOpts struct {
+	// sample follows record lives for the report (reports.SampleRecords).
+	sample bool
+	// trace receives the event trace as it is produced (nil: only hashed).
+	trace io.Writer
+	// progress is told the virtual time every progressStride events (nil: silent).
+	progress *progress
+}
+
+// progressStride is how many events pass between two progress updates of a run.
+const progressStride = 1 << 14
+
+// simulate runs a workload scenario with its checks. Nothing it records grows with the
+// run's length except what the checks need (the linearizability history) and what
+// opts.trace streams away.
+func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error) {
 	cfg, err := sc.SimConfig()
 	if err != nil {
 		return nil, inputErr(err)
@@ -121,27 +145,40 @@ func simulate(sc *scenarios.Scenario, seed uint64, keepTrace bool) (*outcome, er
 			return nil, inputErr(err)
 		}
 	}
-	opts := sim.Options{KeepTrace: keepTrace}
-	if keepTrace {
+	opts := sim.Options{TraceWriter: so.trace}
+	if so.sample {
 		opts.SampleRecords = reports.SampleRecords // the report's record timeline
 	}
-	var last *sim.World
+	var observe []func(*sim.World)
 	if ck != nil {
 		opts.RecordHistory = ck.NeedsHistory()
-		opts.Observer = func(w *sim.World) {
-			last = w
-			ck.Observe(w)
-		}
+		observe = append(observe, ck.Observe)
+	}
+	if p := so.progress; p != nil {
+		n := 0
+		observe = append(observe, func(w *sim.World) {
+			if n++; n == progressStride {
+				n = 0
+				p.set(float64(w.NowMs()))
+			}
+		})
+	}
+	switch len(observe) {
+	case 1:
+		opts.Observer = observe[0]
+	case 2:
+		a, b := observe[0], observe[1]
+		opts.Observer = func(w *sim.World) { a(w); b(w) }
 	}
 	w, err := sim.New(cfg, seed, opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if last == nil {
-		last = w
-	}
 	res, err := w.Run()
 	if err != nil {
+		if errors.Is(err, sim.ErrMaxEvents) {
+			return nil, &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE %s (seed %d): cut short, %v; no check can pass a run that did not finish (raise max_events or shorten duration)", sc.Name(), seed, err)}
+		}
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("simulation stopped: %w", err)}
 	}
 	o := &outcome{res: res, cfg: cfg}
@@ -171,7 +208,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func runScenario(stdout io.Writer, arg string, f runFlags) error {
+func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFlags) error {
 	sc, err := loadScenario(arg, f.sets)
 	if err != nil {
 		return err
@@ -180,15 +217,61 @@ func runScenario(stdout io.Writer, arg string, f runFlags) error {
 	if f.seedS {
 		seed = f.seed
 	}
+	if f.out != "" {
+		if err := prepareOut(f.out); err != nil {
+			return err
+		}
+	}
 	if sc.Kind() == scenarios.KindScripted {
 		return runScripted(stdout, sc, f)
 	}
-	o, err := simulate(sc, seed, f.out != "")
+	cfg, err := sc.SimConfig()
+	if err != nil {
+		return inputErr(err)
+	}
+	jc := newJobCost(cfg, checkNames(sc), f.out != "")
+	if err := confirmCost(stderr, stdin, "run "+sc.Name(), jc, f.yes); err != nil {
+		return err
+	}
+	if jc.Events > cfg.MaxEvents {
+		fmt.Fprintf(stderr, "run %s: note: the estimate (~%s events) is above max_events (%s); the run will probably be cut short (exit code 3): raise max_events in the scenario\n",
+			sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
+	}
+	so := simOpts{sample: f.out != ""}
+	var events *reports.EventsWriter
+	if f.out != "" {
+		if events, err = reports.CreateEvents(filepath.Join(f.out, "events.ndjson")); err != nil {
+			return usageErr("--out %s: %v", f.out, err)
+		}
+		so.trace = events
+	}
+	if !f.quiet && !f.json {
+		so.progress = newProgress(stderr, "run "+sc.Name(), float64(cfg.DurationMs+cfg.HealMs), virtualTimeOf)
+	}
+	o, err := simulate(sc, seed, so)
+	so.progress.finish()
+	if events != nil {
+		if cerr := events.Close(); err == nil && cerr != nil {
+			return &exitError{code: exitUsage, err: cerr}
+		}
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == exitIncomplete && !f.json {
+		fmt.Fprintln(stdout, ee.err)
+		return &exitError{code: exitIncomplete}
+	}
 	if err != nil {
 		return err
 	}
 	cmdline := reproduceCommand(arg, seed, f.sets)
 	sum := buildSummary(sc, seed, o, f.sets, cmdline)
+	unknown := 0
+	if lin := o.ck.Linearizability(); lin != nil {
+		unknown = len(lin.Unknown())
+	}
+	if unknown > 0 && sum.Verdict == "pass" {
+		sum.Verdict = "incomplete"
+	}
 	if f.out != "" {
 		yml, err := sc.Canonical()
 		if err != nil {
@@ -205,18 +288,158 @@ func runScenario(stdout io.Writer, arg string, f runFlags) error {
 	}
 	if f.out != "" {
 		// Last, so that the page links every file of the folder (linearizability.html too).
-		if err := drawReport(stdout, f.out, false); err != nil {
+		report := stdout
+		if f.json {
+			report = io.Discard
+		}
+		if err := drawReport(report, f.out, false); err != nil {
 			return err
 		}
 	}
-	printSummary(stdout, sum, f)
-	if lin := o.ck.Linearizability(); lin != nil && len(lin.Unknown()) > 0 {
-		fmt.Fprintf(stdout, "  linearizability unknown on %d share-partition(s): the check ran out of time (--lin-time-limit)\n", len(lin.Unknown()))
+	if f.json {
+		if err := writeJSONTo(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(stdout, sum, f, o.cfg.Kafka.Bug)
+		if unknown > 0 {
+			fmt.Fprintf(stdout, "  linearizability unknown on %d share-partition(s): the check ran out of time (--lin-time-limit %s); the run is incomplete, not passed\n", unknown, linearize.DefaultTimeLimit)
+		}
 	}
-	if len(o.violations) > 0 {
+	switch {
+	case len(o.violations) > 0:
 		return checksFailed
+	case unknown > 0:
+		return &exitError{code: exitIncomplete}
 	}
 	return nil
+}
+
+// prepareOut makes sure --out names a folder sharesim can write, before any run: an
+// existing file, or a folder that cannot be created or written, is a usage error.
+func prepareOut(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageErr("--out %s: is a file; expected a folder (new or existing)", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("--out %s: cannot create the folder: %v", dir, unwrapPath(err))
+	}
+	probe, err := os.CreateTemp(dir, ".sharesim-probe-*")
+	if err != nil {
+		return usageErr("--out %s: cannot write in the folder: %v", dir, unwrapPath(err))
+	}
+	name := probe.Name()
+	probe.Close()
+	return os.Remove(name)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Cost thresholds: above confirmEvents estimated events, or confirmBytes of estimated
+// memory or disk, a run or sweep needs --yes (or a "y" typed on a terminal); above
+// noteEvents the estimate is printed on stderr.
+var (
+	confirmEvents int64 = 100_000_000
+	noteEvents    int64 = 10_000_000
+	confirmBytes  int64 = 4 << 30
+)
+
+// Sizes behind the memory and disk estimates, measured on the built-in library:
+// historyBytesPerRecord is the peak memory of the history checks per produced record
+// (the recorded history and the checks' per-offset tables; 413 B measured on quickstart at
+// 50 records/s for 12 h), traceBytesPerEvent the size of events.ndjson per event (16 B).
+const (
+	historyBytesPerRecord = 420
+	traceBytesPerEvent    = 16
+)
+
+// jobCost is a run's cost estimate with what it will hold and write.
+type jobCost struct {
+	scenarios.Cost
+	// HistoryBytes is the memory the history checks will hold (0 when none is on).
+	HistoryBytes int64
+	// TraceBytes is the size of events.ndjson (0 without --out).
+	TraceBytes int64
+}
+
+func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
+	j := jobCost{Cost: scenarios.EstimateCost(cfg)}
+	if ck, err := checker.New(cfg, names); err == nil && len(names) > 0 && ck.NeedsHistory() {
+		j.HistoryBytes = satMul(j.Records, historyBytesPerRecord)
+	}
+	if out {
+		j.TraceBytes = satMul(j.Events, traceBytesPerEvent)
+	}
+	return j
+}
+
+func (j jobCost) String() string {
+	s := j.Cost.String()
+	if j.HistoryBytes > 0 {
+		s += fmt.Sprintf("; the history checks hold ~%s in memory", approxBytes(j.HistoryBytes))
+	}
+	if j.TraceBytes > 0 {
+		s += fmt.Sprintf("; events.ndjson takes ~%s", approxBytes(j.TraceBytes))
+	}
+	return s
+}
+
+func approxBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.3g kB", float64(b)/(1<<10))
+}
+
+// confirmCost prints the estimate of a big job and asks for confirmation above the
+// thresholds: on a terminal it asks; elsewhere it refuses without --yes.
+func confirmCost(stderr io.Writer, stdin io.Reader, what string, c jobCost, yes bool) error {
+	big := c.Events >= confirmEvents || c.HistoryBytes >= confirmBytes || c.TraceBytes >= confirmBytes
+	if c.Events < noteEvents && !big {
+		return nil
+	}
+	fmt.Fprintf(stderr, "%s: estimated %s\n", what, c)
+	if !big || yes {
+		return nil
+	}
+	reason := fmt.Sprintf("estimated ~%s events", scenarios.Approx(c.Events))
+	switch {
+	case c.Events >= confirmEvents:
+		reason += fmt.Sprintf(", above %s", scenarios.Approx(confirmEvents))
+	case c.HistoryBytes >= confirmBytes:
+		reason = fmt.Sprintf("the history checks would hold ~%s; --set checks=[...] without them keeps memory bounded", approxBytes(c.HistoryBytes))
+	default:
+		reason = fmt.Sprintf("events.ndjson would take ~%s", approxBytes(c.TraceBytes))
+	}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) && isTerminal(stderr) {
+		fmt.Fprintf(stderr, "This is big (%s). Run it? [y/N] ", reason)
+		var answer string
+		fmt.Fscanln(stdin, &answer)
+		if a := strings.ToLower(strings.TrimSpace(answer)); a == "y" || a == "yes" {
+			return nil
+		}
+		return usageErr("%s: not confirmed", what)
+	}
+	return usageErr("%s is big (%s): pass --yes to run it", what, reason)
+}
+
+// writeJSONTo prints v as indented JSON (--json).
+func writeJSONTo(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string, cmdline string) *reports.Summary {
@@ -235,9 +458,15 @@ func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string
 	return s
 }
 
-func printSummary(w io.Writer, s *reports.Summary, f runFlags) {
+// printSummary prints the verdict line and the summary; bug is the bug-zoo variant the run
+// used (shown in the verdict line), "" for the faithful core.
+func printSummary(w io.Writer, s *reports.Summary, f runFlags, bug string) {
 	verdict := strings.ToUpper(s.Verdict)
-	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, fmtDuration(s.EndMs), s.Events)
+	variant := ""
+	if bug != "" {
+		variant = ", bug-zoo variant " + bug
+	}
+	fmt.Fprintf(w, "%s %s (seed %d, Kafka %s%s, %s of virtual time, %d events)\n", verdict, s.Scenario, s.Seed, s.Kafka, variant, fmtDuration(s.EndMs), s.Events)
 	if !f.quiet {
 		if s.Title != "" && s.Title != s.Scenario {
 			fmt.Fprintf(w, "  %s\n", s.Title)

@@ -45,7 +45,7 @@ Exit code 0: a reduced scenario was written; 2: the scenario does not fail or ba
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedS = cmd.Flags().Changed("seed")
-			return runShrink(cmd.OutOrStdout(), args[0], f)
+			return runShrink(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed of the failing run (default: the scenario's seed)")
@@ -82,7 +82,7 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 	for k := 0; k < s.tries && s.runs < s.max; k++ {
 		seed := s.seed + uint64(k)
 		s.runs++
-		o, err := simulate(sc, seed, false)
+		o, err := simulate(sc, seed, simOpts{})
 		if err != nil {
 			continue
 		}
@@ -95,7 +95,7 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 	return false, 0, 0
 }
 
-func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
+func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
 	sc, err := loadScenario(arg, f.sets)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 	if f.seedS {
 		seed = f.seed
 	}
-	o, err := simulate(sc, seed, false)
+	o, err := simulate(sc, seed, simOpts{})
 	if err != nil {
 		return err
 	}
@@ -137,6 +137,8 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 	before := describeSize(&doc, o.res.Events)
 	fmt.Fprintf(stdout, "%s fails %s with seed %d (%s); shrinking (at most %d runs)\n", sc.Name(), check, seed, before, f.maxRuns)
 	events := o.res.Events
+	bar := newProgress(stderr, "shrink "+sc.Name(), float64(f.maxRuns), countOf("runs"))
+	defer bar.finish()
 	for progress := true; progress && s.runs < s.max; {
 		progress = false
 		for _, c := range candidates(&doc) {
@@ -149,6 +151,7 @@ func runShrink(stdout io.Writer, arg string, f shrinkFlags) error {
 				continue
 			}
 			ok, seedOK, ev := s.attempt(next)
+			bar.set(float64(s.runs))
 			if !ok {
 				continue
 			}
@@ -212,7 +215,37 @@ func candidates(doc *yaml.Node) []candidate {
 			}})
 		}
 	}
+	// Delta debugging: faults and swarm draws go in bulk first (halves, then quarters, ...),
+	// then one at a time; a fault's window is shortened.
+	out = append(out, removeChunks("faults", func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "faults") }, mapGet(root, "faults"), 0)...)
 	out = append(out, removeItems(root, "faults", 0)...)
+	if fs := mapGet(root, "faults"); fs != nil && fs.Kind == yaml.SequenceNode {
+		for fi := range fs.Content {
+			fi := fi
+			at := func(d *yaml.Node) *yaml.Node {
+				if fs := mapGet(d.Content[0], "faults"); fs != nil && fi < len(fs.Content) {
+					return fs.Content[fi]
+				}
+				return nil
+			}
+			for _, key := range []string{"duration", "until", "restart_after"} {
+				out = append(out, halveDuration(fmt.Sprintf("faults[%d].%s", fi, key), at, key))
+			}
+		}
+	}
+	if sw := mapGet(root, "swarm"); sw != nil {
+		swarm := func(d *yaml.Node) *yaml.Node { return mapGet(d.Content[0], "swarm") }
+		out = append(out, candidate{func(d *yaml.Node) (string, bool) {
+			if mapDelete(d.Content[0], "swarm") {
+				return "swarm removed", true
+			}
+			return "", false
+		}})
+		out = append(out, reduceInt("swarm.count", swarm, "count", 0)...)
+		kinds := func(d *yaml.Node) *yaml.Node { return mapGet(swarm(d), "kinds") }
+		out = append(out, removeChunks("swarm.kinds", kinds, mapGet(sw, "kinds"), 1)...)
+		out = append(out, removeItemsAt("swarm.kinds", kinds, mapGet(sw, "kinds"), 1)...)
+	}
 	out = append(out, removeItems(root, "groups", 1)...)
 	if groups := mapGet(root, "groups"); groups != nil {
 		for gi, g := range groups.Content {
@@ -296,6 +329,53 @@ func candidates(doc *yaml.Node) []candidate {
 }
 
 var rateRe = regexp.MustCompile(`^\s*([0-9.]+)\s*(/.*)$`)
+
+// removeChunks proposes removing runs of consecutive elements of a list, as delta debugging
+// does: the first and second half, then each quarter, each eighth, ... down to runs of two
+// (single elements are removeItemsAt's), keeping at least keep elements.
+func removeChunks(what string, at func(*yaml.Node) *yaml.Node, list *yaml.Node, keep int) []candidate {
+	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) < 2 {
+		return nil
+	}
+	var out []candidate
+	for parts := 2; len(list.Content)/parts >= 2; parts *= 2 {
+		for k := 0; k < parts; k++ {
+			parts, k := parts, k
+			out = append(out, candidate{func(d *yaml.Node) (string, bool) {
+				l := at(d)
+				if l == nil {
+					return "", false
+				}
+				n := len(l.Content)
+				lo, hi := k*n/parts, (k+1)*n/parts
+				if hi-lo < 2 || n-(hi-lo) < keep {
+					return "", false
+				}
+				l.Content = append(l.Content[:lo:lo], l.Content[hi:]...)
+				return fmt.Sprintf("%s[%d:%d] removed (%d of %d)", what, lo, hi, hi-lo, n), true
+			}})
+		}
+	}
+	return out
+}
+
+// halveDuration proposes halving a duration field (not below 1 s).
+func halveDuration(what string, at func(*yaml.Node) *yaml.Node, key string) candidate {
+	return candidate{func(d *yaml.Node) (string, bool) {
+		m := at(d)
+		v := mapGet(m, key)
+		if v == nil {
+			return "", false
+		}
+		ms, ok := parseMs(v.Value)
+		if !ok || ms < 2000 {
+			return "", false
+		}
+		old := v.Value
+		setScalar(m, key, fmtMs(ms/2))
+		return fmt.Sprintf("%s %s → %s", what, old, fmtMs(ms/2)), true
+	}}
+}
 
 // removeItems proposes removing each element of the top-level list key, keeping at least keep.
 func removeItems(root *yaml.Node, key string, keep int) []candidate {
@@ -449,7 +529,17 @@ func describeSize(doc *yaml.Node, events int64) string {
 	if v := mapGet(root, "duration"); v != nil {
 		dur = v.Value
 	}
-	return fmt.Sprintf("%s, %d consumers, %d partitions, %d producers, %d faults, %d events", dur, consumers, partitions, count("producers"), count("faults"), events)
+	faults := strconv.Itoa(count("faults")) + " faults"
+	if sw := mapGet(root, "swarm"); sw != nil {
+		draws := 0
+		if v := mapGet(sw, "count"); v != nil {
+			draws, _ = strconv.Atoi(v.Value)
+		} else if k := mapGet(sw, "kinds"); k != nil {
+			draws = len(k.Content)
+		}
+		faults += fmt.Sprintf(" + %d swarm draws", draws)
+	}
+	return fmt.Sprintf("%s, %d consumers, %d partitions, %d producers, %s, %d events", dur, consumers, partitions, count("producers"), faults, events)
 }
 
 // parseMs reads durations like 90s, 6m, 1h30m, 500ms, 1.5s.

@@ -1,29 +1,41 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 type sweepFlags struct {
-	seeds  string
-	sets   []string
-	jobs   int
-	out    string
-	shard  string
-	metric string
+	seeds    string
+	sets     []string
+	jobs     int
+	out      string
+	shard    string
+	metric   string
+	yes      bool
+	resume   bool
+	force    bool
+	keepRuns bool
+	json     bool
 }
 
 func newSweepCmd() *cobra.Command {
@@ -31,45 +43,79 @@ func newSweepCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep SCENARIO",
 		Short: "Run a scenario over a grid of parameter values and seeds, in parallel",
-		Long: `Run every combination of the --set values (comma-separated) with every seed of --seeds,
-in parallel, and write one table: sweep.json and sweep.csv (one row per run) and
-sweep-aggregate.csv (one row per grid point: mean, min, max and standard deviation over the
-seeds). The table's content does not depend on --jobs.
+		Long: `Run every combination of the --set values with every seed of --seeds, in parallel, and
+write one table: sweep.json and sweep.csv (one row per run) and sweep-aggregate.csv (one row
+per grid point: mean, min, max and standard deviation over the seeds). The table's content
+does not depend on --jobs.
+
+--set path=v1,v2,... sweeps a parameter; commas inside brackets or quotes do not split, so
+--set 'swarm.kinds=[kill],[kill, hang]' sweeps two lists. The same path twice is an error.
+
+With --out, each run is appended to runs.ndjson as it finishes, so an interrupted sweep
+(Ctrl-C: exit code 3) keeps what it did and --resume goes on from there. A non-empty --out
+folder is refused unless --resume (continue the same sweep) or --force (start over).
+--keep-runs also writes each run's result folder under runs/ ('sharesim report' draws it).
 
 --shard i/n runs only every n-th run starting with the i-th (1-based), so that a sweep can be
-split across machines; 'sharesim merge' combines the shards' folders.`,
+split across machines; 'sharesim merge' combines the shards' folders.
+
+Before a big sweep (above 10000 runs or ~100M estimated events in all) sharesim prints the
+estimate and asks for --yes.`,
 		Example: `  sharesim sweep slow-processing-vs-lock --seeds 1..5 \
       --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/lock
   sharesim sweep consumers-vs-partitions --seeds 1..3 --set groups.0.consumers.0.count=2,4,6,8,12 --jobs 2
-  sharesim sweep quickstart --seeds 1..20 --shard 1/4 --out out/shard1`,
+  sharesim sweep chaos-swarm --seeds 1..4 --set 'swarm.kinds=[kill],[kill, hang]'
+  sharesim sweep quickstart --seeds 1..20 --shard 1/4 --out out/shard1
+  sharesim sweep quickstart --seeds 1..20 --out out/q --resume     # after an interruption`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSweep(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			return runSweep(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args[0], f)
 		},
 	}
 	cmd.Flags().StringVar(&f.seeds, "seeds", "1..3", "seeds to run, A..B (inclusive) or a single seed")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "parameter and its values: path=v1,v2,... (repeatable; one value is a plain override)")
 	cmd.Flags().IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel")
-	cmd.Flags().StringVar(&f.out, "out", "", "write sweep.json, sweep.csv and sweep-aggregate.csv here")
+	cmd.Flags().StringVar(&f.out, "out", "", "write sweep.json, sweep.csv, sweep-aggregate.csv and runs.ndjson here")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n)")
-	cmd.Flags().StringVar(&f.metric, "metric", "duplicates_per_hour", "metric shown in the printed table")
+	cmd.Flags().StringVar(&f.metric, "metric", "duplicates_per_hour", "metric shown in the printed table: "+strings.Join(reports.MetricNames(), ", "))
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the sweep is above the confirmation threshold")
+	cmd.Flags().BoolVar(&f.resume, "resume", false, "continue the sweep already in --out (skip the runs in its runs.ndjson)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "sweep into a non-empty --out folder, starting over")
+	cmd.Flags().BoolVar(&f.keepRuns, "keep-runs", false, "also write each run's result folder under --out/runs/")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the sweep table (sweep.json's content) on stdout")
+	_ = cmd.RegisterFlagCompletionFunc("metric", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return reports.MetricNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
+// maxSeeds bounds --seeds.
+const maxSeeds = 1_000_000
+
 func parseSeeds(s string) ([]uint64, error) {
 	a, b, isRange := strings.Cut(s, "..")
-	lo, err := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+	num := func(x string) (uint64, error) {
+		v, err := strconv.ParseUint(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return 0, usageErr("--seeds %q: %q is not a seed; expected A..B (inclusive, e.g. 1..20) or one seed, seeds being whole numbers from 0", s, strings.TrimSpace(x))
+		}
+		return v, nil
+	}
+	lo, err := num(a)
 	if err != nil {
-		return nil, usageErr("--seeds %q: expected A..B or a number", s)
+		return nil, err
 	}
 	hi := lo
 	if isRange {
-		if hi, err = strconv.ParseUint(strings.TrimSpace(b), 10, 64); err != nil || hi < lo {
-			return nil, usageErr("--seeds %q: expected A..B with A <= B", s)
+		if hi, err = num(b); err != nil {
+			return nil, err
+		}
+		if hi < lo {
+			return nil, usageErr("--seeds %q: %d is above %d; expected A..B with A <= B", s, lo, hi)
 		}
 	}
-	if hi-lo >= 1_000_000 {
-		return nil, usageErr("--seeds %q: at most 1000000 seeds", s)
+	if hi-lo >= maxSeeds {
+		return nil, usageErr("--seeds %q: %d seeds; expected at most %d", s, hi-lo+1, maxSeeds)
 	}
 	var out []uint64
 	for v := lo; v <= hi; v++ {
@@ -91,19 +137,73 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
+// splitValues splits a --set value list at the commas outside brackets, braces and quotes:
+// "30s,45s" gives two values, "[kill, hang]" one, "[kill],[kill, hang]" two.
+func splitValues(v string) ([]string, bool) {
+	var out []string
+	depth, start := 0, 0
+	var quote rune
+	for i, c := range v {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+		case c == ',' && depth == 0:
+			out = append(out, strings.TrimSpace(v[start:i]))
+			start = i + 1
+		}
+	}
+	if depth != 0 || quote != 0 {
+		return nil, false
+	}
+	return append(out, strings.TrimSpace(v[start:])), true
+}
+
+// normPath writes groups[0].consumers.1 as groups.0.consumers.1, to compare --set paths.
+func normPath(p string) string {
+	return strings.NewReplacer("[", ".", "]", "").Replace(strings.TrimSpace(p))
+}
+
 // grid expands the --set flags into axes and grid points (cartesian product, first flag
-// varying slowest).
+// varying slowest). The same path twice, an empty value or unbalanced brackets are errors.
 func grid(sets []string) ([]reports.Axis, [][]reports.Param, error) {
 	var axes []reports.Axis
+	seen := map[string]string{}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" || v == "" {
 			return nil, nil, usageErr("--set %q: expected path=v1,v2,...", s)
 		}
-		axes = append(axes, reports.Axis{Path: k, Values: strings.Split(v, ",")})
+		if prev, dup := seen[normPath(k)]; dup {
+			return nil, nil, usageErr("--set %q: %s is already swept by --set %q; give each path once, with all its values", s, k, prev)
+		}
+		seen[normPath(k)] = s
+		vals, ok := splitValues(v)
+		if !ok {
+			return nil, nil, usageErr("--set %q: unbalanced brackets or quotes in the values", s)
+		}
+		for _, x := range vals {
+			if x == "" {
+				return nil, nil, usageErr("--set %q: an empty value; expected path=v1,v2,...", s)
+			}
+		}
+		axes = append(axes, reports.Axis{Path: k, Values: vals})
 	}
 	points := [][]reports.Param{{}}
 	for _, ax := range axes {
+		if len(points)*len(ax.Values) > maxPoints {
+			return nil, nil, usageErr("the --set values make more than %d grid points; sweep fewer values at once", maxPoints)
+		}
 		var next [][]reports.Param
 		for _, p := range points {
 			for _, v := range ax.Values {
@@ -116,13 +216,30 @@ func grid(sets []string) ([]reports.Axis, [][]reports.Param, error) {
 	return axes, points, nil
 }
 
+// Grid bounds: more points than maxPoints or runs than maxRuns are refused; more runs
+// than confirmRuns need --yes.
+const (
+	maxPoints   = 100_000
+	maxRuns     = 10_000_000
+	confirmRuns = 10_000
+)
+
 type sweepJob struct {
 	index int
 	point int
 	seed  uint64
 }
 
-func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
+// sweepSpec identifies a sweep in its folder (sweep-spec.json), so that --resume goes on
+// only with the same sweep.
+type sweepSpec struct {
+	Scenario string         `json:"scenario"`
+	Seeds    string         `json:"seeds"`
+	Grid     []reports.Axis `json:"grid"`
+	Shard    string         `json:"shard,omitempty"`
+}
+
+func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlags) error {
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
 		return err
@@ -134,9 +251,26 @@ func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
 	if f.jobs < 1 {
 		return usageErr("--jobs %d: expected at least 1", f.jobs)
 	}
+	if f.resume && f.force {
+		return usageErr("--resume and --force: give one (continue the sweep, or start over)")
+	}
+	if (f.resume || f.force || f.keepRuns) && f.out == "" {
+		return usageErr("--resume, --force and --keep-runs need --out")
+	}
+	if _, ok := (&reports.SweepRow{}).Metric(f.metric); !ok {
+		return usageErr("--metric %q: expected one of %s", f.metric, strings.Join(reports.MetricNames(), ", "))
+	}
 	axes, points, err := grid(f.sets)
 	if err != nil {
 		return err
+	}
+	total := len(points) * len(seeds)
+	if total > maxRuns {
+		return usageErr("%d grid points × %d seeds = %d runs; expected at most %d", len(points), len(seeds), total, maxRuns)
+	}
+	runs := (total - si + sn) / sn // runs of shard si: k = si-1, si-1+sn, ... < total
+	if runs <= 0 {
+		return usageErr("--shard %s: the sweep has %d runs, so shard %d of %d would be empty", f.shard, total, si, sn)
 	}
 	// Validate every grid point once, up front, so bad values fail before any run.
 	base, err := loadScenario(arg, nil)
@@ -146,13 +280,35 @@ func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
 	if base.Kind() != scenarios.KindWorkload {
 		return usageErr("%s is a scripted scenario; sweeps need a workload scenario", arg)
 	}
+	var cost scenarios.Cost
 	for _, p := range points {
-		if _, err := pointScenario(arg, p); err != nil {
+		sc, err := pointScenario(arg, p)
+		if err != nil {
 			return err
 		}
+		cfg, _ := sc.SimConfig()
+		c := scenarios.EstimateCost(cfg)
+		cost.Records = satAdd(cost.Records, satMul(c.Records, int64(runs)/int64(len(points))+1))
+		cost.Events = satAdd(cost.Events, satMul(c.Events, int64(runs)/int64(len(points))+1))
 	}
-	if _, ok := (&reports.SweepRow{}).Metric(f.metric); !ok {
-		return usageErr("--metric %q: expected one of %s", f.metric, strings.Join(reports.MetricNames(), ", "))
+	what := fmt.Sprintf("sweep %s (%d runs)", base.Name(), runs)
+	if runs > confirmRuns && !f.yes {
+		return usageErr("%s: more than %d runs; pass --yes to run them", what, confirmRuns)
+	}
+	if cost.Events >= noteEvents {
+		fmt.Fprintf(stderr, "%s: estimated ~%s records, ~%s events in all\n", what, scenarios.Approx(cost.Records), scenarios.Approx(cost.Events))
+		if cost.Events >= confirmEvents && !f.yes {
+			return usageErr("%s is big (estimated ~%s events, above %s): pass --yes to run it", what, scenarios.Approx(cost.Events), scenarios.Approx(confirmEvents))
+		}
+	}
+	spec := sweepSpec{Scenario: base.Name(), Seeds: f.seeds, Grid: axes, Shard: f.shard}
+	done := map[[2]uint64]reports.SweepRow{}
+	var rowsOut *os.File
+	if f.out != "" {
+		if rowsOut, err = openSweepFolder(f, spec, done); err != nil {
+			return err
+		}
+		defer rowsOut.Close()
 	}
 	var jobs []sweepJob
 	k := 0
@@ -168,39 +324,77 @@ func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
 	if f.shard != "" {
 		table.Shards = []string{f.shard}
 	}
-	errs := make([]error, len(jobs))
-	var bar *progressbar.ProgressBar
-	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-		bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("sweep"),
-			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	finished := make([]bool, len(jobs))
+	var todo []sweepJob
+	for _, j := range jobs {
+		if r, ok := done[[2]uint64{uint64(j.point), j.seed}]; ok {
+			table.Rows[j.index], finished[j.index] = r, true
+			continue
+		}
+		todo = append(todo, j)
 	}
+	if f.resume {
+		fmt.Fprintf(stderr, "%s: resuming, %d of %d runs already done\n", what, len(jobs)-len(todo), len(jobs))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var bar *progress
+	if !f.json {
+		bar = newProgress(stderr, "sweep "+base.Name(), float64(len(jobs)), countOf("runs"))
+		bar.set(float64(len(jobs) - len(todo)))
+	}
+	errs := make([]error, len(jobs))
 	work := make(chan sweepJob)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for w := 0; w < min(f.jobs, max(1, len(jobs))); w++ {
+	for w := 0; w < min(f.jobs, max(1, len(todo))); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				row, err := runSweepJob(arg, points[j.point], j)
-				table.Rows[j.index], errs[j.index] = row, err
-				if bar != nil {
-					mu.Lock()
-					bar.Add(1)
-					mu.Unlock()
+				row, err := runSweepJob(arg, points[j.point], j, f)
+				mu.Lock()
+				table.Rows[j.index], errs[j.index], finished[j.index] = row, err, err == nil
+				if err == nil && rowsOut != nil {
+					if werr := appendRow(rowsOut, row); werr != nil {
+						errs[j.index] = &exitError{code: exitUsage, err: werr}
+					}
 				}
+				mu.Unlock()
+				bar.add(1)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		work <- j
+	interrupted := false
+dispatch:
+	for _, j := range todo {
+		select {
+		case work <- j:
+		case <-ctx.Done():
+			interrupted = true
+			break dispatch
+		}
 	}
 	close(work)
 	wg.Wait()
+	bar.finish()
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
+	}
+	if interrupted {
+		n := 0
+		for _, ok := range finished {
+			if ok {
+				n++
+			}
+		}
+		msg := fmt.Sprintf("sweep interrupted after %d of %d runs", n, len(jobs))
+		if f.out != "" {
+			msg += fmt.Sprintf("; they are in %s; go on with the same command and --resume", filepath.Join(f.out, "runs.ndjson"))
+		}
+		return &exitError{code: exitIncomplete, err: errors.New(msg)}
 	}
 	if f.out != "" {
 		if err := reports.WriteSweep(f.out, table); err != nil {
@@ -211,18 +405,107 @@ func runSweep(stdout, stderr io.Writer, arg string, f sweepFlags) error {
 				return &exitError{code: exitUsage, err: err}
 			}
 		}
-		if err := drawReport(stdout, f.out, false); err != nil {
+		report := stdout
+		if f.json {
+			report = io.Discard
+		}
+		if err := drawReport(report, f.out, false); err != nil {
 			return err
 		}
 	}
-	printSweep(stdout, table, f.metric)
-	if f.out != "" {
-		fmt.Fprintf(stdout, "results in %s\n", f.out)
+	if f.json {
+		if err := writeJSONTo(stdout, table); err != nil {
+			return err
+		}
+	} else {
+		printSweep(stdout, table, f.metric)
+		if f.out != "" {
+			fmt.Fprintf(stdout, "results in %s\n", f.out)
+		}
 	}
 	for _, r := range table.Rows {
 		if r.Verdict != "pass" {
 			return checksFailed
 		}
+	}
+	return nil
+}
+
+// openSweepFolder prepares --out: a new or empty folder, or with --resume the same
+// sweep's folder (its finished rows go into done), or with --force any folder, whose
+// runs.ndjson starts over. It returns runs.ndjson open for appending.
+func openSweepFolder(f sweepFlags, spec sweepSpec, done map[[2]uint64]reports.SweepRow) (*os.File, error) {
+	if err := prepareOut(f.out); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(f.out)
+	if err != nil {
+		return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+	}
+	specPath := filepath.Join(f.out, "sweep-spec.json")
+	rowsPath := filepath.Join(f.out, "runs.ndjson")
+	switch {
+	case f.resume:
+		b, err := os.ReadFile(specPath)
+		if err != nil {
+			return nil, usageErr("--resume: %s holds no sweep to resume (no sweep-spec.json)", f.out)
+		}
+		var was sweepSpec
+		if err := json.Unmarshal(b, &was); err != nil || fmt.Sprint(was) != fmt.Sprint(spec) {
+			return nil, usageErr("--resume: %s holds another sweep (%s); resume it with the same scenario, --seeds, --set and --shard, or use --force to start over", f.out, string(bytes.TrimSpace(b)))
+		}
+		if err := readRows(rowsPath, done); err != nil {
+			return nil, usageErr("--resume: %v", err)
+		}
+	case len(entries) > 0 && !f.force:
+		return nil, usageErr("--out %s: the folder is not empty; pass --resume to continue the sweep in it or --force to start over", f.out)
+	default:
+		b, _ := json.MarshalIndent(spec, "", "  ")
+		if err := os.WriteFile(specPath, append(b, '\n'), 0o644); err != nil {
+			return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		}
+		if err := os.WriteFile(rowsPath, nil, 0o644); err != nil {
+			return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		}
+	}
+	out, err := os.OpenFile(rowsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+	}
+	return out, nil
+}
+
+// readRows reads runs.ndjson; a last line cut short by an interruption is ignored.
+func readRows(path string, done map[[2]uint64]reports.SweepRow) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r reports.SweepRow
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		done[[2]uint64{uint64(r.Point), r.Seed}] = r
+	}
+	return nil
+}
+
+// appendRow writes one finished run to runs.ndjson, one line, synced so that an
+// interruption keeps it.
+func appendRow(f *os.File, r reports.SweepRow) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
 	}
 	return nil
 }
@@ -235,14 +518,43 @@ func pointScenario(arg string, p []reports.Param) (*scenarios.Scenario, error) {
 	return loadScenario(arg, sets)
 }
 
-func runSweepJob(arg string, p []reports.Param, j sweepJob) (reports.SweepRow, error) {
+func runSweepJob(arg string, p []reports.Param, j sweepJob, f sweepFlags) (reports.SweepRow, error) {
 	sc, err := pointScenario(arg, p)
 	if err != nil {
 		return reports.SweepRow{}, err
 	}
-	o, err := simulate(sc, j.seed, false)
+	so := simOpts{}
+	var dir string
+	var events *reports.EventsWriter
+	if f.keepRuns {
+		dir = filepath.Join(f.out, "runs", fmt.Sprintf("point-%d-seed-%d", j.point, j.seed))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: err}
+		}
+		if events, err = reports.CreateEvents(filepath.Join(dir, "events.ndjson")); err != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: err}
+		}
+		so.sample, so.trace = true, events
+	}
+	o, err := simulate(sc, j.seed, so)
+	if events != nil {
+		if cerr := events.Close(); err == nil && cerr != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: cerr}
+		}
+	}
 	if err != nil {
 		return reports.SweepRow{}, err
+	}
+	if f.keepRuns {
+		sets := make([]string, len(p))
+		for i, q := range p {
+			sets[i] = q.Path + "=" + q.Value
+		}
+		sum := buildSummary(sc, j.seed, o, sets, reproduceCommand(arg, j.seed, sets))
+		yml, _ := sc.Canonical()
+		if err := reports.WriteRun(dir, sum, o.res, yml); err != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: err}
+		}
 	}
 	return reports.NewSweepRow(j.point, p, j.seed, o.res, len(o.violations)), nil
 }
@@ -322,6 +634,20 @@ func newMergeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the merged sweep folder here")
-	cmd.Flags().StringVar(&metric, "metric", "duplicates_per_hour", "metric shown in the printed table")
+	cmd.Flags().StringVar(&metric, "metric", "duplicates_per_hour", "metric shown in the printed table: "+strings.Join(reports.MetricNames(), ", "))
 	return cmd
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// asCLI is the environment variable that makes the test binary behave as sharesim.
+const asCLI = "SHARESIM_TEST_AS_CLI"
+
+// corpusDir holds the bad-input corpus: cases.json and the files it names.
+const corpusDir = "../../scenarios/testdata/badinput"
+
+// badInput is one case of the corpus: a command line and what it must do.
+type badInput struct {
+	Name string   `json:"name"`
+	Exit int      `json:"exit"`
+	Want string   `json:"want"` // a regexp one line of stderr or stdout matches
+	Args []string `json:"args"`
+	// StdinHex is fed to standard input, hex-encoded (absent: no input).
+	StdinHex *string `json:"stdin_hex"`
+}
+
+// Bounds of every case: wall time and the subprocess's peak resident memory. A race build
+// runs slower and holds about five times the memory, so its bounds are wider.
+func corpusBounds() (time.Duration, int64) {
+	if raceEnabled {
+		return 20 * time.Second, 1 << 30
+	}
+	return 10 * time.Second, 200 << 20
+}
+
+// TestBadInputCorpus runs sharesim on every case of the corpus as a subprocess and checks
+// the exit code, a message naming the file, line and column (or the flag), the time taken
+// and the peak memory. No case may panic or print a stack trace.
+func TestBadInputCorpus(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []badInput
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 150 {
+		t.Fatalf("the corpus has %d cases, want at least 150", len(cases))
+	}
+	dir, err := filepath.Abs(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	subst := map[string]string{
+		"{OUTFILE}":  filepath.Join(tmp, "a-file"),
+		"{NONEMPTY}": filepath.Join(tmp, "nonempty"),
+		"{FIFO}":     filepath.Join(tmp, "fifo"),
+		"{DIR}":      tmp,
+		"{HUGE}":     filepath.Join(tmp, "huge.yaml"),
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(subst["{OUTFILE}"], []byte("x"), 0o644))
+	must(os.MkdirAll(subst["{NONEMPTY}"], 0o755))
+	must(os.WriteFile(filepath.Join(subst["{NONEMPTY}"], "other.txt"), []byte("x"), 0o644))
+	must(syscall.Mkfifo(subst["{FIFO}"], 0o600))
+	must(os.WriteFile(subst["{HUGE}"], bytes.Repeat([]byte("# a comment line\n"), 5<<20/17+1)[:5<<20], 0o644))
+	self, err := os.Executable()
+	must(err)
+	limit, memLimit := corpusBounds()
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for _, c := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t.Run(c.Name, func(t *testing.T) {
+				args := make([]string, len(c.Args))
+				for i, a := range c.Args {
+					for k, v := range subst {
+						a = strings.ReplaceAll(a, k, v)
+					}
+					args[i] = a
+				}
+				want, err := regexp.Compile("(?m)" + c.Want)
+				if err != nil {
+					t.Fatalf("bad want %q: %v", c.Want, err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 3*limit)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, self, append([]string{"--no-progress"}, args...)...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), asCLI+"=1", "GOMEMLIMIT=150MiB")
+				if c.StdinHex != nil {
+					in, err := hex.DecodeString(*c.StdinHex)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cmd.Stdin = bytes.NewReader(in)
+				}
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				start := time.Now()
+				err = cmd.Run()
+				took := time.Since(start)
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatalf("running %v: %v", args, err)
+				}
+				out := strings.TrimPrefix(stderr.String(), "sharesim: ") + stdout.String()
+				out = strings.ReplaceAll(out, "\nsharesim: ", "\n")
+				if code != c.Exit {
+					t.Errorf("sharesim %s: exit code %d, want %d\n%s", strings.Join(c.Args, " "), code, c.Exit, out)
+				}
+				if !want.MatchString(out) {
+					t.Errorf("sharesim %s: no line matches %q in\n%s", strings.Join(c.Args, " "), c.Want, out)
+				}
+				if strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") {
+					t.Errorf("sharesim %s: a panic or stack trace:\n%s", strings.Join(c.Args, " "), out)
+				}
+				if took > limit {
+					t.Errorf("sharesim %s took %s, bound %s", strings.Join(c.Args, " "), took.Round(time.Millisecond), limit)
+				}
+				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					if rss := int64(ru.Maxrss) << 10; rss > memLimit {
+						t.Errorf("sharesim %s: peak RSS %d MB, bound %d MB", strings.Join(c.Args, " "), rss>>20, memLimit>>20)
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+}
