@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,7 +55,7 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 			}
 			dir := t.TempDir()
 			var out bytes.Buffer
-			err = runScenario(&out, in.Name, runFlags{out: dir, sets: sets})
+			err = runScenario(&out, io.Discard, strings.NewReader(""), in.Name, runFlags{out: dir, sets: sets, yes: true})
 			if err != nil && err != checksFailed {
 				t.Fatal(err)
 			}
