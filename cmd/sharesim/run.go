@@ -125,6 +125,8 @@ type simOpts struct {
 	trace io.Writer
 	// progress is told the virtual time every progressStride events (nil: silent).
 	progress *progress
+	// series receives the metrics time series as it is sampled (nil: kept in the result).
+	series func(*sim.Sample)
 }
 
 // progressStride is how many events pass between two progress updates of a run.
@@ -145,7 +147,7 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 			return nil, inputErr(err)
 		}
 	}
-	opts := sim.Options{TraceWriter: so.trace}
+	opts := sim.Options{TraceWriter: so.trace, OnSample: so.series}
 	if so.sample {
 		opts.SampleRecords = reports.SampleRecords // the report's record timeline
 	}
@@ -245,6 +247,15 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		}
 		so.trace = events
 	}
+	var series *reports.SeriesFiles
+	if f.out != "" {
+		// The time series goes to the result folder as it is sampled, so memory does not
+		// grow with the length of the run.
+		if series, err = reports.CreateSeriesFiles(f.out, cfg.MetricsIntervalMs); err != nil {
+			return usageErr("--out %s: %v", f.out, err)
+		}
+		so.series = series.Add
+	}
 	if !f.quiet && !f.json {
 		so.progress = newProgress(stderr, "run "+sc.Name(), float64(cfg.DurationMs+cfg.HealMs), virtualTimeOf)
 	}
@@ -252,6 +263,11 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	so.progress.finish()
 	if events != nil {
 		if cerr := events.Close(); err == nil && cerr != nil {
+			return &exitError{code: exitUsage, err: cerr}
+		}
+	}
+	if series != nil {
+		if cerr := series.Close(); err == nil && cerr != nil {
 			return &exitError{code: exitUsage, err: cerr}
 		}
 	}
