@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type sweepFlags struct {
 	resume   bool
 	force    bool
 	keepRuns bool
+	series   bool
 	json     bool
 }
 
@@ -82,6 +84,7 @@ estimate and asks for --yes.`,
 	cmd.Flags().BoolVar(&f.resume, "resume", false, "continue the sweep already in --out (skip the runs in its runs.ndjson)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "sweep into a non-empty --out folder, starting over")
 	cmd.Flags().BoolVar(&f.keepRuns, "keep-runs", false, "also write each run's result folder under --out/runs/")
+	cmd.Flags().BoolVar(&f.series, "series", false, "also write each run's time series (series.json, metrics.csv, groups.csv) under --out/series/")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the sweep table (sweep.json's content) on stdout")
 	_ = cmd.RegisterFlagCompletionFunc("metric", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return reports.MetricNames(), cobra.ShellCompDirectiveNoFileComp
@@ -254,10 +257,10 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 	if f.resume && f.force {
 		return usageErr("--resume and --force: give one (continue the sweep, or start over)")
 	}
-	if (f.resume || f.force || f.keepRuns) && f.out == "" {
-		return usageErr("--resume, --force and --keep-runs need --out")
+	if (f.resume || f.force || f.keepRuns || f.series) && f.out == "" {
+		return usageErr("--resume, --force, --keep-runs and --series need --out")
 	}
-	if _, ok := (&reports.SweepRow{}).Metric(f.metric); !ok {
+	if !knownSweepMetric(f.metric) {
 		return usageErr("--metric %q: expected one of %s", f.metric, strings.Join(reports.MetricNames(), ", "))
 	}
 	axes, points, err := grid(f.sets)
@@ -536,9 +539,32 @@ func runSweepJob(arg string, p []reports.Param, j sweepJob, f sweepFlags) (repor
 		}
 		so.sample, so.trace = true, events
 	}
+	var series *reports.SeriesFiles
+	if f.keepRuns || f.series {
+		sdir := dir
+		if !f.keepRuns {
+			sdir = filepath.Join(f.out, "series", fmt.Sprintf("point-%d-seed-%d", j.point, j.seed))
+			if err := os.MkdirAll(sdir, 0o755); err != nil {
+				return reports.SweepRow{}, &exitError{code: exitUsage, err: err}
+			}
+		}
+		cfg, err := sc.SimConfig()
+		if err != nil {
+			return reports.SweepRow{}, inputErr(err)
+		}
+		if series, err = reports.CreateSeriesFiles(sdir, cfg.MetricsIntervalMs); err != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: err}
+		}
+		so.series = series.Add
+	}
 	o, err := simulate(sc, j.seed, so)
 	if events != nil {
 		if cerr := events.Close(); err == nil && cerr != nil {
+			return reports.SweepRow{}, &exitError{code: exitUsage, err: cerr}
+		}
+	}
+	if series != nil {
+		if cerr := series.Close(); err == nil && cerr != nil {
 			return reports.SweepRow{}, &exitError{code: exitUsage, err: cerr}
 		}
 	}
@@ -557,6 +583,16 @@ func runSweepJob(arg string, p []reports.Param, j sweepJob, f sweepFlags) (repor
 		}
 	}
 	return reports.NewSweepRow(j.point, p, j.seed, o.res, len(o.violations)), nil
+}
+
+// knownSweepMetric accepts a sweep metric (reports.MetricNames) or GROUP:NAME, a per-group
+// figure of a group after the first (reports.GroupMetricNames).
+func knownSweepMetric(name string) bool {
+	if slices.Contains(reports.MetricNames(), name) {
+		return true
+	}
+	_, m, ok := strings.Cut(name, ":")
+	return ok && slices.Contains(reports.GroupMetricNames(), m)
 }
 
 // printSweep prints one line per grid point with the chosen metric's mean and range.
