@@ -99,6 +99,12 @@ func (s *Scope) Validate() error {
 		return fmt.Errorf("failovers: %d, expected 0 to 5", s.Failovers)
 	case s.LogStartMoves < 0 || s.LogStartMoves > 5:
 		return fmt.Errorf("log-start moves: %d, expected 0 to 5", s.LogStartMoves)
+	case s.MaxDepth < 0:
+		return fmt.Errorf("depth: %d, expected 0 (unbounded) or more", s.MaxDepth)
+	case s.MaxStates < 0:
+		return fmt.Errorf("max states: %d, expected 0 (unbounded) or more", s.MaxStates)
+	case s.Workers < 0:
+		return fmt.Errorf("workers: %d, expected 0 (one per CPU) or more", s.Workers)
 	case s.MaxPending < 0:
 		return fmt.Errorf("max pending writes: %d, expected 0 (unbounded) or more", s.MaxPending)
 	case s.RecordLimit && s.Version < model.Kafka42:

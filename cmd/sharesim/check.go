@@ -16,6 +16,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// exitIncomplete is check's exit code for a search cut short by a bound before it found a
+// violation: not a pass, not a failure.
+const exitIncomplete = 3
+
 type checkFlags struct {
 	version       string
 	bug           string
@@ -57,7 +61,11 @@ single-partition invariants (docs/checking.md).
 
 On a violation it prints the shortest path to it and writes it as a scripted scenario
 (--out, default counterexample.yaml) that 'sharesim run' replays and that fails on the same
-invariant. Exit code 0: no invariant broken; 1: a violation; 2: bad flags.
+invariant.
+
+Exit codes: 0 every reachable state of the scope explored and no invariant broken;
+1 a violation; 2 bad flags; 3 the search was cut short (--depth, --max-states) before it
+found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
 
 The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
 --set kafka.bug=NAME.`,
@@ -211,6 +219,10 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s)\n", res.States, res.Transitions, res.Depth,
 		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond())
 	if res.Violation == nil {
+		if !res.Complete {
+			fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
+			return &exitError{code: exitIncomplete}
+		}
 		fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
 		return nil
 	}
