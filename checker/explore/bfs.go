@@ -29,6 +29,9 @@ type Result struct {
 	Memory int64
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
+	// Liveness is set when Scope.Liveness asked for the progress check and the search was
+	// complete without a violation.
+	Liveness *LivenessResult
 }
 
 // StatesPerSecond is the exploration rate.
@@ -50,8 +53,35 @@ type Found struct {
 // Depth is the length of the counterexample.
 func (f *Found) Depth() int { return len(f.Path) }
 
-// Progress, if set, is called after each BFS level.
-type Progress func(depth, states int, transitions int64, elapsed time.Duration)
+// Snapshot is how far a running exploration has got.
+type Snapshot struct {
+	// States is the number of distinct states seen; Transitions the steps tried.
+	States      int
+	Transitions int64
+	// Depth is the BFS level being expanded; Frontier the states of that level.
+	Depth, Frontier int
+	// Memory is the bytes held by the fingerprint set, the frontiers, the parent pointers
+	// and (with liveness) the graph.
+	Memory  int64
+	Elapsed time.Duration
+	// Done is true for the last snapshot, after the search ended.
+	Done bool
+}
+
+// StatesPerSecond is the rate so far.
+func (s Snapshot) StatesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.States) / s.Elapsed.Seconds()
+}
+
+// Progress, if set, is called after each BFS level and, within a level, whenever
+// ProgressEvery has passed since the last call (between waves of 32 768 states).
+type Progress func(Snapshot)
+
+// ProgressEvery is how often Progress is called within a level.
+var ProgressEvery = time.Second
 
 // Explore runs the breadth-first search of sc.
 func Explore(sc Scope, progress Progress) (*Result, error) {
@@ -65,16 +95,21 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	res := &Result{Scope: sc}
-	set := newFPSet(1 << 16)
+	set := newFPSet(1<<16, sc.Liveness)
 	enc := root.encode(nil)
-	set.add(fingerprint(enc))
+	set.add(fingerprint(enc), 0)
+	var g *graph
+	if sc.Liveness {
+		g = &graph{eoff: []uint32{0}}
+	}
+	lastReport := start
 	parents := []uint32{^uint32(0)}
 	acts := []Action{0}
 	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
 
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set}
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, live: g != nil}
 	}
 	// Each level is expanded in waves of states: the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -95,7 +130,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			nChunks := (w1 - w0 + chunk - 1) / chunk
 			for i := range outs[:nChunks] {
 				o := &outs[i]
-				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0]}
+				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0]}
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -128,7 +163,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					if full {
 						break
 					}
-					if !set.add(cd.fp) {
+					if !set.add(cd.fp, uint32(len(parents))) {
 						continue
 					}
 					parents = append(parents, cd.parent)
@@ -141,14 +176,27 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
+			if g != nil && !full && res.Violation == nil {
+				if err := g.addWave(set, outs[:nChunks]); err != nil {
+					return nil, err
+				}
+			}
+			memory := set.bytes() + int64(cap(frontier.arena)+cap(nf.arena)) + int64(cap(parents))*8 + g.bytes()
+			res.Memory = max(res.Memory, memory)
+			if progress != nil && time.Since(lastReport) >= ProgressEvery {
+				lastReport = time.Now()
+				progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
+					Memory: memory, Elapsed: time.Since(start)})
+			}
 		}
-		res.Memory = max(res.Memory, set.bytes()+int64(cap(frontier.arena)+cap(nf.arena))+int64(cap(parents))*8)
 		if len(nf.ids) > 0 {
 			res.Depth = depth
 		}
 		frontier, spare = nf, frontier
 		if progress != nil {
-			progress(depth, len(parents), res.Transitions, time.Since(start))
+			lastReport = time.Now()
+			progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
+				Memory: res.Memory, Elapsed: time.Since(start)})
 		}
 		if res.Violation != nil {
 			break
@@ -160,7 +208,15 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	res.States = len(parents)
 	res.Complete = res.Violation == nil && res.Bounded == ""
+	if g != nil && res.Complete {
+		res.Liveness = g.check(&sc, parents, acts)
+		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+g.bytes())
+	}
 	res.Elapsed = time.Since(start)
+	if progress != nil {
+		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
+			Elapsed: res.Elapsed, Done: true})
+	}
 	return res, nil
 }
 
@@ -200,9 +256,12 @@ type chunkOut struct {
 	found       *Found // Path holds only the last action until merged
 	foundParent uint32
 	err         error
+	// With liveness: for each expanded state in order, whether it is settled and how many
+	// of the fingerprints in efps are its fault-free successors.
+	goal   []bool
+	ecount []uint32
+	efps   []fp
 }
-
-var instrT, instrN [16]atomic.Int64
 
 // worker expands states on one goroutine.
 type worker struct {
@@ -217,6 +276,7 @@ type worker struct {
 	buf  []byte
 	st   spcheck.Step
 	sink uint64 // keeps the early slot load alive
+	live bool   // record the fault-free edges and settled states for the liveness check
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
@@ -238,6 +298,10 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	w.acts = base.actions(&w.prev, w.acts[:0])
 	accepted := base.accepted
 	acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
+	edges0 := len(out.efps)
+	if w.live {
+		out.goal = append(out.goal, base.settled(&w.prev))
+	}
 	for _, a := range w.acts {
 		h.copyFrom(base)
 		v, f, isNew, err := w.step(a, acceptedFn)
@@ -245,10 +309,6 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 			return fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
 		}
 		out.transitions++
-		instrT[a.kind()].Add(1)
-		if isNew {
-			instrN[a.kind()].Add(1)
-		}
 		if v != nil {
 			if out.found == nil {
 				out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
@@ -256,12 +316,18 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 			}
 			continue
 		}
+		if w.live && a.recovery() {
+			out.efps = append(out.efps, f)
+		}
 		if !isNew {
 			continue
 		}
 		from := uint32(len(out.arena))
 		out.arena = append(out.arena, w.buf...)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena))})
+	}
+	if w.live {
+		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
 	}
 	return nil
 }
@@ -282,15 +348,15 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
 	if err := h.apply(a, &w.st); err != nil {
 		if ce, ok := err.(*coreError); ok {
-			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, fp{}, false, nil
+			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, 0, false, nil
 		}
-		return nil, fp{}, false, err
+		return nil, 0, false, err
 	}
 	w.buf = h.encode(w.buf[:0])
 	f := fingerprint(w.buf)
 	// Start loading the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
-	w.sink += w.set.lo[f[0]&w.set.mask]
+	w.sink += w.set.keys[w.set.home(f)]
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
 		return v, f, false, nil

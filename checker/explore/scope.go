@@ -62,6 +62,10 @@ type Scope struct {
 	Workers int
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
+	// Liveness also checks, on a complete search, that from every reachable state a
+	// fault-free path leads to a settled state (liveness.go). It stores the graph's
+	// fault-free edges: about 4 bytes per transition more.
+	Liveness bool
 }
 
 // DefaultScope is 2 members, 4 records in two producer batches, delivery limit 3, cap 4,

@@ -42,6 +42,7 @@ type checkFlags struct {
 	noConsistency bool
 	out           string
 	progress      bool
+	liveness      bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
@@ -103,6 +104,7 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
 	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
 	fl.BoolVar(&f.progress, "progress", false, "print each BFS level to stderr")
+	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
 }
 
@@ -184,6 +186,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
+	sc.Liveness = f.liveness
 	if err := sc.Validate(); err != nil {
 		return sc, usageErr("%v", err)
 	}
@@ -198,8 +201,8 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	fmt.Fprintf(stdout, "exploring %s\n", sc.String())
 	var progress explore.Progress
 	if f.progress {
-		progress = func(depth, states int, transitions int64, el time.Duration) {
-			fmt.Fprintf(stderr, "  depth %d: %d states, %d transitions, %s\n", depth, states, transitions, el.Round(time.Millisecond))
+		progress = func(s explore.Snapshot) {
+			fmt.Fprintf(stderr, "  depth %d: %d states, %d transitions, %s\n", s.Depth, s.States, s.Transitions, s.Elapsed.Round(time.Millisecond))
 		}
 	}
 	res, err := explore.Explore(sc, progress)
@@ -223,10 +226,22 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 			fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
 			return &exitError{code: exitIncomplete}
 		}
+		if l := res.Liveness; l != nil {
+			if l.First != nil {
+				fmt.Fprintf(stdout, "liveness: %d of %d states are stuck (%d settled, %d fault-free edges)\n", l.Stuck, res.States, l.Settled, l.Edges)
+				return reportFound(stdout, sc, f, l.First)
+			}
+			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)
+		}
 		fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
 		return nil
 	}
-	v := res.Violation
+	return reportFound(stdout, sc, f, res.Violation)
+}
+
+// reportFound prints a violation or stuck state with its path, writes the counterexample and
+// replays it.
+func reportFound(stdout io.Writer, sc explore.Scope, f checkFlags, v *explore.Found) error {
 	fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
 	for i, a := range v.Path {
 		fmt.Fprintf(stdout, "  %2d. %s\n", i+1, a.Describe(&sc))
