@@ -93,6 +93,7 @@ var kafkaShape = mapOf(
 	"share.auto.offset.reset",
 	"relax_ranges",
 	"bug",
+	"fix",
 )
 
 var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms")

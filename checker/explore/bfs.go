@@ -27,11 +27,16 @@ type Result struct {
 	Elapsed time.Duration
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
+	// SeenBytes is the fingerprint array of the seen set at the end (8 bytes per slot).
+	SeenBytes int64
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
 	// complete without a violation.
 	Liveness *LivenessResult
+	// Findings are the documented Kafka behaviours met (Scope.Findings, and stuck states of
+	// a known shape with Scope.Liveness), each on a shortest path, in KnownFindings order.
+	Findings []*Found
 }
 
 // StatesPerSecond is the exploration rate.
@@ -42,12 +47,23 @@ func (r *Result) StatesPerSecond() float64 {
 	return float64(r.States) / r.Elapsed.Seconds()
 }
 
+// SeenBytesPerState is the fingerprint set's size (fingerprints only, without liveness'
+// state ids) divided by the number of states.
+func (r *Result) SeenBytesPerState() float64 {
+	if r.States == 0 {
+		return 0
+	}
+	return float64(r.SeenBytes) / float64(r.States)
+}
+
 // Found is a violation with the shortest path that leads to it.
 type Found struct {
 	Invariant string
 	Message   string
 	// Path is the steps from the initial state; its last step breaks the invariant.
 	Path []Action
+	// Finding is the name of the documented Kafka behaviour this is (KnownFindings), or "".
+	Finding string
 }
 
 // Depth is the length of the counterexample.
@@ -103,6 +119,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		g = &graph{eoff: []uint32{0}}
 	}
 	lastReport := start
+	findings := map[string]*Found{}
 	parents := []uint32{^uint32(0)}
 	acts := []Action{0}
 	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
@@ -130,7 +147,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			nChunks := (w1 - w0 + chunk - 1) / chunk
 			for i := range outs[:nChunks] {
 				o := &outs[i]
-				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0]}
+				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
+					finds: o.finds[:0], findParents: o.findParents[:0]}
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -158,6 +176,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				if o.found != nil && res.Violation == nil {
 					res.Violation = o.found
 					res.Violation.Path = pathTo(parents, acts, o.foundParent, o.found.Path[0])
+				}
+				for i, fd := range o.finds {
+					if findings[fd.Finding] == nil {
+						fd.Path = pathTo(parents, acts, o.findParents[i], fd.Path[0])
+						findings[fd.Finding] = fd
+					}
 				}
 				for _, cd := range o.cands {
 					if full {
@@ -207,10 +231,16 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}
 	res.States = len(parents)
+	res.SeenBytes = int64(len(set.keys)) * 8
 	res.Complete = res.Violation == nil && res.Bounded == ""
 	if g != nil && res.Complete {
-		res.Liveness = g.check(&sc, parents, acts)
+		res.Liveness = g.check(&sc, parents, acts, findings)
 		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+g.bytes())
+	}
+	for _, kf := range KnownFindings {
+		if f := findings[kf.Name]; f != nil {
+			res.Findings = append(res.Findings, f)
+		}
 	}
 	res.Elapsed = time.Since(start)
 	if progress != nil {
@@ -261,6 +291,10 @@ type chunkOut struct {
 	goal   []bool
 	ecount []uint32
 	efps   []fp
+	// finds are the first transition matching each finding in this chunk (Path holds only
+	// the last action until merged), findParents their source states.
+	finds       []*Found
+	findParents []uint32
 }
 
 // worker expands states on one goroutine.
@@ -277,6 +311,9 @@ type worker struct {
 	st   spcheck.Step
 	sink uint64 // keeps the early slot load alive
 	live bool   // record the fault-free edges and settled states for the liveness check
+	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
+	finding  string
+	findingV *spcheck.Violation
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
@@ -305,6 +342,16 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	for _, a := range w.acts {
 		h.copyFrom(base)
 		v, f, isNew, err := w.step(a, acceptedFn)
+		if w.finding != "" {
+			known := false
+			for _, fd := range out.finds {
+				known = known || fd.Finding == w.finding
+			}
+			if !known {
+				out.finds = append(out.finds, &Found{Invariant: w.findingV.Invariant, Message: w.findingV.Msg, Path: []Action{a}, Finding: w.finding})
+				out.findParents = append(out.findParents, pid)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
 		}
@@ -345,6 +392,7 @@ func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation
 
 func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation, fp, bool, error) {
 	h := w.h
+	w.finding = ""
 	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
 	if err := h.apply(a, &w.st); err != nil {
 		if ce, ok := err.(*coreError); ok {
@@ -360,6 +408,9 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
 		return v, f, false, nil
+	}
+	if w.sc.Findings {
+		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
 	}
 	seen := w.set.has(f)
 	if !seen && !w.sc.NoConsistency {

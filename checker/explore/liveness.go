@@ -117,8 +117,12 @@ func (g *graph) addWave(set *fpSet, outs []chunkOut) error {
 	return nil
 }
 
-// check runs the backward reachability and reports the shallowest stuck state.
-func (g *graph) check(sc *Scope, parents []uint32, acts []Action) *LivenessResult {
+// maxClassified bounds the stuck states replayed to name their shape.
+const maxClassified = 20000
+
+// check runs the backward reachability and reports the shallowest stuck state that is not a
+// documented finding; the shallowest stuck state of each finding's shape goes to findings.
+func (g *graph) check(sc *Scope, parents []uint32, acts []Action, findings map[string]*Found) *LivenessResult {
 	n := g.n
 	res := &LivenessResult{Edges: int64(len(g.edges))}
 	// Reverse edges in CSR form: count, prefix sums, fill.
@@ -159,26 +163,50 @@ func (g *graph) check(sc *Scope, parents []uint32, acts []Action) *LivenessResul
 			}
 		}
 	}
-	first := -1
+	classified := 0
 	for s := 0; s < n; s++ {
-		if reach[s/64]&(1<<uint(s%64)) == 0 {
-			res.Stuck++
-			if first < 0 {
-				first = s
-			}
+		if reach[s/64]&(1<<uint(s%64)) != 0 {
+			continue
 		}
-	}
-	if first >= 0 {
+		res.Stuck++
+		if res.First != nil || classified == maxClassified {
+			continue
+		}
+		classified++
 		var path []Action
-		if first > 0 {
-			path = pathTo(parents, acts, parents[first], acts[first])
+		if s > 0 {
+			path = pathTo(parents, acts, parents[s], acts[s])
 		}
-		closure := g.closure(uint32(first))
-		f := &Found{Invariant: LivenessInvariant, Path: path}
-		f.Message = diagnoseStuck(sc, path, closure)
-		res.First = f
+		name, h := classifyStuck(sc, path)
+		if name != "" && findings[name] != nil {
+			continue // a shallower one is known
+		}
+		f := &Found{Invariant: LivenessInvariant, Path: path, Finding: name}
+		f.Message = diagnoseStuck(h, g.closure(uint32(s)))
+		if name != "" {
+			findings[name] = f
+		} else {
+			res.First = f
+		}
 	}
 	return res
+}
+
+// classifyStuck replays path on a live harness and names the finding whose shape the
+// state has ("" for none).
+func classifyStuck(sc *Scope, path []Action) (string, *harness) {
+	h, err := newHarness(sc)
+	if err != nil {
+		return "", nil
+	}
+	h.live = true
+	var st spcheck.Step
+	for _, a := range path {
+		if err := h.apply(a, &st); err != nil {
+			return "", nil
+		}
+	}
+	return stuckFinding(h), h
 }
 
 // closure counts the states reachable from s by fault-free steps (s included).
@@ -198,19 +226,10 @@ func (g *graph) closure(s uint32) int {
 	return len(seen)
 }
 
-// diagnoseStuck replays path on a live share-partition and says why the state it reaches is
-// stuck: what is unfinished and, when the next fetch offset is what blocks it, why.
-func diagnoseStuck(sc *Scope, path []Action, closure int) string {
-	h, err := newHarness(sc)
-	if err != nil {
-		return err.Error()
-	}
-	h.live = true
-	var st spcheck.Step
-	for _, a := range path {
-		if err := h.apply(a, &st); err != nil {
-			return fmt.Sprintf("replay failed: %v", err)
-		}
+// diagnoseStuck says why the state of h (replayed to it) is stuck: what is unfinished and, when the next fetch offset is what blocks it, why.
+func diagnoseStuck(h *harness, closure int) string {
+	if h == nil {
+		return "the path does not replay"
 	}
 	var v spcheck.View
 	v.Capture(h.sp)

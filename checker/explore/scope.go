@@ -28,6 +28,12 @@ type Scope struct {
 	// Version and Bug select the core (Bug empty: the faithful core).
 	Version model.Version
 	Bug     string
+	// Fix applies Kafka fixes (model.Config.Fix: comma-separated names or "all").
+	Fix string
+	// Findings also checks, on every transition, the strict forms of the invariants whose
+	// exceptions are behaviours of real Kafka (findings.go, docs/findings.md). A match is
+	// recorded as that finding, on its shortest path, and the search goes on.
+	Findings bool
 	// Members is the number of share consumers (1–3), named m1, m2, m3.
 	Members int
 	// Batches are the sizes of the producer batches in the log (produced before the start).
@@ -144,6 +150,7 @@ func (s *Scope) Config() (model.Config, error) {
 	c.PartitionMaxRecordLocks = s.Cap
 	c.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
 	c.Bug = s.Bug
+	c.Fix = s.Fix
 	return c, c.Validate()
 }
 
@@ -153,6 +160,9 @@ func (s *Scope) String() string {
 	fmt.Fprintf(&b, "Kafka %s", s.Version)
 	if s.Bug != "" {
 		fmt.Fprintf(&b, ", bug %s", s.Bug)
+	}
+	if s.Fix != "" {
+		fmt.Fprintf(&b, ", fixes %s", s.Fix)
 	}
 	fmt.Fprintf(&b, ", %d members, batches %s, limit %d, cap %d, max records %s", s.Members, joinInts(s.Batches), s.Limit, s.Cap, joinInts(s.MaxRecords))
 	var types []string

@@ -43,6 +43,9 @@ type checkFlags struct {
 	out           string
 	progress      bool
 	liveness      bool
+	findings      bool
+	fix           string
+	json          bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
@@ -103,7 +106,10 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntVar(&f.workers, "workers", 0, "goroutines expanding states (0: one per CPU)")
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
 	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
-	fl.BoolVar(&f.progress, "progress", false, "print each BFS level to stderr")
+	fl.BoolVar(&f.progress, "progress", false, "print a progress line to stderr every second and after each BFS level, also when stderr is not a terminal (on a terminal one status line is redrawn without it)")
+	fl.BoolVar(&f.findings, "findings", true, "also check the strict invariants whose exceptions are documented Kafka behaviours, and name a match as that finding (docs/findings.md)")
+	fl.StringVar(&f.fix, "fix", "", "apply Kafka fixes for documented findings: comma-separated names or all (same as --set kafka.fix=...)")
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout (no progress)")
 	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
 }
@@ -126,7 +132,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	if err != nil {
 		return sc, usageErr("--version: %v", err)
 	}
-	sc.Version, sc.Bug = v, f.bug
+	sc.Version, sc.Bug, sc.Fix = v, f.bug, f.fix
 	sc.Members, sc.Limit, sc.Cap = f.members, f.limit, f.cap
 	if sc.Batches, err = parseInts("batches", f.batches); err != nil {
 		return sc, err
@@ -151,6 +157,8 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 		switch k {
 		case "kafka.bug":
 			sc.Bug = val
+		case "kafka.fix":
+			sc.Fix = val
 		case "kafka.version":
 			if sc.Version, err = model.ParseVersion(val); err != nil {
 				return sc, usageErr("--set %s: %v", s, err)
@@ -166,7 +174,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 				sc.Cap = n
 			}
 		default:
-			return sc, usageErr("--set %s: check takes kafka.bug, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
+			return sc, usageErr("--set %s: check takes kafka.bug, kafka.fix, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
 		}
 	}
 	if sc.Version < model.Kafka42 && !f.acksSet {
@@ -186,7 +194,10 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
-	sc.Liveness = f.liveness
+	sc.Liveness, sc.Findings = f.liveness, f.findings
+	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
+		return sc, usageErr("kafka.fix: %v", err)
+	}
 	if err := sc.Validate(); err != nil {
 		return sc, usageErr("%v", err)
 	}
@@ -198,16 +209,16 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exploring %s\n", sc.String())
-	var progress explore.Progress
-	if f.progress {
-		progress = func(s explore.Snapshot) {
-			fmt.Fprintf(stderr, "  depth %d: %d states, %d transitions, %s\n", s.Depth, s.States, s.Transitions, s.Elapsed.Round(time.Millisecond))
-		}
+	if !f.json {
+		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
 	}
-	res, err := explore.Explore(sc, progress)
+	res, err := explore.Explore(sc, checkProgress(stderr, f))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	v := checkVerdict(res)
+	if f.json {
+		return writeCheckJSON(stdout, sc, f, res, v)
 	}
 	status := "complete: every reachable state explored"
 	switch res.Bounded {
@@ -219,30 +230,75 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if res.Violation != nil {
 		status = "stopped at the first violation"
 	}
-	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s)\n", res.States, res.Transitions, res.Depth,
-		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond())
-	if res.Violation == nil {
-		if !res.Complete {
-			fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
-			return &exitError{code: exitIncomplete}
-		}
-		if l := res.Liveness; l != nil {
-			if l.First != nil {
-				fmt.Fprintf(stdout, "liveness: %d of %d states are stuck (%d settled, %d fault-free edges)\n", l.Stuck, res.States, l.Settled, l.Edges)
-				return reportFound(stdout, sc, f, l.First)
-			}
+	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set)\n", res.States, res.Transitions, res.Depth,
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState())
+	if l := res.Liveness; l != nil {
+		if l.Stuck == 0 {
 			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)
+		} else {
+			fmt.Fprintf(stdout, "liveness: %d of %d states are stuck (%d settled, %d fault-free edges)\n", l.Stuck, res.States, l.Settled, l.Edges)
 		}
-		fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
-		return nil
 	}
-	return reportFound(stdout, sc, f, res.Violation)
+	for _, fd := range res.Findings {
+		kf, _ := explore.LookupFinding(fd.Finding)
+		fmt.Fprintf(stdout, "FINDING %s: %s (docs/findings.md#%s)\n", fd.Finding, kf.Title, fd.Finding)
+		out := filepath.Join(filepath.Dir(f.out), "finding-"+fd.Finding+".yaml")
+		if err := reportFound(stdout, sc, out, fd); err != nil {
+			return err
+		}
+	}
+	if res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil) {
+		found := res.Violation
+		if found == nil {
+			found = res.Liveness.First
+		}
+		fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", found.Invariant, len(found.Path), found.Message)
+		if err := reportFound(stdout, sc, f.out, found); err != nil {
+			return err
+		}
+		return checksFailed
+	}
+	switch v {
+	case verdictFindings:
+		fmt.Fprintf(stdout, "KAFKA FINDINGS: %d documented Kafka behaviour(s) met, no other invariant broken; --set kafka.fix=all applies their fixes\n", len(res.Findings))
+		return checksFailed
+	case verdictIncomplete:
+		fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
+		return &exitError{code: exitIncomplete}
+	}
+	fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
+	return nil
+}
+
+// The verdicts of a check, in order of precedence.
+const (
+	verdictPass       = "pass"
+	verdictViolation  = "violation"
+	verdictFindings   = "findings"
+	verdictIncomplete = "incomplete"
+)
+
+// checkVerdict is the one place that decides what a result means: a violation (or a stuck
+// state that is no documented finding) fails; documented findings fail too, named; a search
+// cut short is incomplete; only a complete search with none of these passes.
+func checkVerdict(res *explore.Result) string {
+	switch {
+	case res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil):
+		return verdictViolation
+	case len(res.Findings) > 0:
+		return verdictFindings
+	case !res.Complete:
+		return verdictIncomplete
+	}
+	return verdictPass
 }
 
 // reportFound prints a violation or stuck state with its path, writes the counterexample and
 // replays it.
-func reportFound(stdout io.Writer, sc explore.Scope, f checkFlags, v *explore.Found) error {
-	fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
+func reportFound(stdout io.Writer, sc explore.Scope, out string, v *explore.Found) error {
+	if v.Finding != "" {
+		fmt.Fprintf(stdout, "  %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
+	}
 	for i, a := range v.Path {
 		fmt.Fprintf(stdout, "  %2d. %s\n", i+1, a.Describe(&sc))
 	}
@@ -250,27 +306,48 @@ func reportFound(stdout io.Writer, sc explore.Scope, f checkFlags, v *explore.Fo
 	if sc.Bug != "" {
 		name = sc.Bug + "-" + v.Invariant
 	}
+	if v.Finding != "" {
+		name = "finding-" + v.Finding
+	}
 	yml, err := explore.Counterexample(sc, v, name)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if err := os.WriteFile(f.out, yml, 0o644); err != nil {
+	if err := os.WriteFile(out, yml, 0o644); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	replay := "not checked"
-	if s, err := scenarios.Parse(f.out, yml); err == nil {
-		if r, err := scenarios.RunScript(s); err == nil {
-			replay = "the replay does not break it"
-			for _, fl := range r.Failures {
-				if fl.What == "invariant "+v.Invariant {
-					replay = fmt.Sprintf("the replay breaks it at step %d", fl.Step)
-					break
-				}
-			}
+	fmt.Fprintf(stdout, "counterexample written to %s (%s); replay: sharesim run %s\n", filepath.ToSlash(out), replayStatus(out, yml, v), shellQuote(out))
+	return nil
+}
+
+// replayStatus runs a written counterexample and says whether it shows what was found.
+func replayStatus(out string, yml []byte, v *explore.Found) string {
+	s, err := scenarios.Parse(out, yml)
+	if err != nil {
+		return "does not parse: " + err.Error()
+	}
+	r, err := scenarios.RunScript(s)
+	if err != nil {
+		return "does not run: " + err.Error()
+	}
+	if v.Invariant == explore.LivenessInvariant {
+		if r.Pass {
+			return "the replay reaches the stuck state and its expectations hold"
+		}
+		return "the replay does not reach the stuck state"
+	}
+	if v.Finding != "" {
+		if r.Pass {
+			return "the replay shows it; the script's expectations hold"
+		}
+		return "the replay does not show it"
+	}
+	for _, fl := range r.Failures {
+		if fl.What == "invariant "+v.Invariant {
+			return fmt.Sprintf("the replay breaks it at step %d", fl.Step)
 		}
 	}
-	fmt.Fprintf(stdout, "counterexample written to %s (%s); replay: sharesim run %s\n", filepath.ToSlash(f.out), replay, shellQuote(f.out))
-	return checksFailed
+	return "the replay does not break it"
 }
 
 func newBugsCmd() *cobra.Command {
