@@ -17,7 +17,10 @@ func TestCheckExitCodes(t *testing.T) {
 		out   string // in stdout
 		noOut string // never in stdout
 	}{
-		{"complete", small, exitOK, "PASS: no invariant broken", "INCOMPLETE"},
+		{"complete", append(small, "--fix", "all"), exitOK, "PASS: no invariant broken", "INCOMPLETE"},
+		{"finding", small, exitFailed, "FINDING spso-below-log-start", "PASS"},
+		{"json", append(small, "--fix", "all", "--json"), exitOK, `"verdict": "pass"`, "PASS"},
+		{"json incomplete", append(small, "--json", "--depth", "2"), exitIncomplete, `"verdict": "incomplete"`, "PASS"},
 		{"depth bound", append(small, "--depth", "3"), exitIncomplete, "INCOMPLETE: no violation in the first ", "PASS"},
 		{"state bound", append(small, "--max-states", "50"), exitIncomplete, "; not complete (states bound reached)", "PASS"},
 		{"violation", append(small, "--bug", "leave-decrements-count"), exitFailed, "FAIL: delivery-count-monotonic", "PASS"},
