@@ -122,6 +122,10 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	findings := map[string]*Found{}
 	parents := []uint32{^uint32(0)}
 	acts := []Action{0}
+	var syms []uint8 // the renaming each state was stored under (symmetry)
+	if sc.Symmetry {
+		syms = []uint8{root.perm}
+	}
 	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
 
 	pool := make([]*worker, workers)
@@ -175,11 +179,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				if o.found != nil && res.Violation == nil {
 					res.Violation = o.found
-					res.Violation.Path = pathTo(parents, acts, o.foundParent, o.found.Path[0])
+					res.Violation.Path = realPath(parents, acts, syms, sc.Members, o.foundParent, o.found.Path[0])
 				}
 				for i, fd := range o.finds {
 					if findings[fd.Finding] == nil {
-						fd.Path = pathTo(parents, acts, o.findParents[i], fd.Path[0])
+						fd.Path = realPath(parents, acts, syms, sc.Members, o.findParents[i], fd.Path[0])
 						findings[fd.Finding] = fd
 					}
 				}
@@ -192,6 +196,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 					parents = append(parents, cd.parent)
 					acts = append(acts, cd.act)
+					if syms != nil {
+						syms = append(syms, cd.perm)
+					}
 					nf.arena = append(nf.arena, o.arena[cd.from:cd.to]...)
 					nf.offs = append(nf.offs, uint32(len(nf.arena)))
 					nf.ids = append(nf.ids, uint32(len(parents)-1))
@@ -205,7 +212,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					return nil, err
 				}
 			}
-			memory := set.bytes() + int64(cap(frontier.arena)+cap(nf.arena)) + int64(cap(parents))*8 + g.bytes()
+			memory := set.bytes() + int64(cap(frontier.arena)+cap(nf.arena)) + int64(cap(parents))*8 + int64(cap(syms)) + g.bytes()
 			res.Memory = max(res.Memory, memory)
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
@@ -234,8 +241,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	res.SeenBytes = int64(len(set.keys)) * 8
 	res.Complete = res.Violation == nil && res.Bounded == ""
 	if g != nil && res.Complete {
-		res.Liveness = g.check(&sc, parents, acts, findings)
-		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+g.bytes())
+		res.Liveness = g.check(&sc, parents, acts, syms, findings)
+		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+int64(cap(syms))+g.bytes())
 	}
 	for _, kf := range KnownFindings {
 		if f := findings[kf.Name]; f != nil {
@@ -250,20 +257,6 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	return res, nil
 }
 
-// pathTo returns the actions from the root to state id, followed by last.
-func pathTo(parents []uint32, acts []Action, id uint32, last Action) []Action {
-	var rev []Action
-	for id != 0 {
-		rev = append(rev, acts[id])
-		id = parents[id]
-	}
-	out := make([]Action, 0, len(rev)+1)
-	for i := len(rev) - 1; i >= 0; i-- {
-		out = append(out, rev[i])
-	}
-	return append(out, last)
-}
-
 // level is one BFS frontier: state encodings back to back, and their ids.
 type level struct {
 	arena []byte
@@ -276,6 +269,7 @@ type cand struct {
 	parent   uint32
 	act      Action
 	from, to uint32
+	perm     uint8
 }
 
 // chunkOut is what a worker produced for one chunk of the frontier, in order.
@@ -371,7 +365,7 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 		}
 		from := uint32(len(out.arena))
 		out.arena = append(out.arena, w.buf...)
-		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena))})
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))

@@ -120,6 +120,9 @@ type harness struct {
 	zused  int
 	key    []byte
 	loaded map[string][]byte // failover results by stored state, epoch and log start
+	sym    []byte            // scratch for the symmetry reduction's renamed encodings
+	// perm is the index in perms of the renaming the last encode applied.
+	perm uint8
 }
 
 func newHarness(sc *Scope) (*harness, error) {
@@ -159,7 +162,7 @@ func (h *harness) clone() *harness {
 
 // encode appends the state's canonical encoding to b.
 func (h *harness) encode(b []byte) []byte {
-	b = h.codec.Append(b, h.sp)
+	b, h.perm = h.canonicalSP(b)
 	b = h.store.AppendState(b)
 	b = binary.AppendUvarint(b, uint64(h.logStart))
 	b = append(b, byte(h.lsoMoves))

@@ -122,7 +122,7 @@ const maxClassified = 20000
 
 // check runs the backward reachability and reports the shallowest stuck state that is not a
 // documented finding; the shallowest stuck state of each finding's shape goes to findings.
-func (g *graph) check(sc *Scope, parents []uint32, acts []Action, findings map[string]*Found) *LivenessResult {
+func (g *graph) check(sc *Scope, parents []uint32, acts []Action, syms []uint8, findings map[string]*Found) *LivenessResult {
 	n := g.n
 	res := &LivenessResult{Edges: int64(len(g.edges))}
 	// Reverse edges in CSR form: count, prefix sums, fill.
@@ -175,7 +175,7 @@ func (g *graph) check(sc *Scope, parents []uint32, acts []Action, findings map[s
 		classified++
 		var path []Action
 		if s > 0 {
-			path = pathTo(parents, acts, parents[s], acts[s])
+			path = realPath(parents, acts, syms, sc.Members, parents[s], acts[s])
 		}
 		name, h := classifyStuck(sc, path)
 		if name != "" && findings[name] != nil {
