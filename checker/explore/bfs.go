@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,11 @@ type Result struct {
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
 	// complete without a violation.
 	Liveness *LivenessResult
+	// LevelViolations (swarm shards) are the first violation of each invariant broken at the
+	// level of the first violation, sorted by invariant.
+	LevelViolations []*Found
+	// Fingerprints (Scope.KeepFingerprints) are the seen set's fingerprints, sorted.
+	Fingerprints []uint64
 	// Findings are the documented Kafka behaviours met (Scope.Findings, and stuck states of
 	// a known shape with Scope.Liveness), each on a shortest path, in KnownFindings order.
 	Findings []*Found
@@ -120,6 +126,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	lastReport := start
 	findings := map[string]*Found{}
+	swarm := sc.Shards > 0
+	levelViolations := map[string]*Found{}
 	parents := []uint32{^uint32(0)}
 	acts := []Action{0}
 	var syms []uint8 // the renaming each state was stored under (symmetry)
@@ -146,13 +154,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 		nf := level{arena: spare.arena[:0], offs: append(spare.offs[:0], 0), ids: spare.ids[:0]}
 		full := false
-		for w0 := 0; w0 < len(frontier.ids) && !full && res.Violation == nil; w0 += wave {
+		for w0 := 0; w0 < len(frontier.ids) && !full && (res.Violation == nil || swarm); w0 += wave {
 			w1 := min(w0+wave, len(frontier.ids))
 			nChunks := (w1 - w0 + chunk - 1) / chunk
 			for i := range outs[:nChunks] {
 				o := &outs[i]
 				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
-					finds: o.finds[:0], findParents: o.findParents[:0]}
+					finds: o.finds[:0], findParents: o.findParents[:0], viols: o.viols[:0], violParents: o.violParents[:0]}
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -181,6 +189,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					res.Violation = o.found
 					res.Violation.Path = realPath(parents, acts, syms, sc.Members, o.foundParent, o.found.Path[0])
 				}
+				for i, vf := range o.viols {
+					if levelViolations[vf.Invariant] == nil {
+						vf.Path = realPath(parents, acts, syms, sc.Members, o.violParents[i], vf.Path[0])
+						levelViolations[vf.Invariant] = vf
+					}
+				}
 				for i, fd := range o.finds {
 					if findings[fd.Finding] == nil {
 						fd.Path = realPath(parents, acts, syms, sc.Members, o.findParents[i], fd.Path[0])
@@ -193,6 +207,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 					if !set.add(cd.fp, uint32(len(parents))) {
 						continue
+					}
+					if swarm && depth == sc.Split && shardOf(cd.fp, sc.Seed, sc.Shards) != sc.Shard {
+						continue // another shard's root: seen here, expanded there
 					}
 					parents = append(parents, cd.parent)
 					acts = append(acts, cd.act)
@@ -249,6 +266,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	for _, f := range levelViolations {
+		res.LevelViolations = append(res.LevelViolations, f)
+	}
+	sort.Slice(res.LevelViolations, func(i, j int) bool { return res.LevelViolations[i].Invariant < res.LevelViolations[j].Invariant })
+	if sc.KeepFingerprints {
+		res.Fingerprints = set.sorted()
+	}
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
@@ -289,6 +313,9 @@ type chunkOut struct {
 	// the last action until merged), findParents their source states.
 	finds       []*Found
 	findParents []uint32
+	// viols are, with swarm shards, the first violation of each invariant in this chunk.
+	viols       []*Found
+	violParents []uint32
 }
 
 // worker expands states on one goroutine.
@@ -327,6 +354,18 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	}
 	w.prev.Capture(base.sp)
 	w.acts = base.actions(&w.prev, w.acts[:0])
+	if seed := w.sc.StepOrderSeed; seed != 0 {
+		// Swarm diversity: this state's steps in an order drawn from the seed and the state.
+		x := uint64(fingerprint(parent)) ^ seed
+		for i := len(w.acts) - 1; i > 0; i-- {
+			x += 0x9e3779b97f4a7c15
+			z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			z ^= z >> 31
+			j := int(z % uint64(i+1))
+			w.acts[i], w.acts[j] = w.acts[j], w.acts[i]
+		}
+	}
 	accepted := base.accepted
 	acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
 	edges0 := len(out.efps)
@@ -354,6 +393,16 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 			if out.found == nil {
 				out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
 				out.foundParent = pid
+			}
+			if w.sc.Shards > 0 {
+				known := false
+				for _, vf := range out.viols {
+					known = known || vf.Invariant == v.Invariant
+				}
+				if !known {
+					out.viols = append(out.viols, &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}})
+					out.violParents = append(out.violParents, pid)
+				}
 			}
 			continue
 		}

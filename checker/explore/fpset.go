@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // fp is a 64-bit state fingerprint; it is never zero (zero marks an empty slot). Two distinct
@@ -141,3 +142,15 @@ func (s *fpSet) bytes() int64 {
 
 // len is the number of fingerprints in the set.
 func (s *fpSet) len() int { return s.n }
+
+// sorted returns the fingerprints in ascending order.
+func (s *fpSet) sorted() []uint64 {
+	out := make([]uint64, 0, s.n)
+	for _, k := range s.keys {
+		if k != 0 {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

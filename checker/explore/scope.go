@@ -68,6 +68,17 @@ type Scope struct {
 	Workers int
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
+	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first
+	// reached at depth Split are divided among Shards by their fingerprints hashed with Seed,
+	// and this shard expands only its own. Shards 0: no swarm. With a swarm the level of the
+	// first violation is finished, so that every invariant broken there is reported.
+	Shard, Shards, Split int
+	Seed                 uint64
+	// StepOrderSeed, when not 0, shuffles the order in which each state's steps are tried
+	// (it changes which shortest path is reported, not what is found).
+	StepOrderSeed uint64
+	// KeepFingerprints returns the seen set's fingerprints in the result (swarm coverage).
+	KeepFingerprints bool
 	// Symmetry stores states up to a renaming of the members (symmetry.go).
 	Symmetry bool
 	// Liveness also checks, on a complete search, that from every reachable state a
@@ -117,6 +128,12 @@ func (s *Scope) Validate() error {
 		return fmt.Errorf("max states: %d, expected 0 (unbounded) or more", s.MaxStates)
 	case s.Workers < 0:
 		return fmt.Errorf("workers: %d, expected 0 (one per CPU) or more", s.Workers)
+	case s.Shards < 0 || (s.Shards > 0 && (s.Shard < 0 || s.Shard >= s.Shards)):
+		return fmt.Errorf("swarm shard %d of %d, expected 0 <= shard < shards", s.Shard, s.Shards)
+	case s.Shards > 0 && s.Split < 1:
+		return fmt.Errorf("swarm split depth %d, expected 1 or more", s.Split)
+	case s.Shards > 0 && s.Liveness:
+		return fmt.Errorf("liveness needs the whole graph: it cannot run as a swarm shard")
 	case s.MaxPending < 0:
 		return fmt.Errorf("max pending writes: %d, expected 0 (unbounded) or more", s.MaxPending)
 	case s.RecordLimit && s.Version < model.Kafka42:
