@@ -46,6 +46,12 @@ type checkFlags struct {
 	findings      bool
 	fix           string
 	json          bool
+	swarm         string
+	seed          uint64
+	swarmSplit    int
+	swarmOut      string
+	swarmDepths   []int
+	symmetry      bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
@@ -84,6 +90,7 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
+	cmd.AddCommand(newCheckMergeCmd())
 	fl := cmd.Flags()
 	fl.StringVar(&f.version, "version", d.Version.String(), "Kafka version whose behaviour is explored (4.1 or 4.2)")
 	fl.StringVar(&f.bug, "bug", "", "explore a bug zoo variant of the core (see 'sharesim bugs')")
@@ -110,6 +117,12 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.BoolVar(&f.findings, "findings", true, "also check the strict invariants whose exceptions are documented Kafka behaviours, and name a match as that finding (docs/findings.md)")
 	fl.StringVar(&f.fix, "fix", "", "apply Kafka fixes for documented findings: comma-separated names or all (same as --set kafka.fix=...)")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout (no progress)")
+	fl.StringVar(&f.swarm, "swarm", "", "run as shard i of n (1-based) of a swarm search and write a result file; combine with 'sharesim check merge'")
+	fl.Uint64Var(&f.seed, "seed", 1, "swarm seed: divides the states among the shards (the same for every shard) and seeds each shard's step order")
+	fl.IntVar(&f.swarmSplit, "swarm-split", 4, "swarm: the depth at which the states are divided among the shards")
+	fl.StringVar(&f.swarmOut, "swarm-out", "", "swarm: the result file (default swarm-I-of-N.json; the fingerprints go to FILE.fps)")
+	fl.IntSliceVar(&f.swarmDepths, "swarm-depths", nil, "swarm: depth bounds, shard i takes the (i-1) mod len-th (diversity; the merged coverage then depends on them)")
+	fl.BoolVar(&f.symmetry, "symmetry", true, "store states up to a renaming of the members (symmetry reduction)")
 	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
 }
@@ -194,7 +207,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
-	sc.Liveness, sc.Findings = f.liveness, f.findings
+	sc.Liveness, sc.Findings, sc.Symmetry = f.liveness, f.findings, f.symmetry
 	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
 		return sc, usageErr("kafka.fix: %v", err)
 	}
@@ -208,6 +221,9 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	sc, err := f.scope()
 	if err != nil {
 		return err
+	}
+	if f.swarm != "" {
+		return runSwarmShard(stdout, stderr, f, sc)
 	}
 	if !f.json {
 		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
