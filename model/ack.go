@@ -20,9 +20,11 @@ type undo struct {
 // client's answer waits for CompleteWrite. A nil write with a nil error means the call
 // needed no write (only RENEWs, or nothing at or above SPSO) and is complete.
 func (sp *SharePartition) Acknowledge(nowMs int64, member MemberID, ranges []AckRange) (*Write, error) {
-	if sp.state != PartitionActive {
-		return nil, errf(ErrNotLeaderOrFollower, -1, "share-partition is %s", sp.state)
+	if sp.state == PartitionFenced {
+		return nil, sp.activeOrError()
 	}
+	// EMPTY, INITIALIZING and FAILED are not refused as such: as in Kafka, their cache is
+	// empty, so a range at or above SPSO finds no batch (INVALID_RECORD_STATE).
 	if err := sp.checkAckRequest(ranges); err != nil {
 		return nil, err
 	}
@@ -97,8 +99,12 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 	if j := sp.floor(r.Last); sp.batches[j].last < r.First {
 		return errf(ErrInvalidRequest, r.First, "range [%d, %d] lies in no in-flight batch", r.First, r.Last)
 	}
-	if r.Last > sp.lastCached() {
-		return errf(ErrInvalidRequest, r.Last, "range ends beyond the last in-flight offset %d", sp.lastCached())
+	// Kafka checks the range against the sub-map of cached batches from the floor batch up
+	// to the range's last offset (fetchSubMapForAcknowledgementBatch): a last offset beyond
+	// the last batch starting at or before it, in a hole between cached batches or past the
+	// cache, is INVALID_REQUEST and nothing changes.
+	if j := sp.floor(r.Last); r.Last > sp.batches[j].last {
+		return errf(ErrInvalidRequest, r.Last, "range ends at %d beyond the in-flight batch [%d, %d] at or before it", r.Last, sp.batches[j].first, sp.batches[j].last)
 	}
 	var renewLock uint64
 	var renewDeadline int64
@@ -113,6 +119,9 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 				return err
 			}
 			if r.First <= b.first && b.last <= r.Last && len(r.Types) == 1 && !(b.first < sp.spso) {
+				if err := sp.checkRenewAllowed(r.Types[0], b.first); err != nil {
+					return err
+				}
 				sp.applyAck(nowMs, i, -1, &b.whole, b.first, b.last, r.Types[0], w, &renewLock, &renewDeadline)
 				continue
 			}
@@ -124,8 +133,21 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 			if err := sp.checkHeld(rc, owner, off); err != nil {
 				return err
 			}
+			if err := sp.checkRenewAllowed(r.typeAt(off), off); err != nil {
+				return err
+			}
 			sp.applyAck(nowMs, i, off, rc, off, off, r.typeAt(off), w, &renewLock, &renewDeadline)
 		}
+	}
+	return nil
+}
+
+// checkRenewAllowed is Kafka 4.3's share.renew.acknowledge.enable: with it off, a RENEW of
+// a held record is INVALID_RECORD_STATE (checked after the record is found held, as
+// Kafka's acknowledgeBatchRecords / acknowledgePerOffsetBatchRecords do).
+func (sp *SharePartition) checkRenewAllowed(t AckType, off int64) error {
+	if t == AckRenew && sp.cfg.DisableRenewAcknowledge {
+		return errf(ErrInvalidRecordState, off, "renewing acquisition locks is not enabled for the group (share.renew.acknowledge.enable)")
 	}
 	return nil
 }

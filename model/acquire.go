@@ -19,30 +19,82 @@ type acquireCall struct {
 
 func (c *acquireCall) remaining() int64 { return c.budget - c.acquired }
 
-// Acquire runs the acquisition of one share fetch for member and appends the acquired
-// ranges to out, in ascending offset order. log is the result of a log read starting at
-// NextFetchOffset(): ascending, disjoint producer batches, the first containing the fetch
-// offset or starting after it (a compaction gap). Under read_committed the caller reads only
-// up to the last stable offset and marks batches of aborted transactions.
-//
-// What is acquired follows Kafka (§4.3–4.6): redeliveries inside the in-flight cache first,
-// lowest offset first, then new records; whole producer batches in batch_optimized mode
-// (MaxRecords is a soft limit, ranges cut at BatchSize on batch boundaries), exactly
-// MaxRecords offsets in record_limit mode (4.2); the in-flight cap as a gate (4.1, 4.2) and
-// as a trim inside the call (4.2); throttled redelivery of batches with high delivery counts
-// (4.2). Each acquired offset's delivery count grows by one and it gets a lock owned by
-// member with deadline nowMs + lock duration. Acquisition issues no state write.
+// Acquire is the one-step share fetch: the gate (CanAcquire), the log read at
+// NextFetchOffset() that the caller already did, and AcquireFetched with that offset, with
+// nothing happening in between. log is the result of that read. It returns nothing when the
+// gate is closed.
 func (sp *SharePartition) Acquire(nowMs int64, member MemberID, p FetchParams, log []LogBatch, out []AcquiredRange) ([]AcquiredRange, error) {
 	if err := sp.cfg.ValidateFetch(p); err != nil {
 		return out, &Error{Code: ErrInvalidArgument, Offset: -1, Msg: err.Error()}
 	}
-	if sp.state != PartitionActive {
-		return out, errf(ErrNotLeaderOrFollower, -1, "share-partition is %s", sp.state)
+	if err := sp.activeOrError(); err != nil {
+		return out, err
 	}
 	if len(log) == 0 || !sp.CanAcquire() {
 		return out, nil
 	}
-	f := sp.NextFetchOffset()
+	return sp.AcquireFetched(nowMs, member, p, sp.NextFetchOffset(), log, out)
+}
+
+// FetchRead is what a share fetch decides before it reads the log (Kafka's
+// DelayedShareFetch under the partition's fetch lock): whether the gate is open and the
+// offset the read starts at. The caller reads the log from FetchOffset and later hands what
+// it read to AcquireFetched with the same FetchOffset.
+type FetchRead struct {
+	// Open is CanAcquire at read time; when false nothing is read.
+	Open bool
+	// FetchOffset is NextFetchOffset at read time.
+	FetchOffset int64
+}
+
+// BeginFetch is the read half of a share fetch: the gate and the fetch offset, taken now.
+// It changes nothing. Between BeginFetch and AcquireFetched any other operation may run
+// (acknowledgements, lock expiries, session releases, log-start moves, state writes
+// completing): Kafka reads the log outside the partition lock, serialising only fetches
+// (one fetch lock per share-partition), so a caller must not start a second fetch of the
+// same share-partition until the first is acquired.
+func (sp *SharePartition) BeginFetch() (FetchRead, error) {
+	if err := sp.activeOrError(); err != nil {
+		return FetchRead{}, err
+	}
+	return FetchRead{Open: sp.CanAcquire(), FetchOffset: sp.NextFetchOffset()}, nil
+}
+
+// AcquireFetched runs the acquisition of one share fetch for member, as Kafka's
+// SharePartition.acquire does with the fetch offset the leader read from and the producer
+// batches the read returned, and appends the acquired ranges to out in ascending offset
+// order. log must be ascending, disjoint batches, the first containing fetchOffset or
+// starting after it (a compaction gap). Under read_committed the caller reads only up to the
+// last stable offset and marks batches of aborted transactions.
+//
+// The partition may have changed since the read (see BeginFetch). As in Kafka, fetchOffset
+// is used only twice: AVAILABLE cached records in [fetchOffset, first fetched offset) are
+// archived as compacted away (T-COMPACT), and 4.2's cap trim lets a fetch at or below SPEO
+// redeliver inside the full window. Everything else follows the fetched batches and the
+// partition as it is now: batches wholly below SPSO are ignored, a read starting below SPSO
+// with no cached batch before it starts at SPSO (4.2), cached records no longer AVAILABLE
+// are skipped, offsets beyond SPEO become new records. The gate is not checked again (Kafka
+// checks it before the read only), so in 4.1 a fetch whose read overlapped the cap filling
+// up still acquires everything it read.
+//
+// What is acquired follows Kafka (§4.3–4.6): redeliveries inside the in-flight cache first,
+// lowest offset first, then new records; whole producer batches in batch_optimized mode
+// (MaxRecords is a soft limit, ranges cut at BatchSize on batch boundaries), exactly
+// MaxRecords offsets in record_limit mode (4.2); the in-flight cap as a trim inside the call
+// (4.2); throttled redelivery of batches with high delivery counts (4.2). Each acquired
+// offset's delivery count grows by one and it gets a lock owned by member with deadline
+// nowMs + lock duration. Acquisition issues no state write.
+func (sp *SharePartition) AcquireFetched(nowMs int64, member MemberID, p FetchParams, fetchOffset int64, log []LogBatch, out []AcquiredRange) ([]AcquiredRange, error) {
+	if err := sp.cfg.ValidateFetch(p); err != nil {
+		return out, &Error{Code: ErrInvalidArgument, Offset: -1, Msg: err.Error()}
+	}
+	if err := sp.activeOrError(); err != nil {
+		return out, err
+	}
+	if len(log) == 0 {
+		return out, nil
+	}
+	f := fetchOffset
 	if err := checkLogRead(log, f); err != nil {
 		return out, err
 	}

@@ -13,28 +13,35 @@ type Version uint8
 const (
 	Kafka41 Version = 41 // share groups in preview
 	Kafka42 Version = 42 // share groups GA: RENEW, record_limit, throttling, cap trimming
+	// Kafka43 is 4.2 plus group-level share.renew.acknowledge.enable and dynamic
+	// group-level share.delivery.count.limit and share.partition.max.record.locks.
+	Kafka43 Version = 43
 )
 
-// String returns the version as "4.1" or "4.2".
+// String returns the version as "4.1", "4.2" or "4.3".
 func (v Version) String() string {
 	switch v {
 	case Kafka41:
 		return "4.1"
 	case Kafka42:
 		return "4.2"
+	case Kafka43:
+		return "4.3"
 	}
 	return fmt.Sprintf("Version(%d)", uint8(v))
 }
 
-// ParseVersion accepts "4.1" and "4.2".
+// ParseVersion accepts "4.1", "4.2" and "4.3".
 func ParseVersion(s string) (Version, error) {
 	switch strings.TrimSpace(s) {
 	case "4.1":
 		return Kafka41, nil
 	case "4.2":
 		return Kafka42, nil
+	case "4.3":
+		return Kafka43, nil
 	}
-	return 0, fmt.Errorf("unknown Kafka version %q: expected 4.1 or 4.2", s)
+	return 0, fmt.Errorf("unknown Kafka version %q: expected 4.1, 4.2 or 4.3", s)
 }
 
 // AcquireMode is the consumer's share.acquire.mode.
@@ -231,6 +238,10 @@ type Config struct {
 	IsolationLevel IsolationLevel
 	// AutoOffsetReset is share.auto.offset.reset.
 	AutoOffsetReset AutoOffsetReset
+	// DisableRenewAcknowledge is share.renew.acknowledge.enable = false (a group config
+	// from Kafka 4.3; default true): a RENEW acknowledgement of a held record is then
+	// INVALID_RECORD_STATE. Needs Kafka 4.3.
+	DisableRenewAcknowledge bool
 	// RelaxRanges lifts Kafka's lower bounds on the lock duration (down to 1 ms), the delivery
 	// count limit (down to 1) and the record-lock cap (down to 1), so that the explorer
 	// and property tests can use small scopes. Scenario files never set it.
@@ -271,8 +282,11 @@ func (e *ConfigError) Error() string {
 // Validate checks every field against Kafka's ranges and returns the first violation as
 // a *ConfigError naming the Kafka config key.
 func (c Config) Validate() error {
-	if c.Version != Kafka41 && c.Version != Kafka42 {
-		return &ConfigError{Key: "version", Value: c.Version.String(), Want: "4.1 or 4.2"}
+	if c.Version != Kafka41 && c.Version != Kafka42 && c.Version != Kafka43 {
+		return &ConfigError{Key: "version", Value: c.Version.String(), Want: "4.1, 4.2 or 4.3"}
+	}
+	if c.DisableRenewAcknowledge && c.Version < Kafka43 {
+		return &ConfigError{Key: "share.renew.acknowledge.enable", Value: "false", Want: "true (the group config exists from Kafka 4.3)"}
 	}
 	if c.RelaxRanges {
 		return c.validateRelaxed()

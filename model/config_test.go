@@ -89,8 +89,11 @@ func TestParseSettings(t *testing.T) {
 			t.Errorf("%q: got %s want %s", c.in, got, c.want)
 		}
 	}
-	if _, err := model.ParseVersion("4.3"); err == nil {
-		t.Error("4.3 must be rejected")
+	if v, err := model.ParseVersion("4.3"); err != nil || v != model.Kafka43 || v.String() != "4.3" {
+		t.Errorf("4.3: %v %v", v, err)
+	}
+	if _, err := model.ParseVersion("4.4"); err == nil {
+		t.Error("4.4 must be rejected")
 	}
 	if m, err := model.ParseAcquireMode("record_limit"); err != nil || m != model.RecordLimit {
 		t.Error("record_limit")

@@ -80,7 +80,7 @@ func (sp *SharePartition) checkRec(r *rec, off int64) error {
 		return fmt.Errorf("offset %d: pending with target ACQUIRED", off)
 	case r.flags&flagLockFired != 0 && !r.pending():
 		return fmt.Errorf("offset %d: lock-fired mark on a settled record", off)
-	case r.state == Available && r.dc > 0 && int(r.dc) >= sp.cfg.DeliveryCountLimit && !r.pending() && sp.v42():
+	case r.state == Available && r.dc > 0 && int(r.dc) >= sp.cfg.DeliveryCountLimit && !r.pending() && sp.v42() && !sp.limitLowered:
 		return fmt.Errorf("offset %d: AVAILABLE at delivery count %d >= limit %d", off, r.dc, sp.cfg.DeliveryCountLimit)
 	case r.state == Acquired && !r.pending() && r.lock == 0 && sp.v42():
 		return fmt.Errorf("offset %d: ACQUIRED with no live lock", off)

@@ -10,29 +10,62 @@ type ErrorCode uint8
 
 // Error codes reported by the core.
 const (
-	ErrNone                    ErrorCode = iota
-	ErrInvalidRecordState                // INVALID_RECORD_STATE
-	ErrInvalidRequest                    // INVALID_REQUEST
-	ErrCoordinatorNotAvailable           // COORDINATOR_NOT_AVAILABLE
-	ErrNotLeaderOrFollower               // NOT_LEADER_OR_FOLLOWER
-	ErrFencedLeaderEpoch                 // FENCED_LEADER_EPOCH (share coordinator)
-	ErrFencedStateEpoch                  // FENCED_STATE_EPOCH (share coordinator)
-	ErrUnknownServerError                // UNKNOWN_SERVER_ERROR
-	ErrOffsetNotAvailable                // start offset could not be resolved
-	ErrInvalidArgument                   // caller broke the core's API contract
+	ErrNone                      ErrorCode = iota
+	ErrInvalidRecordState                  // INVALID_RECORD_STATE
+	ErrInvalidRequest                      // INVALID_REQUEST
+	ErrCoordinatorNotAvailable             // COORDINATOR_NOT_AVAILABLE
+	ErrNotLeaderOrFollower                 // NOT_LEADER_OR_FOLLOWER
+	ErrFencedLeaderEpoch                   // FENCED_LEADER_EPOCH (share coordinator)
+	ErrFencedStateEpoch                    // FENCED_STATE_EPOCH (share coordinator)
+	ErrUnknownServerError                  // UNKNOWN_SERVER_ERROR
+	ErrOffsetNotAvailable                  // start offset could not be resolved
+	ErrInvalidArgument                     // caller broke the core's API contract
+	ErrLeaderNotAvailable                  // LEADER_NOT_AVAILABLE (share-partition initialising or fenced)
+	ErrNotCoordinator                      // NOT_COORDINATOR (share coordinator moved)
+	ErrCoordinatorLoadInProgress           // COORDINATOR_LOAD_IN_PROGRESS (share coordinator loading)
+	ErrGroupIDNotFound                     // GROUP_ID_NOT_FOUND (share coordinator has no such group)
+	ErrUnknownTopicOrPartition             // UNKNOWN_TOPIC_OR_PARTITION (no state for the key)
+	ErrSaslAuthenticationFailed            // SASL_AUTHENTICATION_FAILED (persister's client could not authenticate)
+	ErrUnsupportedVersion                  // UNSUPPORTED_VERSION (share coordinator too old)
 )
 
 var codeNames = [...]string{
-	ErrNone:                    "NONE",
-	ErrInvalidRecordState:      "INVALID_RECORD_STATE",
-	ErrInvalidRequest:          "INVALID_REQUEST",
-	ErrCoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE",
-	ErrNotLeaderOrFollower:     "NOT_LEADER_OR_FOLLOWER",
-	ErrFencedLeaderEpoch:       "FENCED_LEADER_EPOCH",
-	ErrFencedStateEpoch:        "FENCED_STATE_EPOCH",
-	ErrUnknownServerError:      "UNKNOWN_SERVER_ERROR",
-	ErrOffsetNotAvailable:      "OFFSET_NOT_AVAILABLE",
-	ErrInvalidArgument:         "INVALID_ARGUMENT",
+	ErrNone:                      "NONE",
+	ErrInvalidRecordState:        "INVALID_RECORD_STATE",
+	ErrInvalidRequest:            "INVALID_REQUEST",
+	ErrCoordinatorNotAvailable:   "COORDINATOR_NOT_AVAILABLE",
+	ErrNotLeaderOrFollower:       "NOT_LEADER_OR_FOLLOWER",
+	ErrFencedLeaderEpoch:         "FENCED_LEADER_EPOCH",
+	ErrFencedStateEpoch:          "FENCED_STATE_EPOCH",
+	ErrUnknownServerError:        "UNKNOWN_SERVER_ERROR",
+	ErrOffsetNotAvailable:        "OFFSET_NOT_AVAILABLE",
+	ErrInvalidArgument:           "INVALID_ARGUMENT",
+	ErrLeaderNotAvailable:        "LEADER_NOT_AVAILABLE",
+	ErrNotCoordinator:            "NOT_COORDINATOR",
+	ErrCoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
+	ErrGroupIDNotFound:           "GROUP_ID_NOT_FOUND",
+	ErrUnknownTopicOrPartition:   "UNKNOWN_TOPIC_OR_PARTITION",
+	ErrSaslAuthenticationFailed:  "SASL_AUTHENTICATION_FAILED",
+	ErrUnsupportedVersion:        "UNSUPPORTED_VERSION",
+}
+
+// ParseErrorCode accepts Kafka's upper-case name of a code the core knows.
+func ParseErrorCode(name string) (ErrorCode, bool) {
+	for c, n := range codeNames {
+		if n == name {
+			return ErrorCode(c), true
+		}
+	}
+	return ErrNone, false
+}
+
+// PersisterErrors are the codes a state read or write may fail with, as the share
+// coordinator (or the persister's own client) reports them: the vocabulary that
+// PersisterError maps. Anything else a persister reports maps to UNKNOWN_SERVER_ERROR.
+var PersisterErrors = []ErrorCode{
+	ErrNotCoordinator, ErrCoordinatorNotAvailable, ErrCoordinatorLoadInProgress,
+	ErrGroupIDNotFound, ErrUnknownTopicOrPartition, ErrFencedLeaderEpoch, ErrFencedStateEpoch,
+	ErrSaslAuthenticationFailed, ErrUnsupportedVersion, ErrInvalidRequest, ErrUnknownServerError,
 }
 
 // String returns Kafka's name of the code.
@@ -81,26 +114,43 @@ func errf(code ErrorCode, offset int64, format string, args ...any) *Error {
 	return &Error{Code: code, Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
 
-// AckErrorForWriteFailure maps a failed state write's error to the code the leader returns
-// to the acknowledging client (Kafka 4.x mapping). Fencing errors become
-// NOT_LEADER_OR_FOLLOWER; coordinator unavailability stays COORDINATOR_NOT_AVAILABLE.
-func AckErrorForWriteFailure(writeErr error) ErrorCode {
-	switch CodeOf(writeErr) {
+// PersisterError maps the error of a failed state read or write to the error the
+// share-partition leader surfaces (Kafka's SharePartition.fetchPersisterError, the same for
+// ReadShareGroupState during initialisation and WriteShareGroupState):
+//
+//	NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS → COORDINATOR_NOT_AVAILABLE
+//	GROUP_ID_NOT_FOUND → GROUP_ID_NOT_FOUND
+//	UNKNOWN_TOPIC_OR_PARTITION → UNKNOWN_TOPIC_OR_PARTITION
+//	FENCED_LEADER_EPOCH, FENCED_STATE_EPOCH → NOT_LEADER_OR_FOLLOWER
+//	SASL_AUTHENTICATION_FAILED, UNSUPPORTED_VERSION and anything else → UNKNOWN_SERVER_ERROR
+//
+// A nil error maps to ErrNone.
+func PersisterError(err error) ErrorCode {
+	switch c := CodeOf(err); c {
 	case ErrNone:
 		return ErrNone
-	case ErrCoordinatorNotAvailable:
+	case ErrNotCoordinator, ErrCoordinatorNotAvailable, ErrCoordinatorLoadInProgress:
 		return ErrCoordinatorNotAvailable
-	case ErrFencedLeaderEpoch, ErrFencedStateEpoch, ErrNotLeaderOrFollower:
+	case ErrGroupIDNotFound, ErrUnknownTopicOrPartition:
+		return c
+	case ErrFencedLeaderEpoch, ErrFencedStateEpoch:
 		return ErrNotLeaderOrFollower
 	}
 	return ErrUnknownServerError
 }
 
-// IsFencingWriteError reports whether a state-write error means this leader's
-// share-partition must be discarded and rebuilt (Kafka evicts it).
+// AckErrorForWriteFailure is the code the leader returns to the acknowledging client when
+// the acknowledgement's (or session release's) state write failed: PersisterError.
+func AckErrorForWriteFailure(writeErr error) ErrorCode { return PersisterError(writeErr) }
+
+// IsFencingWriteError reports whether a failed acknowledgement or release write makes the
+// leader discard its share-partition and build a new one on the next fetch (Kafka's
+// SharePartitionManager removes it from its cache and marks it FENCED when the mapped error
+// is NOT_LEADER_OR_FOLLOWER, GROUP_ID_NOT_FOUND or UNKNOWN_TOPIC_OR_PARTITION, or an
+// unmapped FENCED_STATE_EPOCH). The error is the persister's, before mapping.
 func IsFencingWriteError(writeErr error) bool {
-	switch CodeOf(writeErr) {
-	case ErrFencedLeaderEpoch, ErrFencedStateEpoch:
+	switch PersisterError(writeErr) {
+	case ErrNotLeaderOrFollower, ErrGroupIDNotFound, ErrUnknownTopicOrPartition:
 		return true
 	}
 	return false

@@ -595,7 +595,7 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 	}
 	sp.state, sp.stateEpoch, sp.leaderEpoch = src.state, src.stateEpoch, src.leaderEpoch
 	sp.spso, sp.speo, sp.findNext, sp.availFrom = src.spso, src.speo, src.findNext, src.availFrom
-	sp.nTerminal, sp.gap = src.nTerminal, src.gap
+	sp.nTerminal, sp.gap, sp.limitLowered = src.nTerminal, src.gap, src.limitLowered
 	sp.locks = append(sp.locks[:0], src.locks...)
 	sp.nextLock = src.nextLock
 	sp.dropWrites()

@@ -166,10 +166,10 @@ func (sp *SharePartition) CanAcquire() bool {
 // and SPEO at least to it. ACQUIRED offsets below it are left alone; they are archived when
 // their lock fires or they are released, and acknowledgements of them are ignored. Kafka
 // notices the move lazily, when a read at the next fetch offset fails; the caller calls this
-// then. A log start at or below SPSO is a no-op.
+// then. A log start at or below SPSO, or a partition not ACTIVE, is a no-op.
 func (sp *SharePartition) MoveLogStartOffset(logStart int64) {
-	if logStart <= sp.spso {
-		if sp.cfg.fixed(FixStuckBelowLogStart) && len(sp.batches) > 0 && sp.batches[0].first < logStart {
+	if logStart <= sp.spso || sp.state != PartitionActive {
+		if sp.state == PartitionActive && sp.cfg.fixed(FixStuckBelowLogStart) && len(sp.batches) > 0 && sp.batches[0].first < logStart {
 			// Kafka fix (stuck-below-log-start): records released below SPSO are archived.
 			if n := sp.forceArchive(sp.batches[0].first, logStart-1, Available, CauseLogStart); n > 0 {
 				sp.stats.ArchivedByLogStart += n

@@ -112,6 +112,9 @@ type SharePartition struct {
 	journal    []undo
 
 	stats Stats
+	// limitLowered: the delivery count limit was lowered (4.3), so AVAILABLE records may
+	// hold counts at or above it.
+	limitLowered bool
 
 	finalOn bool
 	final   []Finalized
@@ -205,7 +208,55 @@ func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
 	return nil
 }
 
-// State returns ACTIVE or FENCED.
+// SetDeliveryCountLimit changes the delivery count limit from now on: Kafka 4.3's group
+// config share.delivery.count.limit is dynamic and read at every use (acquisition,
+// release, expiry, throttling). Records keep their counts; the new limit applies to their
+// next transition. Before 4.3 the limit is a static broker config: INVALID_ARGUMENT.
+func (sp *SharePartition) SetDeliveryCountLimit(limit int) error {
+	if sp.cfg.Version < Kafka43 {
+		return errf(ErrInvalidArgument, -1, "share.delivery.count.limit is a group config from Kafka 4.3")
+	}
+	c := sp.cfg
+	c.DeliveryCountLimit = limit
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	// Kafka applies the limit only on the way back to AVAILABLE
+	// (InFlightState.tryUpdateState), so a record already AVAILABLE at or above a lowered
+	// limit is acquired once more before it is archived.
+	sp.limitLowered = sp.limitLowered || limit < sp.cfg.DeliveryCountLimit
+	sp.cfg = c
+	return nil
+}
+
+// SetPartitionMaxRecordLocks changes the in-flight cap from now on (Kafka 4.3's dynamic
+// group config share.partition.max.record.locks, read by the gate and the cap trim at
+// every fetch). A window already above a lowered cap stays; fetches then only redeliver
+// inside it. Before 4.3: INVALID_ARGUMENT.
+func (sp *SharePartition) SetPartitionMaxRecordLocks(n int) error {
+	if sp.cfg.Version < Kafka43 {
+		return errf(ErrInvalidArgument, -1, "share.partition.max.record.locks is a group config from Kafka 4.3")
+	}
+	c := sp.cfg
+	c.PartitionMaxRecordLocks = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sp.cfg = c
+	return nil
+}
+
+// SetRenewAcknowledge turns share.renew.acknowledge.enable on or off from now on (a
+// dynamic group config of Kafka 4.3). Before 4.3: INVALID_ARGUMENT.
+func (sp *SharePartition) SetRenewAcknowledge(enabled bool) error {
+	if sp.cfg.Version < Kafka43 {
+		return errf(ErrInvalidArgument, -1, "share.renew.acknowledge.enable is a group config from Kafka 4.3")
+	}
+	sp.cfg.DisableRenewAcknowledge = !enabled
+	return nil
+}
+
+// State returns the lifecycle state.
 func (sp *SharePartition) State() PartitionState { return sp.state }
 
 // Fence discards the share-partition, as Kafka does when leadership is lost or a write is

@@ -137,41 +137,58 @@ func mergeBatches(out, a, b []PersistedBatch, start int64) []PersistedBatch {
 	}
 }
 
-// Load rebuilds a share-partition on a (new) leader from the durable state (§8.3, §5.4).
-// startIfUnset is the start offset share.auto.offset.reset resolved to, used when the
-// stored start offset is -1 (see ResolveStartOffset); it is not persisted until the next
-// write. Every stored batch becomes a whole cache batch in its stored state and delivery
-// count with no owner and no lock: whatever was acquired at the old leader reverts to its
-// last written state, or, if never written, is unknown and fetched again as new (the reload
-// gap window). A malformed snapshot is an error (Kafka marks the partition FAILED).
+// Load rebuilds a share-partition on a (new) leader from the durable state (§8.3, §5.4):
+// NewUninitialized, MaybeInitialize and CompleteInitialize in one step, with the read
+// succeeding. startIfUnset is the start offset share.auto.offset.reset resolved to, used
+// when the stored start offset is -1 (see ResolveStartOffset); it is not persisted until the
+// next write. Every stored batch becomes a whole cache batch in its stored state and
+// delivery count with no owner and no lock: whatever was acquired at the old leader reverts
+// to its last written state, or, if never written, is unknown and fetched again as new (the
+// reload gap window). A malformed snapshot is an INVALID_ARGUMENT error (CompleteInitialize
+// marks the partition FAILED instead, as Kafka does).
 func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*SharePartition, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	sp := newPartition(cfg)
+	sp.leaderEpoch = leaderEpoch
+	if err := sp.loadSnapshot(snap, startIfUnset); err != nil {
+		return nil, err
+	}
+	sp.state = PartitionActive
+	return sp, nil
+}
+
+// loadSnapshot is the rebuild shared by Load and CompleteInitialize. It leaves the
+// lifecycle state alone.
+func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error {
+	cfg := sp.cfg
 	spso := snap.StartOffset
 	if spso < 0 {
 		spso = startIfUnset
 	}
 	if spso < 0 {
-		return nil, errf(ErrInvalidArgument, spso, "start offset must be resolved before loading")
+		return errf(ErrInvalidArgument, spso, "start offset must be resolved before loading")
 	}
-	sp := newPartition(cfg)
-	sp.stateEpoch, sp.leaderEpoch = snap.StateEpoch, leaderEpoch
+	sp.stateEpoch = snap.StateEpoch
 	sp.spso, sp.speo, sp.availFrom = spso, spso, spso
 	for i, pb := range snap.Batches {
 		switch {
 		case pb.First > pb.Last:
-			return nil, errf(ErrInvalidArgument, pb.First, "stored batch has last %d < first %d", pb.Last, pb.First)
+			return errf(ErrInvalidArgument, pb.First, "stored batch has last %d < first %d", pb.Last, pb.First)
 		case pb.First < spso:
-			return nil, errf(ErrInvalidArgument, pb.First, "stored batch starts below the start offset %d", spso)
+			return errf(ErrInvalidArgument, pb.First, "stored batch starts below the start offset %d", spso)
 		case i > 0 && pb.First <= snap.Batches[i-1].Last:
-			return nil, errf(ErrInvalidArgument, pb.First, "stored batches overlap or are out of order")
+			return errf(ErrInvalidArgument, pb.First, "stored batches overlap or are out of order")
 		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived:
-			return nil, errf(ErrInvalidArgument, pb.First, "stored state %s cannot be loaded", pb.State)
+			return errf(ErrInvalidArgument, pb.First, "stored state %s cannot be loaded", pb.State)
 		case pb.DeliveryCount < 0:
-			return nil, errf(ErrInvalidArgument, pb.First, "negative delivery count")
+			return errf(ErrInvalidArgument, pb.First, "negative delivery count")
 		}
 		r := rec{state: pb.State, dc: pb.DeliveryCount, owner: noOwner}
+		if pb.State == Available && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit {
+			sp.limitLowered = true // written under a higher limit (4.3's dynamic group config)
+		}
 		switch {
 		case pb.State == Archived && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit:
 			r.setCause(CauseLimit) // archived on its last attempt: the limit is the best guess
@@ -189,5 +206,5 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sh
 	}
 	sp.findNext = true
 	sp.advanceHead()
-	return sp, nil
+	return nil
 }

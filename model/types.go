@@ -195,19 +195,34 @@ type RecordView struct {
 	Cause Cause
 }
 
-// PartitionState is the lifecycle state of the share-partition object on its leader.
+// PartitionState is the lifecycle state of the share-partition object on its leader
+// (Kafka's SharePartitionState). The numeric values are sharesim's own.
 type PartitionState uint8
 
-// Partition lifecycle states.
+// Partition lifecycle states. New and Load return ACTIVE values; NewUninitialized returns
+// an EMPTY one that MaybeInitialize and CompleteInitialize take through INITIALIZING to
+// ACTIVE or FAILED. Fence makes any state FENCED.
 const (
-	PartitionActive PartitionState = iota
-	PartitionFenced
+	PartitionActive       PartitionState = iota // serving fetches and acknowledgements
+	PartitionFenced                             // leadership lost or a write fenced: discarded
+	PartitionEmpty                              // created, state not yet read
+	PartitionInitializing                       // ReadShareGroupState outstanding
+	PartitionFailed                             // the state read failed or was malformed
 )
 
-// String names the partition state.
+// String returns Kafka's name of the partition state.
 func (p PartitionState) String() string {
-	if p == PartitionActive {
+	switch p {
+	case PartitionActive:
 		return "ACTIVE"
+	case PartitionFenced:
+		return "FENCED"
+	case PartitionEmpty:
+		return "EMPTY"
+	case PartitionInitializing:
+		return "INITIALIZING"
+	case PartitionFailed:
+		return "FAILED"
 	}
-	return "FENCED"
+	return fmt.Sprintf("PartitionState(%d)", uint8(p))
 }

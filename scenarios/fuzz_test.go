@@ -24,6 +24,10 @@ func FuzzParse(f *testing.F) {
 		"kafka: {share.record.lock.duration.ms: 99999999999999999999}\n", "a: &x [*x]\n", "{", "- - -",
 		"duration: 1.0000001ms\n", "topics: [{name: t, partitions: 0}]\n", "name: \"\\u0000\"\n",
 		"kind: scripted\nsteps: [{ack: {member: c, ranges: [{0-1: [accept, x]}]}}]\n",
+		"kind: scripted\nstate_epoch: 2\nsteps: [{produce: [3]}, {read: c1}, {advance: 1s}, {acquire: true, expect: {acquired: 0-2@1}}, {acquire: true}]\n",
+		"kind: scripted\nsteps: [{produce: [3]}, {failover: {load: slow}}, {fetch: c1}, {load_state: {error: NOT_COORDINATOR}}, {load_state: true}, {reinitialize: {state_epoch: 1}}]\n",
+		"kind: scripted\nsteps: [{produce: [3]}, {fetch: c1}, {ack: {member: c1, ranges: \"0:accept\", write: pending}}, {fail_write: {which: oldest, error: FENCED_STATE_EPOCH}}, {fail_next_write: {count: 2, error: GROUP_ID_NOT_FOUND}}, {read: c1}, {read: c1}]\n",
+		"faults: [{kind: write-fail, at: 1s, duration: 1s, error: UNKNOWN_TOPIC_OR_PARTITION, reads: true}]\nlog_read_latency: 5ms\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -66,9 +66,10 @@ type logBatch struct {
 
 type openWrite struct {
 	w      *model.Write
-	doomed bool                  // fail_next_write armed when it was issued
+	doomed model.ErrorCode       // fail_next_write armed when it was issued: the error it fails with
 	sp     *model.SharePartition // the share-partition (leader) that issued it
 	stale  bool                  // issued by an earlier leader (failover with pending_writes: late)
+	orphan bool                  // its share-partition was discarded (Reset): the outcome reaches no one
 }
 
 // runner drives one share-partition as its leader would: it keeps the log, reads it from
@@ -84,8 +85,13 @@ type runner struct {
 	now      int64
 	epoch    int32
 	open     []openWrite
-	failNext int
+	failNext []model.ErrorCode // errors of the next writes to fail, in order
 	res      *ScriptResult
+	// inRead is a read step waiting for its acquire step (nil when none): the
+	// share-partition's fetch lock is held until then.
+	inRead *scriptRead
+	// slowLoad: state reads on a (new) leader wait for a load_state step.
+	slowLoad bool
 
 	// With invariants: true, the spcheck invariants run after every step.
 	inv      bool
@@ -111,14 +117,14 @@ func RunScript(s *Scenario) (*ScriptResult, error) {
 		return nil, &Error{File: s.file, Path: "kafka", Found: err.Error(), Expected: "a configuration the share-partition accepts"}
 	}
 	r := &runner{
-		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(0, -1),
+		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1),
 		hw: sc.StartOffset, logStart: sc.StartOffset, epoch: 1,
 		res: &ScriptResult{Name: s.Name(), File: s.file},
 	}
 	if _, err := r.store.Read(r.epoch); err != nil {
 		return nil, &Error{File: s.file, Found: err.Error(), Expected: "a fresh share coordinator"}
 	}
-	sp.SetEpochs(0, r.epoch)
+	sp.SetEpochs(sc.StateEpoch, r.epoch)
 	if sc.Invariants {
 		r.inv, r.accepted = true, map[int64]bool{}
 		r.prev.Capture(sp)
@@ -222,7 +228,16 @@ func (r *runner) do(st *Step) outcome {
 		if st.Aborted {
 			o.desc += " (aborted)"
 		}
-	case ActFetch:
+	case ActFetch, ActRead:
+		if r.inRead != nil {
+			r.failure(st, st.Action, "no read waiting for its acquire (the fetch lock is held)", fmt.Sprintf("%s's read at %d (step %d)", r.inRead.member, r.inRead.f, r.inRead.step))
+			return o
+		}
+		if err := r.initialize(); err != nil {
+			setErr(err)
+			o.desc = fmt.Sprintf("%s: share-partition %s", st.Member, r.sp.State())
+			return o
+		}
 		f := r.sp.NextFetchOffset()
 		if f < r.logStart && r.sp.CanAcquire() {
 			// The read fails with OFFSET_OUT_OF_RANGE; the leader applies the log start (§5.3).
@@ -234,12 +249,55 @@ func (r *runner) do(st *Step) outcome {
 		if st.MaxBatches > 0 && len(read) > st.MaxBatches {
 			read = read[:st.MaxBatches]
 		}
+		if st.Action == ActRead {
+			fr, err := r.sp.BeginFetch()
+			if err != nil {
+				setErr(err)
+				return o
+			}
+			if !fr.Open {
+				read = nil // the gate is closed: nothing is read
+			}
+			r.inRead = &scriptRead{member: st.Member, p: st.Fetch, f: fr.FetchOffset, read: read, step: st.N}
+			o.desc = fmt.Sprintf("%s from %d: %d log batches read", st.Member, fr.FetchOffset, len(read))
+			return o
+		}
 		rs, err := r.sp.Acquire(r.now, model.MemberID(st.Member), st.Fetch, read, nil)
 		if err != nil {
 			setErr(err)
 		}
 		o.acquired, o.ranges = renderAcquired(rs), rs
 		o.desc = fmt.Sprintf("%s from %d: %q", st.Member, f, o.acquired)
+	case ActAcquire:
+		pr := r.inRead
+		if pr == nil {
+			r.failure(st, st.Action, "a read step waiting for its acquire", "none")
+			return o
+		}
+		r.inRead = nil
+		rs, err := r.sp.AcquireFetched(r.now, model.MemberID(pr.member), pr.p, pr.f, pr.read, nil)
+		if err != nil {
+			setErr(err)
+		}
+		o.acquired, o.ranges = renderAcquired(rs), rs
+		o.desc = fmt.Sprintf("%s's read at %d: %q", pr.member, pr.f, o.acquired)
+	case ActReinitialize:
+		start := st.Offset
+		r.store.Reinitialize(st.StateEpoch, start)
+		o.desc = fmt.Sprintf("state epoch %d, start offset %d", st.StateEpoch, start)
+	case ActLoadState:
+		if r.sp.State() != model.PartitionInitializing {
+			r.failure(st, st.Action, "a share-partition whose state read is outstanding (failover with load: slow)", r.sp.State().String())
+			return o
+		}
+		var rerr error
+		if st.ErrorCode != model.ErrNone {
+			rerr = &model.Error{Code: st.ErrorCode, Offset: -1, Msg: "state read failed"}
+		}
+		if err := r.completeLoad(rerr); err != nil {
+			o.code, o.msg = model.CodeOf(err), err.Error()
+		}
+		o.desc = fmt.Sprintf("share-partition %s, start %d", r.sp.State(), r.sp.StartOffset())
 	case ActAck:
 		w, err := r.sp.Acknowledge(r.now, model.MemberID(st.Member), st.Acks)
 		if err != nil {
@@ -325,7 +383,7 @@ func (r *runner) do(st *Step) outcome {
 	case ActFailover:
 		if st.PendingWrites == "stored" {
 			for _, ow := range r.open {
-				if !ow.doomed && !ow.stale {
+				if ow.doomed == model.ErrNone && !ow.stale {
 					r.storeWrite(ow.w)
 				}
 			}
@@ -345,33 +403,25 @@ func (r *runner) do(st *Step) outcome {
 		}
 		r.open = keep
 		r.sp.Fence()
+		r.inRead = nil // the old leader's fetch is lost with it
 		r.epoch++
-		snap, err := r.store.Read(r.epoch)
-		if err != nil {
-			setErr(err)
-			return o
-		}
-		start := snap.StartOffset
-		if start < 0 {
-			start, err = model.ResolveStartOffset(r.cfg.AutoOffsetReset, r.now, r.logStart, r.hw, r.offsetForTime)
-			if err != nil {
-				setErr(err)
-				return o
-			}
-		}
-		sp, err := model.Load(r.cfg, snap, r.epoch, start)
+		r.slowLoad = st.SlowLoad
+		sp, err := model.NewUninitialized(r.cfg, r.epoch)
 		if err != nil {
 			setErr(err)
 			return o
 		}
 		r.sp = sp
-		if r.logStart > sp.StartOffset() {
-			sp.MoveLogStartOffset(r.logStart)
+		if err := r.initialize(); err != nil && !st.SlowLoad {
+			setErr(err)
+			return o
 		}
-		o.desc = fmt.Sprintf("leader epoch %d, %d outstanding writes %s, start %d", r.epoch, dropped, st.PendingWrites, sp.StartOffset())
+		o.desc = fmt.Sprintf("leader epoch %d, %d outstanding writes %s, %s, start %d", r.epoch, dropped, st.PendingWrites, r.sp.State(), r.sp.StartOffset())
 	case ActFailNext:
-		r.failNext += st.Count
-		o.desc = fmt.Sprintf("%d writes will fail", r.failNext)
+		for range st.Count {
+			r.failNext = append(r.failNext, st.ErrorCode)
+		}
+		o.desc = fmt.Sprintf("%d writes will fail (next with %s)", len(r.failNext), r.failNext[0])
 	case ActCommitWrite, ActFailWrite:
 		sel := r.selectWrites(st.Which)
 		if len(sel) == 0 {
@@ -379,6 +429,9 @@ func (r *runner) do(st *Step) outcome {
 			return o
 		}
 		for _, ow := range sel {
+			if st.Action == ActFailWrite {
+				ow.doomed = st.ErrorCode
+			}
 			code, err := r.complete(ow, st.Action == ActCommitWrite)
 			if err != nil {
 				setErr(err)
@@ -389,6 +442,65 @@ func (r *runner) do(st *Step) outcome {
 		o.desc = fmt.Sprintf("%d writes", len(sel))
 	}
 	return o
+}
+
+// scriptRead is a read step's fetch waiting for its acquire step.
+type scriptRead struct {
+	member string
+	p      model.FetchParams
+	f      int64
+	read   []model.LogBatch
+	step   int
+}
+
+// initialize is what a share fetch does first on the leader (Kafka's maybeInitialize in
+// the share-partition manager): a FAILED or FENCED share-partition is dropped and a new one
+// created at the current leader epoch; an EMPTY one starts its state read, which completes
+// at once unless the script asked for slow loads (then load_state completes it). The error
+// is the one the fetch reports.
+func (r *runner) initialize() error {
+	if st := r.sp.State(); st == model.PartitionFailed || st == model.PartitionFenced {
+		for i := range r.open {
+			if r.open[i].sp == r.sp {
+				r.open[i].orphan = true
+			}
+		}
+		if err := r.sp.Reset(r.epoch); err != nil {
+			return err
+		}
+	}
+	read, err := r.sp.MaybeInitialize()
+	if err != nil || !read {
+		return err
+	}
+	if r.slowLoad {
+		return &model.Error{Code: model.ErrLeaderNotAvailable, Offset: -1, Msg: "state read in progress"}
+	}
+	return r.completeLoad(nil)
+}
+
+// completeLoad answers the outstanding state read: from the share coordinator, or with
+// readErr. A log start beyond the loaded start offset is applied at once.
+func (r *runner) completeLoad(readErr error) error {
+	var snap model.Snapshot
+	start := int64(-1)
+	if readErr == nil {
+		var err error
+		if snap, err = r.store.Read(r.epoch); err != nil {
+			readErr = err
+		} else if start = snap.StartOffset; start < 0 {
+			if start, err = model.ResolveStartOffset(r.cfg.AutoOffsetReset, r.now, r.logStart, r.hw, r.offsetForTime); err != nil {
+				return err
+			}
+		}
+	}
+	if err := r.sp.CompleteInitialize(snap, readErr, start); err != nil {
+		return err
+	}
+	if r.logStart > r.sp.StartOffset() {
+		r.sp.MoveLogStartOffset(r.logStart)
+	}
+	return nil
 }
 
 // read returns the log batches a read at offset f returns: from the batch holding f (or
@@ -422,9 +534,9 @@ func (r *runner) handle(w *model.Write, mode string) model.ErrorCode {
 
 func (r *runner) handleClone(w *model.Write, mode string) model.ErrorCode {
 	ow := openWrite{w: w, sp: r.sp}
-	if r.failNext > 0 {
-		r.failNext--
-		ow.doomed = true
+	if len(r.failNext) > 0 {
+		ow.doomed = r.failNext[0]
+		r.failNext = r.failNext[1:]
 	}
 	if mode == WritePending {
 		r.open = append(r.open, ow)
@@ -444,13 +556,23 @@ func (r *runner) complete(ow openWrite, commit bool) (model.ErrorCode, error) {
 		}
 	}
 	var werr error
-	if commit && !ow.doomed {
+	switch {
+	case commit && ow.doomed == model.ErrNone:
 		werr = r.storeWrite(ow.w)
-	} else {
+	case ow.doomed != model.ErrNone:
+		werr = &model.Error{Code: ow.doomed, Offset: -1, Msg: "state write failed"}
+	default:
 		werr = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "state write failed"}
 	}
-	if err := ow.sp.CompleteWrite(r.now, ow.w.ID, werr); err != nil {
-		return model.CodeOf(err), err
+	if !ow.orphan {
+		if err := ow.sp.CompleteWrite(r.now, ow.w.ID, werr); err != nil {
+			return model.CodeOf(err), err
+		}
+	}
+	if ow.sp == r.sp && ow.w.Kind != model.WriteExpiry && model.IsFencingWriteError(werr) {
+		// The leader discards the share-partition; the next fetch builds a new one.
+		r.sp.Fence()
+		r.inRead = nil
 	}
 	if r.inv && !ow.stale {
 		if werr == nil {

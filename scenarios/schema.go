@@ -91,6 +91,7 @@ var kafkaShape = mapOf(
 	"group.share.partition.max.record.locks",
 	"share.isolation.level",
 	"share.auto.offset.reset",
+	"share.renew.acknowledge.enable",
 	"relax_ranges",
 	"bug",
 	"fix",
@@ -107,13 +108,13 @@ var consumerShape = mapOf("name", "count", "start", "processing", distShape, "sl
 
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 
-var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value")
+var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value", "error", "reads")
 
 var commonTop = []any{"kind", "name", "title", "description", "questions", listOf(scalar), "seed", "kafka", kafkaShape}
 
 var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"checks", listOf(scalar),
-	"duration", "heal", "metrics_interval", "max_events", "brokers",
+	"duration", "heal", "metrics_interval", "max_events", "brokers", "log_read_latency", distShape,
 	"topics", listOf(topicShape),
 	"producers", listOf(producerShape),
 	"groups", listOf(groupShape),
@@ -134,28 +135,33 @@ var expectShape = mapOf("acquired", "error",
 var ackRangeShape = polyOf(mapOf("range", "type", "types", listOf(scalar)))
 
 // stepActions are the action keys of a step, in documentation order.
-var stepActions = []string{"produce", "fetch", "ack", "advance", "expire", "leave", "move_log_start", "compact",
-	"failover", "fail_next_write", "commit_write", "fail_write"}
+var stepActions = []string{"produce", "fetch", "read", "acquire", "ack", "advance", "expire", "leave", "move_log_start", "compact",
+	"failover", "fail_next_write", "commit_write", "fail_write", "reinitialize", "load_state"}
 
 var stepShape = mapOf(
 	"produce", polyOf(mapOf("batches", listOf(scalar), "aborted")),
 	"fetch", polyOf(mapOf("member", "max_records", "batch_size", "mode", "max_batches")),
+	"read", polyOf(mapOf("member", "max_records", "batch_size", "mode", "max_batches")),
+	"acquire",
 	"ack", mapOf("member", "ranges", &shape{kind: shPoly, elem: ackRangeShape, fields: nil}, "write"),
 	"advance", polyOf(mapOf("by", "writes")),
 	"expire", polyOf(mapOf("offset", "writes")),
 	"leave", polyOf(mapOf("member", "write")),
 	"move_log_start",
 	"compact",
-	"failover", polyOf(mapOf("pending_writes")),
-	"fail_next_write",
+	"failover", polyOf(mapOf("pending_writes", "load")),
+	"fail_next_write", polyOf(mapOf("count", "error")),
 	"commit_write",
-	"fail_write",
+	"fail_write", polyOf(mapOf("which", "error")),
+	"reinitialize", mapOf("state_epoch", "start_offset"),
+	"load_state", polyOf(mapOf("error")),
 	"expect", expectShape,
 	"note",
 )
 
 var scriptedShape = mapOf(append(append([]any(nil), commonTop...),
 	"start_offset",
+	"state_epoch",
 	"invariants",
 	"steps", listOf(stepShape),
 )...)

@@ -19,6 +19,8 @@ type Script struct {
 	Kafka model.Config
 	// StartOffset is the share-partition's start offset when the script begins.
 	StartOffset int64
+	// StateEpoch is the share coordinator's state epoch when the script begins.
+	StateEpoch int32
 	// Invariants turns on the single-partition invariants of package checker/spcheck after
 	// every step (what the explorer checks); a broken one is a failure named after it.
 	Invariants bool
@@ -29,6 +31,8 @@ type Script struct {
 const (
 	ActProduce      = "produce"
 	ActFetch        = "fetch"
+	ActRead         = "read"
+	ActAcquire      = "acquire"
 	ActAck          = "ack"
 	ActAdvance      = "advance"
 	ActExpire       = "expire"
@@ -39,6 +43,8 @@ const (
 	ActFailNext     = "fail_next_write"
 	ActCommitWrite  = "commit_write"
 	ActFailWrite    = "fail_write"
+	ActReinitialize = "reinitialize"
+	ActLoadState    = "load_state"
 )
 
 // Write outcomes for the writes a step issues.
@@ -64,8 +70,9 @@ type Step struct {
 	Aborted bool
 	// fetch, ack, leave: the member.
 	Member string
-	// fetch: the request's parameters; MaxBatches > 0 limits the log read to that many
-	// producer batches (a read cut short by its byte limit).
+	// fetch, read: the request's parameters; MaxBatches > 0 limits the log read to that
+	// many producer batches (a read cut short by its byte limit). read reads the log and
+	// leaves the acquisition to a later acquire step; fetch does both at once.
 	Fetch      model.FetchParams
 	MaxBatches int
 	// ack: the acknowledged ranges.
@@ -84,6 +91,14 @@ type Step struct {
 	PendingWrites string
 	// fail_next_write: how many of the next writes fail.
 	Count int
+	// fail_next_write, fail_write, load_state: the share coordinator's error (default
+	// COORDINATOR_NOT_AVAILABLE for writes; none for load_state).
+	ErrorCode model.ErrorCode
+	// failover: SlowLoad leaves the new share-partition INITIALIZING until load_state.
+	SlowLoad bool
+	// reinitialize: the share coordinator's new state epoch (StateEpoch) and start offset
+	// (Offset; -1 lets share.auto.offset.reset decide).
+	StateEpoch int32
 	// commit_write, fail_write: "all", "oldest", "newest", a write id, or "stale" /
 	// "stale:N" for the oldest / N-th oldest outstanding write of an earlier leader.
 	Which string
@@ -150,6 +165,11 @@ func (d *decoder) script(top *fields, ks *kafkaSection) *Script {
 			sc.StartOffset = x
 		}
 	}
+	if v := top.get("state_epoch"); v != nil {
+		if x, ok := d.integer(v, "state_epoch", 0, math.MaxInt32); ok {
+			sc.StateEpoch = int32(x)
+		}
+	}
 	if v := top.get("invariants"); v != nil {
 		sc.Invariants, _ = d.boolean(v, "invariants")
 	}
@@ -201,8 +221,38 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 	switch st.Action {
 	case ActProduce:
 		d.produceStep(v, ap, &st)
-	case ActFetch:
+	case ActFetch, ActRead:
 		d.fetchStep(v, ap, &st)
+	case ActAcquire:
+		if !isNull(v) {
+			if b, ok := d.boolean(v, ap); ok && !b {
+				d.fail(v, ap, "false", "true or nothing (remove the step to skip it)")
+			}
+		}
+	case ActReinitialize:
+		st.Offset = -1
+		if rf := d.mapping(v, ap, stepShape.lookup(ActReinitialize)); rf != nil {
+			if x := rf.get("state_epoch"); x != nil {
+				if e, ok := d.integer(x, rf.p("state_epoch"), 0, math.MaxInt32); ok {
+					st.StateEpoch = int32(e)
+				}
+			} else {
+				d.fail(v, rf.p("state_epoch"), "no value", "the new state epoch")
+			}
+			if x := rf.get("start_offset"); x != nil {
+				st.Offset, _ = d.integer(x, rf.p("start_offset"), -1, maxStartOffset)
+			}
+		}
+	case ActLoadState:
+		if v.Kind == yaml.MappingNode {
+			if lf := d.mapping(v, ap, stepShape.lookup(ActLoadState)); lf != nil {
+				st.ErrorCode = d.errorCodeOpt(lf, model.ErrNone)
+			}
+		} else if !isNull(v) {
+			if b, ok := d.boolean(v, ap); ok && !b {
+				d.fail(v, ap, "false", "true, nothing, or {error: CODE}")
+			}
+		}
 	case ActAck:
 		d.ackStep(v, ap, &st)
 	case ActAdvance:
@@ -267,6 +317,11 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 						st.PendingWrites = s
 					}
 				}
+				if l := ff.get("load"); l != nil {
+					if s, ok := d.enum(l, ff.p("load"), "now", "slow"); ok {
+						st.SlowLoad = s == "slow"
+					}
+				}
 			}
 		case isNull(v):
 		default:
@@ -275,8 +330,17 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 			}
 		}
 	case ActFailNext:
-		st.Count = 1
-		if !isNull(v) {
+		st.Count, st.ErrorCode = 1, model.ErrCoordinatorNotAvailable
+		if v.Kind == yaml.MappingNode {
+			if nf := d.mapping(v, ap, stepShape.lookup(ActFailNext)); nf != nil {
+				if c := nf.get("count"); c != nil {
+					if x, ok := d.integer(c, nf.p("count"), 1, 1_000_000); ok {
+						st.Count = int(x)
+					}
+				}
+				st.ErrorCode = d.errorCodeOpt(nf, model.ErrCoordinatorNotAvailable)
+			}
+		} else if !isNull(v) {
 			if v.Kind == yaml.ScalarNode && (v.Value == "true" || v.Value == "false") {
 				if v.Value == "false" {
 					d.fail(v, ap, "false", "true or a number of writes (remove the step to skip it)")
@@ -287,6 +351,19 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 		}
 	case ActCommitWrite, ActFailWrite:
 		const want = "all, oldest, newest or a write id (1, 2, ...), or stale / stale:N for a write of an earlier leader"
+		st.ErrorCode = model.ErrCoordinatorNotAvailable
+		if v.Kind == yaml.MappingNode && st.Action == ActFailWrite {
+			wf := d.mapping(v, ap, stepShape.lookup(ActFailWrite))
+			if wf == nil {
+				break
+			}
+			st.ErrorCode = d.errorCodeOpt(wf, model.ErrCoordinatorNotAvailable)
+			if v = wf.get("which"); v == nil {
+				d.fail(wf.node, wf.p("which"), "no value", want)
+				break
+			}
+			ap = wf.p("which")
+		}
 		if s, ok := d.scalar(v, ap, want); ok {
 			if s != "all" && s != "oldest" && s != "newest" && s != "stale" {
 				if x, err := strconv.ParseUint(strings.TrimPrefix(s, "stale:"), 10, 64); err != nil || x == 0 {
@@ -300,6 +377,24 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 		st.Expect = d.expect(e, f.p("expect"), st.Action)
 	}
 	return st
+}
+
+// errorCodeOpt reads the optional error key: one of the persister's error codes.
+func (d *decoder) errorCodeOpt(f *fields, def model.ErrorCode) model.ErrorCode {
+	v := f.get("error")
+	if v == nil {
+		return def
+	}
+	var names []string
+	for _, c := range model.PersisterErrors {
+		names = append(names, c.String())
+	}
+	s, ok := d.enum(v, f.p("error"), names...)
+	if !ok {
+		return def
+	}
+	c, _ := model.ParseErrorCode(s)
+	return c
 }
 
 func (d *decoder) member(f *fields, n *yaml.Node) string {
@@ -617,8 +712,8 @@ func (d *decoder) expect(n *yaml.Node, p string, action string) *Expect {
 	}
 	e := &Expect{Line: n.Line, Column: n.Column}
 	if v := ef.get("acquired"); v != nil {
-		if action != ActFetch {
-			d.fail(ef.key["acquired"], ef.p("acquired"), "acquired after a "+action+" step", "acquired only after fetch steps")
+		if action != ActFetch && action != ActAcquire {
+			d.fail(ef.key["acquired"], ef.p("acquired"), "acquired after a "+action+" step", "acquired only after fetch and acquire steps")
 		} else if s, ok := d.text(v, ef.p("acquired")); ok {
 			norm, err := normalizeAcquired(s)
 			if err != nil {

@@ -138,7 +138,7 @@ func TestScriptBad(t *testing.T) {
 		{"bad ack range", "kind: scripted\nsteps:\n  - ack: {member: c1, ranges: [\"a-b:accept\"]}\n", 3, 32, "expected a range with its type"},
 		{"ack without member", "kind: scripted\nsteps:\n  - ack: {ranges: \"0:accept\"}\n", 3, 10, "ack.member: found no value"},
 		{"bad acquired", "kind: scripted\nsteps:\n  - fetch: c1\n    expect: {acquired: 0-4}\n", 4, 24, "offsets@delivery count"},
-		{"acquired after ack", "kind: scripted\nsteps:\n  - leave: c1\n    expect: {acquired: 0-4@1}\n", 4, 14, "acquired only after fetch steps"},
+		{"acquired after ack", "kind: scripted\nsteps:\n  - leave: c1\n    expect: {acquired: 0-4@1}\n", 4, 14, "acquired only after fetch and acquire steps"},
 		{"bad state", "kind: scripted\nsteps:\n  - leave: c1\n    expect: {states: {0: DONE}}\n", 4, 26, "STATE[/DELIVERY_COUNT[/OWNER]]"},
 		{"bad state offset", "kind: scripted\nsteps:\n  - leave: c1\n    expect: {states: {x: AVAILABLE}}\n", 4, 23, "an offset or an offset range"},
 		{"acquired is never stored", "kind: scripted\nsteps:\n  - leave: c1\n    expect: {stored: {0: ACQUIRED/1}}\n", 4, 26, "NOT_STORED"},

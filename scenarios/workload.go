@@ -198,11 +198,11 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 	c := &ks.cfg
 	if f != nil {
 		if v := f.get("version"); v != nil {
-			if s, ok := d.scalar(v, f.p("version"), "4.1 or 4.2"); ok {
+			if s, ok := d.scalar(v, f.p("version"), "4.1, 4.2 or 4.3"); ok {
 				if ver, err := model.ParseVersion(s); err == nil {
 					c.Version = ver
 				} else {
-					d.fail(v, f.p("version"), describe(v), `"4.1" or "4.2"`)
+					d.fail(v, f.p("version"), describe(v), `"4.1", "4.2" or "4.3"`)
 				}
 			}
 		}
@@ -236,6 +236,11 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 		if v := f.get("group.share.partition.max.record.locks"); v != nil {
 			if x, ok := d.integer(v, f.p("group.share.partition.max.record.locks"), math.MinInt32, math.MaxInt32); ok {
 				c.PartitionMaxRecordLocks = int(x)
+			}
+		}
+		if v := f.get("share.renew.acknowledge.enable"); v != nil {
+			if b, ok := d.boolean(v, f.p("share.renew.acknowledge.enable")); ok {
+				c.DisableRenewAcknowledge = !b
 			}
 		}
 		if v := f.get("share.isolation.level"); v != nil {
@@ -362,6 +367,11 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	if n := top.get("brokers"); n != nil {
 		if v, ok := d.integer(n, "brokers", 1, 1000); ok {
 			cfg.Brokers = int(v)
+		}
+	}
+	if n := top.get("log_read_latency"); n != nil {
+		if x, ok := d.distribution(n, "log_read_latency", 0); ok {
+			cfg.LogReadLatency = x
 		}
 	}
 	w := &wctx{d: d, cfg: &cfg, ks: ks, topics: map[string]*sim.Topic{}}
@@ -1034,6 +1044,17 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 			}
 		case v != nil:
 			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow and delete-records take one)")
+		}
+		for _, key := range []string{"error", "reads"} {
+			if x := f.get(key); x != nil && k != sim.FaultWriteFail {
+				d.fail(f.key[key], f.p(key), key+" for a "+k.String()+" fault", "no "+key+" (only write-fail takes one)")
+			}
+		}
+		if k == sim.FaultWriteFail {
+			flt.Error = d.errorCodeOpt(f, model.ErrCoordinatorNotAvailable)
+			if x := f.get("reads"); x != nil {
+				flt.Reads, _ = d.boolean(x, f.p("reads"))
+			}
 		}
 		w.cfg.Faults = append(w.cfg.Faults, flt)
 	}

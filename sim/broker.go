@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
 )
@@ -18,6 +20,11 @@ type sharePart struct {
 	// leader (after a failover or an eviction).
 	core    *model.SharePartition
 	loading bool
+	// initCore is the share-partition being initialised (INITIALIZING) while loading, and
+	// loadReq the fetch that started its state read (-1: none) with its generation.
+	initCore *model.SharePartition
+	loadReq  int32
+	loadGen  uint32
 	// waiting lists requests parked until the core is loaded or has records.
 	parked []int32
 	// store is the share coordinator's durable state for this key.
@@ -36,6 +43,14 @@ type sharePart struct {
 	frontier int64
 	spso     spsoTracker
 	finals   []model.Finalized
+
+	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
+	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
+	// lock of a core replaced since (failover, eviction) no longer counts. readAt and
+	// readBuf are that read's fetch offset and batches.
+	fetching *model.SharePartition
+	readAt   int64
+	readBuf  []model.LogBatch
 }
 
 type reqKind uint8
@@ -67,6 +82,7 @@ type request struct {
 	budget   int
 	acquired int
 	writes   int // acknowledgement writes outstanding
+	reads    int // log reads in flight (Config.LogReadLatency)
 	parked   bool
 	waitH    eventq.Handle
 	timeoutH eventq.Handle
@@ -155,7 +171,7 @@ func (w *World) applyAcks(id int32, pa *partAcks) {
 	case s.core == nil:
 		// Not loaded yet: the cache is empty, nothing is acquired here.
 		res.ackCode = model.ErrInvalidRecordState
-		w.ensureLoad(s)
+		w.ensureLoad(s, -1)
 	default:
 		wr, err := s.core.Acknowledge(w.now, r.member, pa.ranges)
 		res.ackCode = model.CodeOf(err)
@@ -205,17 +221,17 @@ func (w *World) tryAcquire(id int32) {
 			continue
 		}
 		if s.core == nil {
-			w.ensureLoad(s)
+			w.ensureLoad(s, id)
 			continue
 		}
-		got := w.acquireFrom(r, s)
+		got := w.acquireFrom(id, r, s)
 		r.acquired += got
 		r.budget -= got
 	}
 }
 
 // acquireFrom reads the log at the core's next fetch offset and acquires for the request.
-func (w *World) acquireFrom(r *request, s *sharePart) int {
+func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
 	core := s.core
 	if !core.CanAcquire() {
 		if core.InFlightCount() >= int64(w.cfg.Kafka.PartitionMaxRecordLocks) {
@@ -233,6 +249,9 @@ func (w *World) acquireFrom(r *request, s *sharePart) int {
 	upTo := p.log.EndOffset()
 	if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 		upTo = p.log.LastStableOffset()
+	}
+	if w.cfg.LogReadLatency != nil {
+		return w.startRead(id, r, s, f, upTo)
 	}
 	p.readBuf = p.log.Read(f, int64(r.budget), upTo, p.readBuf[:0])
 	if len(p.readBuf) == 0 {
@@ -261,6 +280,71 @@ func (w *World) acquireFrom(r *request, s *sharePart) int {
 	return got
 }
 
+// startRead is the read half of a share fetch when the log read takes time: the batches
+// are read now at fetch offset f and acquired when the read completes (logReadDone), with
+// whatever happened to the share-partition in between. The share-partition's fetch lock is
+// held until then; a fetch finding it held acquires nothing now and waits.
+func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int {
+	if s.fetching != nil && s.fetching == s.core {
+		return 0
+	}
+	p := w.parts[s.part]
+	s.readBuf = p.log.Read(f, int64(r.budget), upTo, s.readBuf[:0])
+	if len(s.readBuf) == 0 {
+		return 0
+	}
+	s.fetching, s.readAt = s.core, f
+	r.reads++
+	w.push(w.now+w.cfg.LogReadLatency.Sample(w.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen})
+	w.line("log-read").str("client", string(r.member)).str("p", p.name).num("from", f).num("batches", int64(len(s.readBuf))).end()
+	return 0
+}
+
+// logReadDone is the acquire half: the fetch acquires what its read returned, at the
+// fetch offset it read from (model.AcquireFetched), unless the share-partition's core was
+// replaced meanwhile or the request was given up.
+func (w *World) logReadDone(e event) {
+	s := w.shares[e.a]
+	r := &w.reqs[e.ref]
+	core := s.fetching
+	s.fetching = nil
+	r.reads--
+	switch {
+	case core == nil || core != s.core:
+		// The leader's share-partition was discarded (failover, eviction): the read is lost.
+	case r.answered || r.budget <= 0:
+	default:
+		res := r.result(s.id)
+		res.acquiredMs, res.epoch = w.now, w.parts[s.part].leaderEpoch
+		before := len(res.ranges)
+		params := r.params
+		params.MaxRecords = r.budget
+		var err error
+		res.ranges, err = core.AcquireFetched(w.now, r.member, params, s.readAt, s.readBuf, res.ranges)
+		if err != nil {
+			w.err = err
+			return
+		}
+		got := 0
+		for _, ar := range res.ranges[before:] {
+			got += int(ar.Last - ar.First + 1)
+			w.noteDelivery(s, r, ar)
+		}
+		if got > 0 {
+			w.line("acquire").str("client", string(r.member)).str("p", w.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
+		}
+		r.acquired += got
+		r.budget -= got
+		w.afterCoreOp(s)
+	}
+	if r.answered {
+		w.maybeFree(e.ref)
+	} else {
+		w.maybeRespond(e.ref)
+	}
+	w.wake(s) // fetches waiting for the fetch lock
+}
+
 // moveLogStart applies a log-start move past the share-partition's start (T-LSO).
 func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	core := s.core
@@ -285,7 +369,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 // fetch that found nothing and may still wait (then it parks in purgatory).
 func (w *World) maybeRespond(id int32) {
 	r := &w.reqs[id]
-	if r.answered || r.writes > 0 {
+	if r.answered || r.writes > 0 || r.reads > 0 {
 		return
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
@@ -412,6 +496,12 @@ func (w *World) expire(sp int32) {
 	}
 	before := s.core.Stats().AcquisitionLockTimeouts
 	ws := s.core.ExpireLocks(w.now, nil)
+	if d, ok := s.core.NextDeadline(); ok && d <= w.now {
+		// The core promised a lock due at d, but firing the locks due now left it due:
+		// rescheduling would spin at the same virtual time forever.
+		w.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", w.parts[s.part].name, d, w.now)
+		return
+	}
 	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
 		w.metrics.lockTimeouts += n
 		w.mark("lock-expired")
@@ -462,7 +552,11 @@ func (w *World) writeApply(id int32) {
 	var err error
 	switch {
 	case w.writeFail > 0:
-		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected write failure"}
+		code := w.writeFailCode
+		if code == model.ErrNone {
+			code = model.ErrCoordinatorNotAvailable
+		}
+		err = &model.Error{Code: code, Offset: -1, Msg: "injected write failure"}
 	case w.cfg.Coordinator.WriteFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
 		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
 	default:
@@ -501,20 +595,59 @@ func (w *World) writeApply(id int32) {
 	}
 }
 
-// ensureLoad starts reading the share-partition's state on its current leader.
-func (w *World) ensureLoad(s *sharePart) {
+// ensureLoad starts reading the share-partition's state on its current leader: a new
+// share-partition value, EMPTY, whose MaybeInitialize starts the read (Kafka's
+// maybeInitialize). Fetches meanwhile wait (Kafka answers them LEADER_NOT_AVAILABLE
+// internally and parks them). req is the fetch that starts the read (-1: none).
+func (w *World) ensureLoad(s *sharePart, req int32) {
 	if s.core != nil || s.loading {
 		return
 	}
-	s.loading = true
+	core, err := model.NewUninitialized(w.cfg.Kafka, w.parts[s.part].leaderEpoch)
+	if err == nil {
+		_, err = core.MaybeInitialize()
+	}
+	if err != nil {
+		w.err = fmt.Errorf("internal error: share-partition %s: %w", w.parts[s.part].name, err)
+		return
+	}
+	s.loading, s.initCore, s.loadReq = true, core, req
+	if req >= 0 {
+		s.loadGen = w.reqs[req].gen
+	}
 	w.push(w.now+w.cfg.Coordinator.ReadLatency.Sample(w.rNet), event{kind: evLoadDone, a: s.id})
 }
 
-// loadDone completes the state read and builds the core (§5.4, §8.3).
+// loadDone completes the state read and makes the core ACTIVE (§5.4, §8.3), or FAILED
+// when the read fails: then the fetch that started it gets the mapped error and the next
+// fetch starts a new share-partition.
 func (w *World) loadDone(sp int32) {
 	s := w.shares[sp]
 	s.loading = false
+	core := s.initCore
+	s.initCore = nil
 	p := w.parts[s.part]
+	if core == nil || core.LeaderEpoch() != p.leaderEpoch {
+		w.ensureLoad(s, -1) // leadership moved during the read: start again
+		return
+	}
+	if w.readFail > 0 {
+		code := w.readFailCode
+		if code == model.ErrNone {
+			code = model.ErrCoordinatorNotAvailable
+		}
+		err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1, Msg: "injected read failure"}, 0)
+		fc := model.CodeOf(err)
+		w.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
+		w.mark("load-failed")
+		if id := s.loadReq; id >= 0 {
+			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
+				r.result(s.id).err = fc
+				w.maybeRespond(id)
+			}
+		}
+		return
+	}
 	snap, err := s.store.Read(p.leaderEpoch)
 	if err != nil {
 		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
@@ -528,8 +661,7 @@ func (w *World) loadDone(sp int32) {
 			return
 		}
 	}
-	core, err := model.Load(w.cfg.Kafka, snap, p.leaderEpoch, start)
-	if err != nil {
+	if err := core.CompleteInitialize(snap, nil, start); err != nil {
 		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 		w.mark("load-failed")
 		return

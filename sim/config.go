@@ -23,9 +23,14 @@ type Config struct {
 	// Groups are the consumer groups (share or classic) reading the topics.
 	Groups      []Group
 	Coordinator Coordinator
-	Network     Network
-	Membership  Membership
-	Faults      []Fault
+	// LogReadLatency is how long a partition leader's log read for a share fetch takes:
+	// the fetch reads at the next fetch offset and acquires that much later (Kafka's
+	// read-then-acquire window), other events landing in between. Nil makes the read and
+	// the acquire one step.
+	LogReadLatency dist.Dist
+	Network        Network
+	Membership     Membership
+	Faults         []Fault
 	// Swarm, when set, adds faults drawn from the seed (swarm testing).
 	Swarm *Swarm
 	// DurationMs is the length of the main (fault) phase.
@@ -182,6 +187,8 @@ type ConsumerSpec struct {
 }
 
 // Coordinator is the share coordinator's behaviour.
+//
+// (The leader's own log read latency is Config.LogReadLatency.)
 type Coordinator struct {
 	WriteLatency dist.Dist
 	ReadLatency  dist.Dist
@@ -265,6 +272,15 @@ type Fault struct {
 	DurationMs     int64
 	RestartAfterMs int64 // for kill/close/hang: restart after this long; -1 never
 	ValueMs        int64 // latency for coordinator-slow; records for delete-records
+	// Error is the share coordinator's error for write-fail (any of
+	// model.PersisterErrors; zero: COORDINATOR_NOT_AVAILABLE). The leader answers the
+	// acknowledgement with its mapping (model.PersisterError) and discards the
+	// share-partition when it is a fencing one.
+	Error model.ErrorCode
+	// Reads makes a write-fail fault fail state reads (ReadShareGroupState) too: a
+	// share-partition loading meanwhile becomes FAILED and the fetch that started the load
+	// gets the mapped error; the next fetch loads it again.
+	Reads bool
 }
 
 // Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.

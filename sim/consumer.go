@@ -356,7 +356,7 @@ func (w *World) requestTimeout(id int32) {
 // maybeFree recycles a request that neither the client nor a broker still needs.
 func (w *World) maybeFree(id int32) {
 	r := &w.reqs[id]
-	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0)) {
+	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0 && r.reads == 0)) {
 		w.freeRequest(id)
 	}
 }

@@ -215,6 +215,15 @@ func (w *World) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
 		w.writeFail += dir
+		if dir > 0 {
+			w.writeFailCode = f.Error
+		}
+		if f.Reads {
+			w.readFail += dir
+			if dir > 0 {
+				w.readFailCode = f.Error
+			}
+		}
 	case FaultCoordinatorSlow:
 		if dir > 0 {
 			w.coordSlow = max(1, f.ValueMs)
@@ -261,7 +270,7 @@ func (w *World) restartHung(c *consumer) {
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
 func (w *World) heal() {
 	w.healing = true
-	w.writeFail, w.coordSlow, w.outage, w.renewStall = 0, 0, 0, 0
+	w.writeFail, w.coordSlow, w.outage, w.renewStall, w.readFail = 0, 0, 0, 0, 0
 	w.line("heal").end()
 	for _, c := range w.consumers {
 		c.cutUntil, c.pausedUntil = 0, 0

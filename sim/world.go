@@ -51,6 +51,7 @@ const (
 	evMetrics                          // sample the metrics
 	evHeal                             // the main phase ends
 	evClassicPoll                      // a: classic consumer (see classic.go)
+	evLogRead                          // ref: fetch, a: share-partition whose log read completed
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -108,8 +109,13 @@ type World struct {
 	faults     []faultState
 	coordSlow  int64 // > 0: share coordinator write latency override
 	writeFail  int   // > 0: share coordinator fails writes
-	outage     int   // > 0: downstream outage, processing fails
-	renewStall int   // > 0: renewals stop
+	// writeFailCode is the error of the latest write-fail fault that started (zero:
+	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
+	writeFailCode model.ErrorCode
+	readFail      int
+	readFailCode  model.ErrorCode
+	outage        int // > 0: downstream outage, processing fails
+	renewStall    int // > 0: renewals stop
 
 	wakeBuf   []int32
 	ackBuf    []ackEntry
@@ -247,6 +253,8 @@ func (w *World) dispatch(e event) {
 		w.writeApply(e.ref)
 	case evLoadDone:
 		w.loadDone(e.a)
+	case evLogRead:
+		w.logReadDone(e)
 	case evExpire:
 		w.expire(e.a)
 	case evProcessDone:

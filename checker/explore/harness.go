@@ -460,6 +460,11 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		_, _ = sp.Acknowledge(0, h.members[a.a()], h.ack[:])
 	case actFire:
 		h.wbuf = sp.FireLock(int64(a.b()), h.wbuf[:0])
+		if v, ok := sp.Record(int64(a.b())); ok && v.HasLock {
+			// A fired lock must leave its records; otherwise the step is a self-loop the
+			// explorer would take for progress.
+			return fmt.Errorf("explore: internal error: firing the lock of offset %d fired nothing (deadline %d still set)", a.b(), v.LockDeadlineMs)
+		}
 	case actCommit:
 		id := h.writeID(a.b())
 		w, ok := sp.OutstandingWrite(id)

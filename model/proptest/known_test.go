@@ -63,6 +63,7 @@ var (
 // coverage counts what the random cases exercised (reported by TestMain).
 var coverage struct {
 	steps, acquired, ackOK, ackErr, expiryWrites, releases, failovers, lsoMoves, rollbacks atomic.Int64
+	windows, windowAcquired, reinits, initFailures                                         atomic.Int64
 }
 
 // offsetSet lists the offsets of acquired ranges.

@@ -38,6 +38,16 @@ type machine struct {
 	epoch            int32
 	writes           []pair
 	held             map[string][]model.AcquiredRange // recent acquisitions, to aim acks at
+	// inRead is a share fetch between its log read and its acquire (nil when none). It
+	// holds the partition's fetch lock: no other fetch starts until it is acquired.
+	inRead *pendingRead
+	// stateEpoch is the share coordinator's current state epoch.
+	stateEpoch int32
+	// limitLowered: a 4.3 group config change lowered the delivery count limit, after
+	// which Kafka leaves AVAILABLE records at or above the new limit.
+	limitLowered bool
+
+	rebuilding bool // inside rebuild: fenced late writes do not rebuild again
 
 	dead  bool     // a known core bug was hit: stop comparing
 	trace []string // actions so far, printed with a failure (rapid truncates its log)
@@ -57,15 +67,24 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	if rapid.IntRange(0, 3).Draw(t, "readCommitted") == 0 {
 		cfg.IsolationLevel = model.ReadCommitted
 	}
+	if v >= model.Kafka43 {
+		cfg.DisableRenewAcknowledge = rapid.IntRange(0, 3).Draw(t, "noRenew") == 0
+	}
 	core, err := model.New(cfg, 0)
 	if err != nil {
 		t.Fatalf("model.New: %v", err)
 	}
-	return &machine{
+	// Worlds start at a non-zero state epoch as often as not: a core that lost the epoch
+	// anywhere (load, reset, writes) is fenced by the share coordinator.
+	se := int32(rapid.IntRange(0, 3).Draw(t, "stateEpoch"))
+	m := &machine{
 		cfg: cfg, core: core, spec: refspec.New(specConfig(cfg), 0),
-		cstore: model.NewStateStore(0, -1), sstore: refspec.NewStore(0, -1),
+		cstore: model.NewStateStore(se, -1), sstore: refspec.NewStore(se, -1), stateEpoch: se,
 		held: map[string][]model.AcquiredRange{}, lastViews: map[int64]model.RecordView{},
 	}
+	m.core.SetEpochs(se, 0)
+	m.spec.SetEpochs(se, 0)
+	return m
 }
 
 func (m *machine) logf(t *rapid.T, format string, args ...any) {
@@ -80,11 +99,15 @@ func (m *machine) fatalf(t fataler, format string, args ...any) {
 
 func specConfig(c model.Config) refspec.Config {
 	v := refspec.V42
-	if c.Version == model.Kafka41 {
+	switch c.Version {
+	case model.Kafka41:
 		v = refspec.V41
+	case model.Kafka43:
+		v = refspec.V43
 	}
 	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
-		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted}
+		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted,
+		NoRenew: c.DisableRenewAcknowledge}
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
@@ -99,6 +122,10 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"fetch2":    m.fetch,
 		"fetch3":    m.fetch,
 		"fetch4":    m.fetch,
+		"read":      m.read,
+		"read2":     m.read,
+		"acquire":   m.acquire,
+		"acquire2":  m.acquire,
 		"ack":       m.ack,
 		"ackHeld":   m.ackHeld,
 		"ackOwned":  m.ackOwned,
@@ -111,6 +138,10 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"release":   m.sometimes(2, m.release),
 		"logStart":  m.sometimes(3, m.moveLogStart),
 		"failover":  m.sometimes(4, m.failover),
+		"reinit":    m.sometimes(6, m.reinit),
+	}
+	if m.cfg.Version >= model.Kafka43 {
+		acts["groupConfig"] = m.sometimes(3, m.groupConfig)
 	}
 	for name, act := range acts {
 		acts[name] = func(t *rapid.T) {
@@ -146,18 +177,65 @@ func (m *machine) produce(t *rapid.T) {
 	m.logf(t, "produce %+v", b)
 }
 
+// pendingRead is a share fetch that has read the log and not yet acquired.
+type pendingRead struct {
+	member string
+	p      model.FetchParams
+	f      int64
+	read   []model.LogBatch
+}
+
+// fetch is the one-step share fetch: gate, read at the next fetch offset, acquire.
 func (m *machine) fetch(t *rapid.T) {
+	if m.inRead != nil {
+		m.logf(t, "fetch: fetch lock held by a read at %d", m.inRead.f)
+		return
+	}
+	if pr := m.drawRead(t); pr != nil {
+		m.doAcquire(t, pr, true)
+	}
+}
+
+// read is the first half of a share fetch: the gate and the log read, with the acquire
+// left for a later step so that other operations land in between.
+func (m *machine) read(t *rapid.T) {
+	if m.inRead != nil {
+		return
+	}
+	if pr := m.drawRead(t); pr != nil {
+		fr, err := m.core.BeginFetch()
+		if err != nil || !fr.Open || fr.FetchOffset != pr.f {
+			m.fatalf(t, "BeginFetch %+v, %v disagrees with the gate and next fetch offset %d", fr, err, pr.f)
+		}
+		m.logf(t, "read %s at %d %+v → %v (acquire later)", pr.member, pr.f, pr.p, pr.read)
+		coverage.windows.Add(1)
+		m.inRead = pr
+	}
+}
+
+// acquire is the second half: the fetch acquires what it read, at the offset it read from.
+func (m *machine) acquire(t *rapid.T) {
+	if pr := m.inRead; pr != nil {
+		m.inRead = nil
+		m.doAcquire(t, pr, false)
+	}
+}
+
+// drawRead draws a member and fetch parameters and reads the log at the next fetch offset,
+// or returns nil when the gate is closed, the log start moved past the offset (applied
+// here, as the leader does on OFFSET_OUT_OF_RANGE) or there is nothing to read.
+func (m *machine) drawRead(t *rapid.T) *pendingRead {
 	member := rapid.SampledFrom(members).Draw(t, "member")
 	if !m.core.CanAcquire() {
 		m.logf(t, "fetch %s: gate closed", member)
-		return
+		return nil
 	}
 	f := m.core.NextFetchOffset()
 	if f < m.logStart {
 		m.logf(t, "fetch %s at %d: below log start %d → MoveLogStartOffset", member, f, m.logStart)
 		m.core.MoveLogStartOffset(m.logStart)
 		m.spec.MoveLogStartOffset(m.logStart)
-		return
+		return nil
 	}
 	var avail []model.LogBatch
 	for _, b := range m.log {
@@ -166,20 +244,27 @@ func (m *machine) fetch(t *rapid.T) {
 		}
 	}
 	if len(avail) == 0 {
-		return
+		return nil
 	}
 	read := avail[:rapid.IntRange(1, len(avail)).Draw(t, "readBatches")]
 	p := model.FetchParams{
 		MaxRecords: rapid.IntRange(1, 10).Draw(t, "maxRecords"),
 		BatchSize:  rapid.IntRange(1, 10).Draw(t, "batchSize"),
 	}
-	if m.cfg.Version == model.Kafka42 && rapid.IntRange(0, 2).Draw(t, "modeRoll") == 0 {
+	if m.cfg.Version >= model.Kafka42 && rapid.IntRange(0, 2).Draw(t, "modeRoll") == 0 {
 		p.Mode = model.RecordLimit
 	}
+	return &pendingRead{member: member, p: p, f: f, read: append([]model.LogBatch(nil), read...)}
+}
+
+// doAcquire acquires what pr read on both sides and compares. oneStep says nothing ran
+// since the read (the invariants that assume so are checked only then).
+func (m *machine) doAcquire(t *rapid.T, pr *pendingRead, oneStep bool) {
+	member, p, f, read := pr.member, pr.p, pr.f, pr.read
 	spsoBefore := m.core.StartOffset()
 	stale := false // a cached batch lies wholly below SPSO (after a log-start move)
 	m.core.ForEachBatch(func(b model.BatchView) bool { stale = stale || b.Last < spsoBefore; return true })
-	got, err, panicked := m.coreAcquire(member, p, read)
+	got, err, panicked := m.coreAcquire(member, p, f, read, oneStep)
 	if panicked != nil {
 		if strings.Contains(fmt.Sprint(panicked), "negative shift") &&
 			m.known(t, bugThrottlePanic, "core Acquire panicked: %v", panicked) {
@@ -194,10 +279,17 @@ func (m *machine) fetch(t *rapid.T) {
 	for i, b := range read {
 		sread[i] = refspec.LogBatch{First: b.First, Last: b.Last, Aborted: b.Aborted}
 	}
-	want := m.spec.Acquire(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), sread)
-	m.logf(t, "fetch %s at %d %+v read %v → core %v spec %v", member, f, p, read, got, want)
+	want := m.spec.AcquireAt(m.now, member, p.MaxRecords, p.BatchSize, refspec.Mode(p.Mode), f, sread)
+	how := "fetch"
+	if !oneStep {
+		how = "acquire (window)"
+		if got != nil || want != nil {
+			coverage.windowAcquired.Add(1)
+		}
+	}
+	m.logf(t, "%s %s at %d %+v read %v → core %v spec %v", how, member, f, p, read, got, want)
 	for _, r := range got {
-		if r.First < spsoBefore && !stale && m.cfg.Version == model.Kafka42 {
+		if oneStep && r.First < spsoBefore && !stale && m.cfg.Version >= model.Kafka42 {
 			// Kafka 4.2 (and §4.3 step 4 literally) acquires below SPSO when stale
 			// batches remain below it, and 4.1 has no step-4 adjustment at all
 			// (§4.5); only the other cases break the invariant.
@@ -242,9 +334,13 @@ func (m *machine) fetch(t *rapid.T) {
 	}
 }
 
-func (m *machine) coreAcquire(member string, p model.FetchParams, read []model.LogBatch) (got []model.AcquiredRange, err error, panicked any) {
+func (m *machine) coreAcquire(member string, p model.FetchParams, f int64, read []model.LogBatch, oneStep bool) (got []model.AcquiredRange, err error, panicked any) {
 	defer func() { panicked = recover() }()
-	got, err = m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	if oneStep {
+		got, err = m.core.Acquire(m.now, model.MemberID(member), p, read, nil)
+	} else {
+		got, err = m.core.AcquireFetched(m.now, model.MemberID(member), p, f, read, nil)
+	}
 	return got, err, nil
 }
 
@@ -429,6 +525,10 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 	p := m.writes[i]
 	m.writes = append(m.writes[:i], m.writes[i+1:]...)
 	var werr error = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "injected"}
+	if !ok && rapid.IntRange(0, 3).Draw(t, "errRoll") == 0 {
+		// Any error of the persister's vocabulary; the fencing ones discard the core.
+		werr = &model.Error{Code: rapid.SampledFrom(model.PersisterErrors).Draw(t, "writeErr"), Offset: -1, Msg: "injected"}
+	}
 	if !ok && p.core.Kind != model.WriteExpiry {
 		coverage.rollbacks.Add(1)
 	}
@@ -445,6 +545,46 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 	if !m.spec.CompleteWrite(p.spec.ID, werr == nil) {
 		m.fatalf(t, "spec CompleteWrite(%d): unknown id", p.spec.ID)
 	}
+	if p.core.Kind != model.WriteExpiry && model.IsFencingWriteError(werr) && !m.rebuilding {
+		// The leader discards the fenced share-partition; the next fetch builds a new
+		// one at the same leader epoch from the (re-initialised) state.
+		m.logf(t, "write %d fenced (%v): rebuild", p.core.ID, werr)
+		m.rebuild(t)
+	}
+}
+
+// reinit re-initialises the durable state (alter offsets, resubscription) with a higher
+// state epoch and a new start offset (or none); the leader finds out at its next write.
+func (m *machine) reinit(t *rapid.T) {
+	m.stateEpoch += int32(rapid.IntRange(1, 2).Draw(t, "epochStep"))
+	start := int64(-1)
+	if rapid.Bool().Draw(t, "reinitStart") {
+		start = rapid.Int64Range(m.logStart, max(m.logStart, m.logEnd)).Draw(t, "reinitOffset")
+	}
+	m.cstore.Reinitialize(m.stateEpoch, start)
+	m.sstore.Reinitialize(m.stateEpoch, start)
+	coverage.reinits.Add(1)
+	m.logf(t, "reinitialize: state epoch %d, start %d", m.stateEpoch, start)
+}
+
+// groupConfig changes Kafka 4.3's dynamic group configs on both sides.
+func (m *machine) groupConfig(t *rapid.T) {
+	limit := rapid.IntRange(2, 5).Draw(t, "newLimit")
+	cap := rapid.IntRange(3, 20).Draw(t, "newCap")
+	renew := rapid.Bool().Draw(t, "renew")
+	if err := m.core.SetDeliveryCountLimit(limit); err != nil {
+		m.fatalf(t, "SetDeliveryCountLimit: %v", err)
+	}
+	if err := m.core.SetPartitionMaxRecordLocks(cap); err != nil {
+		m.fatalf(t, "SetPartitionMaxRecordLocks: %v", err)
+	}
+	if err := m.core.SetRenewAcknowledge(renew); err != nil {
+		m.fatalf(t, "SetRenewAcknowledge: %v", err)
+	}
+	m.limitLowered = m.limitLowered || limit < m.cfg.DeliveryCountLimit
+	m.cfg = m.core.Config()
+	m.spec.SetGroupConfig(limit, int64(cap), renew)
+	m.logf(t, "group config: limit %d cap %d renew %v", limit, cap, renew)
 }
 
 func (m *machine) moveLogStart(t *rapid.T) {
@@ -477,6 +617,7 @@ func (m *machine) failover(t *rapid.T) {
 		}
 	}
 	m.epoch++
+	m.inRead = nil // the old leader's fetch is lost with it
 	coverage.failovers.Add(1)
 	csnap, err := m.cstore.Read(m.epoch)
 	if err != nil {
@@ -497,15 +638,84 @@ func (m *machine) failover(t *rapid.T) {
 		}
 	}
 	m.core.Fence()
-	core, err := model.Load(m.cfg, csnap, m.epoch, m.logStart)
-	if err != nil {
-		m.fatalf(t, "model.Load: %v", err)
+	m.install(t, csnap, ssnap)
+	m.logf(t, "failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+}
+
+// rebuild replaces a fenced share-partition at the same leader epoch (Kafka's manager
+// dropping it; the next fetch creates a new one and reads the state). The old one's
+// outstanding writes still reach the share coordinator and must be fenced there.
+func (m *machine) rebuild(t *rapid.T) {
+	m.rebuilding = true
+	defer func() { m.rebuilding = false }()
+	for _, z := range m.writes {
+		cerr, scode := m.cstore.Write(z.core), m.sstore.Write(z.spec)
+		if model.CodeOf(cerr) != specCode(scode) {
+			m.fatalf(t, "late write of a fenced share-partition: core %v spec %v", cerr, scode)
+		}
 	}
-	spec, err := refspec.Load(specConfig(m.cfg), ssnap, m.epoch, m.logStart)
+	m.writes = nil
+	m.inRead = nil
+	m.core.Fence()
+	csnap, err := m.cstore.Read(m.epoch)
+	if err != nil {
+		m.fatalf(t, "core store Read: %v", err)
+	}
+	ssnap, code := m.sstore.Read(m.epoch)
+	if code != refspec.OK {
+		m.fatalf(t, "spec store Read: %v", code)
+	}
+	m.install(t, csnap, ssnap)
+	m.logf(t, "rebuild at epoch %d: state epoch %d start %d batches %v", m.epoch, csnap.StateEpoch, csnap.StartOffset, csnap.Batches)
+}
+
+// install builds the new core and spec from the snapshots, the core either with Load or
+// through the lifecycle (Reset of the fenced value, MaybeInitialize, sometimes a failed
+// state read first, CompleteInitialize).
+func (m *machine) install(t *rapid.T, csnap model.Snapshot, ssnap refspec.Snapshot) {
+	if csnap.StateEpoch != ssnap.StateEpoch || csnap.StateEpoch != m.stateEpoch {
+		m.fatalf(t, "snapshot state epochs: core %d spec %d, want %d", csnap.StateEpoch, ssnap.StateEpoch, m.stateEpoch)
+	}
+	cfg := m.core.Config()
+	var core *model.SharePartition
+	if rapid.Bool().Draw(t, "viaLifecycle") {
+		core = m.core
+		if err := core.Reset(m.epoch); err != nil {
+			m.fatalf(t, "Reset: %v", err)
+		}
+		for rapid.IntRange(0, 3).Draw(t, "initFails") == 0 {
+			if read, err := core.MaybeInitialize(); !read || err != nil {
+				m.fatalf(t, "MaybeInitialize on EMPTY: %v %v", read, err)
+			}
+			code := rapid.SampledFrom(model.PersisterErrors).Draw(t, "readErr")
+			err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1}, m.logStart)
+			if model.CodeOf(err) != model.PersisterError(&model.Error{Code: code}) || core.State() != model.PartitionFailed {
+				m.fatalf(t, "failed read %v: %v, state %v", code, err, core.State())
+			}
+			coverage.initFailures.Add(1)
+			if err := core.Reset(m.epoch); err != nil {
+				m.fatalf(t, "Reset after FAILED: %v", err)
+			}
+		}
+		if read, err := core.MaybeInitialize(); !read || err != nil {
+			m.fatalf(t, "MaybeInitialize on EMPTY: %v %v", read, err)
+		}
+		if err := core.CompleteInitialize(csnap, nil, m.logStart); err != nil {
+			m.fatalf(t, "CompleteInitialize: %v", err)
+		}
+	} else {
+		var err error
+		if core, err = model.Load(cfg, csnap, m.epoch, m.logStart); err != nil {
+			m.fatalf(t, "model.Load: %v", err)
+		}
+	}
+	spec, err := refspec.Load(specConfig(cfg), ssnap, m.epoch, m.logStart)
 	if err != nil {
 		m.fatalf(t, "refspec.Load: %v", err)
 	}
-	m.logf(t, "failover epoch %d: snapshot start %d batches %v", m.epoch, csnap.StartOffset, csnap.Batches)
+	if core.StateEpoch() != m.stateEpoch {
+		m.fatalf(t, "loaded core has state epoch %d, want %d", core.StateEpoch(), m.stateEpoch)
+	}
 	m.core, m.spec = core, spec
 	m.held = map[string][]model.AcquiredRange{}
 	m.lastViews = map[int64]model.RecordView{}

@@ -6,7 +6,7 @@ import "sort"
 // the write issued for the non-RENEW changes (nil when there are none or on error).
 func (s *Spec) Acknowledge(now int64, member string, ranges []AckRange) (Code, *Write) {
 	maxType := Reject
-	if s.cfg.Version == V42 {
+	if s.cfg.Version >= V42 {
 		maxType = Renew
 	}
 	for i, r := range ranges {
@@ -53,7 +53,9 @@ func (s *Spec) ackRange(now int64, member string, r AckRange, id uint64, changed
 			located = append(located, b)
 		}
 	}
-	if located[len(located)-1].last < r.First || r.Last > s.lastCached() {
+	// Both ends are checked against the last located batch (the last one starting at or
+	// before r.Last), not against the cache as a whole.
+	if last := located[len(located)-1].last; last < r.First || r.Last > last {
 		return InvalidRequest
 	}
 	typeAt := func(o int64) AckType {
@@ -72,6 +74,9 @@ func (s *Spec) ackRange(now int64, member string, r AckRange, id uint64, changed
 				return InvalidRecordState
 			}
 			if r.First <= b.first && r.Last >= b.last && len(r.Types) == 1 && s.spso <= b.first {
+				if r.Types[0] == Renew && s.cfg.NoRenew {
+					return InvalidRecordState
+				}
 				for o := b.first; o <= b.last; o++ {
 					s.applyAck(now, o, r.Types[0], id, changed)
 				}
@@ -81,6 +86,9 @@ func (s *Spec) ackRange(now int64, member string, r AckRange, id uint64, changed
 		}
 		for o := max(b.first, r.First, s.spso); o <= min(b.last, r.Last); o++ {
 			if p := s.recs[o]; p.state != Acquired || p.write != 0 || p.owner != member {
+				return InvalidRecordState
+			}
+			if typeAt(o) == Renew && s.cfg.NoRenew {
 				return InvalidRecordState
 			}
 			s.applyAck(now, o, typeAt(o), id, changed)
@@ -114,7 +122,7 @@ func (s *Spec) ReleaseMember(member string) *Write {
 	leave := func(o int64) {
 		r := s.startPending(o, tentative)
 		switch {
-		case s.cfg.Version == V42:
+		case s.cfg.Version >= V42:
 			r.state = s.released(o, r.dc)
 		case o < s.spso:
 			r.state = Archived
@@ -224,9 +232,9 @@ func (s *Spec) CompleteWrite(id uint64, ok bool) bool {
 		switch {
 		case ok:
 			r.hasLock = false
-		case s.cfg.Version == V42 && r.forced:
+		case s.cfg.Version >= V42 && r.forced:
 			r.state, r.hasLock = Archived, false
-		case s.cfg.Version == V42 && r.fired: // §6.4: by the limit only, even below SPSO
+		case s.cfg.Version >= V42 && r.fired: // §6.4: by the limit only, even below SPSO
 			r.state, r.dc, r.owner = Available, r.prev.dc, ""
 			if r.dc >= s.cfg.Limit {
 				r.state = Archived

@@ -18,11 +18,18 @@ type acq struct {
 // Acquire runs one acquisition for member over the log batches a read at
 // NextFetchOffset returned (§4.3–4.6, §3.4).
 func (s *Spec) Acquire(now int64, member string, maxRecords, batchSize int, mode Mode, log []LogBatch) []Range {
-	f := s.NextFetchOffset()
+	return s.AcquireAt(now, member, maxRecords, batchSize, mode, s.NextFetchOffset(), log)
+}
+
+// AcquireAt runs one acquisition over the log batches a read at fetch offset f returned,
+// however the partition changed since that read: f only decides which AVAILABLE records
+// count as compacted away ([f, first fetched offset)) and whether 4.2's cap trim may
+// redeliver inside the window (f ≤ SPEO).
+func (s *Spec) AcquireAt(now int64, member string, maxRecords, batchSize int, mode Mode, f int64, log []LogBatch) []Range {
 	if maxRecords <= 0 || len(log) == 0 || log[len(log)-1].Last < s.spso {
 		return nil
 	}
-	v42 := s.cfg.Version == V42
+	v42 := s.cfg.Version >= V42
 	c := &acq{now: now, member: member, mode: mode, batchSize: int64(batchSize), budget: int64(maxRecords),
 		b0: log[0].First, last: log[len(log)-1].Last, log: log, acquiredNow: map[int64]bool{}}
 	if v42 { // cap trimming
@@ -105,7 +112,7 @@ func (s *Spec) redeliver(c *acq, b *batch) {
 	throttled := false
 	for o := lo; o <= hi; o++ {
 		if r := s.recs[o]; r.state == Available && r.write == 0 && r.dc >= s.throttleT() {
-			throttled = s.cfg.Version == V42
+			throttled = s.cfg.Version >= V42
 		}
 	}
 	if throttled && c.count > 0 {
@@ -142,7 +149,7 @@ func (s *Spec) throttleT() int { return max(2, (s.cfg.Limit+1)/2) }
 // how many it took. In 4.2 the first acquirable offset with dc ≥ T sets the throttle
 // limit max(1, N>>(dc−T+1)), N the whole batch size; offsets taken before it count.
 func (s *Spec) perOffset(c *acq, b *batch, lo, hi int64) int64 {
-	v42, L := s.cfg.Version == V42, s.cfg.Limit
+	v42, L := s.cfg.Version >= V42, s.cfg.Limit
 	taken, limit, start := int64(0), int64(-1), len(c.ranges)
 	for o := lo; o <= hi; o++ {
 		r := s.recs[o]

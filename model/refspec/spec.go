@@ -78,6 +78,7 @@ type Version uint8
 const (
 	V41 Version = 41
 	V42 Version = 42
+	V43 Version = 43 // 4.2 plus share.renew.acknowledge.enable (Config.NoRenew)
 )
 
 // Mode is share.acquire.mode.
@@ -143,6 +144,7 @@ type Config struct {
 	Limit         int   // delivery count limit L
 	Cap           int64 // partition max record locks
 	ReadCommitted bool
+	NoRenew       bool // 4.3: share.renew.acknowledge.enable = false
 }
 
 // LogBatch is one log batch returned by a log read.
@@ -230,6 +232,17 @@ type Spec struct {
 func New(cfg Config, startOffset int64) *Spec {
 	return &Spec{cfg: cfg, spso: startOffset, speo: startOffset, recs: map[int64]*rec{},
 		batches: map[int64]*batch{}, writes: map[uint64]*Write{}, holes: map[int64]bool{}, gapEnd: -1}
+}
+
+// SetEpochs sets the state and leader epochs later writes carry.
+func (s *Spec) SetEpochs(stateEpoch, leaderEpoch int32) {
+	s.stateEpoch, s.leaderEpoch = stateEpoch, leaderEpoch
+}
+
+// SetGroupConfig changes the dynamic group configs of Kafka 4.3 from now on: the delivery
+// count limit, the in-flight cap and share.renew.acknowledge.enable.
+func (s *Spec) SetGroupConfig(limit int, cap int64, renew bool) {
+	s.cfg.Limit, s.cfg.Cap, s.cfg.NoRenew = limit, cap, !renew
 }
 
 // PersistedBatch is one batch of a snapshot.
@@ -524,7 +537,7 @@ scan:
 	if xi < 0 {
 		return
 	}
-	v42 := s.cfg.Version == V42
+	v42 := s.cfg.Version >= V42
 	switch {
 	case x == s.lastCached(): // step 3
 		s.spso = x + 1

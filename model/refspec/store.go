@@ -67,3 +67,9 @@ func (st *Store) Read(leaderEpoch int32) (Snapshot, Code) {
 	}
 	return snap, OK
 }
+
+// Reinitialize wipes the stored state with a new state epoch and start offset (-1: unset).
+func (st *Store) Reinitialize(stateEpoch int32, start int64) {
+	st.stateEpoch, st.start, st.dcc = stateEpoch, start, -1
+	st.offs = map[int64]Entry{}
+}
