@@ -16,10 +16,12 @@ import (
 
 // Fix names (Config.Fix).
 const (
-	// FixStuckBelowLogStart: when an out-of-range read reports a log start that is not above
-	// SPSO, still archive the AVAILABLE records below it (Kafka's updateCacheAndOffsets returns
-	// early), so that a record released below SPSO by a failed write cannot pin the next fetch
-	// offset below the log start.
+	// FixStuckBelowLogStart: a failed write after the lock fired archives, instead of
+	// releasing, a record wholly below SPSO (as the lock-timeout handler does), and when an
+	// out-of-range read reports a log start that is not above SPSO the AVAILABLE records
+	// below it are still archived (Kafka's updateCacheAndOffsets returns early; this covers a
+	// batch that straddles SPSO). No record released below SPSO can then pin the next fetch
+	// offset below the log start or be delivered from there.
 	FixStuckBelowLogStart = "stuck-below-log-start"
 	// FixAcquireBelowSPSO: acquire moves a read's start up to SPSO whenever no cached batch
 	// contains it, not only when no cached batch lies before it (a stale batch below SPSO
@@ -38,7 +40,7 @@ type FixInfo struct {
 }
 
 var fixList = []FixInfo{
-	{FixStuckBelowLogStart, "an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
+	{FixStuckBelowLogStart, "a failed write after lock expiry archives records below SPSO, and an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
 	{FixAcquireBelowSPSO, "acquire starts no new records below SPSO, also when a stale cached batch lies below the read"},
 	{FixSPSOBelowLogStart, "the head rule never moves SPSO back when the whole cache is finished"},
 }

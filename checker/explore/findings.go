@@ -24,13 +24,20 @@ type Finding struct {
 	Invariant string
 	// Script is the scripted scenario of the built-in library that shows it.
 	Script string
+	// Fix is the model fix (kafka.fix) that removes it.
+	Fix string
 }
+
+// RedeliveredBelowLogStart names the finding the read/acquire window adds to
+// stuck-below-log-start: the released record is delivered from below the log start.
+const RedeliveredBelowLogStart = "redelivered-below-log-start"
 
 // KnownFindings lists the findings in docs/findings.md, in its order.
 var KnownFindings = []Finding{
-	{model.FixStuckBelowLogStart, "a write that fails after its lock fired releases a record below SPSO; every later fetch reads below the log start and the partition stops delivering", LivenessInvariant, "finding-stuck-below-log-start"},
-	{model.FixAcquireBelowSPSO, "with a stale cached batch below SPSO, a fetch acquires records below SPSO and below the log start", spcheck.NothingBelowSPSO, "finding-acquire-below-spso"},
-	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start"},
+	{model.FixStuckBelowLogStart, "a write that fails after its lock fired releases a record below SPSO; every later fetch reads below the log start and the partition stops delivering", LivenessInvariant, "finding-stuck-below-log-start", model.FixStuckBelowLogStart},
+	{RedeliveredBelowLogStart, "a record released below the log start by a failed write is delivered again by a fetch whose log read came before the failure", spcheck.NothingBelowSPSO, "finding-redelivered-below-log-start", model.FixStuckBelowLogStart},
+	{model.FixAcquireBelowSPSO, "with a stale cached batch below SPSO, a fetch acquires records below SPSO and below the log start", spcheck.NothingBelowSPSO, "finding-acquire-below-spso", model.FixAcquireBelowSPSO},
+	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start", model.FixSPSOBelowLogStart},
 }
 
 // LookupFinding returns a finding by name.
@@ -53,6 +60,10 @@ func strictFinding(cfg *model.Config, prev, cur *spcheck.View, st *spcheck.Step)
 	if st.Kind == spcheck.StepFetch {
 		for _, r := range st.Acquired {
 			if r.First < prev.SPSO {
+				if cachedAvailable(prev, r.First) {
+					return RedeliveredBelowLogStart, &spcheck.Violation{Invariant: spcheck.NothingBelowSPSO,
+						Msg: fmt.Sprintf("%s acquired offset %d again, AVAILABLE in the cache below SPSO %d (log start %d)", st.Member, r.First, prev.SPSO, st.LogStart)}
+				}
 				return model.FixAcquireBelowSPSO, &spcheck.Violation{Invariant: spcheck.NothingBelowSPSO,
 					Msg: fmt.Sprintf("%s acquired offset %d below SPSO %d (log start %d)", st.Member, r.First, prev.SPSO, st.LogStart)}
 			}
@@ -72,4 +83,14 @@ func stuckFinding(h *harness) string {
 		return model.FixStuckBelowLogStart
 	}
 	return ""
+}
+
+// cachedAvailable reports whether offset off is cached AVAILABLE in v.
+func cachedAvailable(v *spcheck.View, off int64) bool {
+	for i := range v.Recs {
+		if v.Recs[i].Offset == off {
+			return v.Recs[i].State == model.Available
+		}
+	}
+	return false
 }

@@ -106,6 +106,9 @@ var findingCases = []struct {
 	scope   func(*explore.Scope)
 }{
 	{model.FixStuckBelowLogStart, 5, func(sc *explore.Scope) { *sc = livenessScope() }},
+	{explore.RedeliveredBelowLogStart, 8, func(sc *explore.Scope) {
+		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.Window, sc.MaxDepth = 1, []int{2}, 2, 2, []int{2}, true, 8
+	}},
 	{model.FixAcquireBelowSPSO, 3, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }},
 	{model.FixSPSOBelowLogStart, 4, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }},
 }
@@ -149,7 +152,8 @@ func TestFindingsNamedAndFixed(t *testing.T) {
 			if r, err := scenarios.RunScript(s); err != nil || !r.Pass {
 				t.Errorf("replay: %v %v\n%s", r, err, yml)
 			}
-			sc.Fix = fc.finding
+			kf, _ := explore.LookupFinding(fc.finding)
+			sc.Fix = kf.Fix
 			res, err = explore.Explore(sc, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -165,7 +169,7 @@ func TestFindingsNamedAndFixed(t *testing.T) {
 		if !covered[kf.Name] {
 			t.Errorf("finding %s has no case", kf.Name)
 		}
-		if _, err := model.ParseFixes(kf.Name); err != nil {
+		if _, err := model.ParseFixes(kf.Fix); err != nil || kf.Fix == "" {
 			t.Errorf("finding %s has no fix: %v", kf.Name, err)
 		}
 		if _, err := scenarios.Builtin(kf.Script); err != nil {

@@ -79,6 +79,10 @@ type Scope struct {
 	StepOrderSeed uint64
 	// KeepFingerprints returns the seen set's fingerprints in the result (swarm coverage).
 	KeepFingerprints bool
+	// Window splits each fetch into its log read and its acquire (Kafka's read-then-acquire
+	// window): any other step may come between a member's read and its acquire; one fetch of
+	// the share-partition at a time.
+	Window bool
 	// Symmetry stores states up to a renaming of the members (symmetry.go).
 	Symmetry bool
 	// Liveness also checks, on a complete search, that from every reachable state a
@@ -194,6 +198,9 @@ func (s *Scope) String() string {
 	}
 	if s.ShortReads {
 		b.WriteString(", short reads")
+	}
+	if s.Window {
+		b.WriteString(", read/acquire window")
 	}
 	if s.Leave {
 		b.WriteString(", leave")

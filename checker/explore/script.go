@@ -132,6 +132,18 @@ func (h *harness) scriptStep(a Action) string {
 			s += ", max_batches: 1"
 		}
 		return s + "}"
+	case actRead:
+		mr := h.sc.MaxRecords[a.b()]
+		s := fmt.Sprintf("read: {member: %s, max_records: %d", h.members[a.a()], mr)
+		if a.c() == 1 {
+			s += ", mode: record_limit"
+		}
+		if a.d() == 1 {
+			s += ", max_batches: 1"
+		}
+		return s + "}"
+	case actAcquire:
+		return "acquire: true"
 	case actAck:
 		return fmt.Sprintf("ack: {member: %s, ranges: \"%d-%d:%s\", write: pending}", h.members[a.a()], a.b(), a.c(),
 			strings.ToLower(model.AckType(a.d()).String()))

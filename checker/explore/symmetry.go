@@ -19,12 +19,13 @@ var perms = [4][][]int16{
 	{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}},
 }
 
-// canonicalSP appends the share-partition's encoding under the renaming that makes it least
+// canonicalSP appends the share-partition's encoding and the waiting read under the renaming that makes it least
 // and returns it with the renaming's index in perms[members].
 func (h *harness) canonicalSP(b []byte) ([]byte, uint8) {
 	start := len(b)
 	b = h.codec.Append(b, h.sp)
-	if !h.sc.Symmetry || len(h.members) < 2 || !h.anyOwner() {
+	b = h.rd.appendRead(b, nil)
+	if !h.sc.Symmetry || len(h.members) < 2 || !h.rd.on && !h.anyOwner() {
 		return b, 0
 	}
 	best := uint8(0)
@@ -32,6 +33,7 @@ func (h *harness) canonicalSP(b []byte) ([]byte, uint8) {
 		h.codec.SetMemberPerm(p)
 		h.sym = h.codec.Append(h.sym[:0], h.sp)
 		h.codec.SetMemberPerm(nil)
+		h.sym = h.rd.appendRead(h.sym, p)
 		if bytes.Compare(h.sym, b[start:]) < 0 {
 			b = append(b[:start], h.sym...)
 			best = uint8(i + 1)
@@ -53,7 +55,7 @@ func (h *harness) anyOwner() bool {
 // withMember returns a with its member operand renamed by m (fetch, ack, leave).
 func withMember(a Action, m []int16) Action {
 	switch a.kind() {
-	case actFetch, actAck, actLeave:
+	case actFetch, actAck, actLeave, actRead:
 		return mk(a.kind(), int(m[a.a()]), a.b(), a.c(), a.d())
 	}
 	return a

@@ -52,6 +52,7 @@ type checkFlags struct {
 	swarmOut      string
 	swarmDepths   []int
 	symmetry      bool
+	window        bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
@@ -122,6 +123,7 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntVar(&f.swarmSplit, "swarm-split", 4, "swarm: the depth at which the states are divided among the shards")
 	fl.StringVar(&f.swarmOut, "swarm-out", "", "swarm: the result file (default swarm-I-of-N.json; the fingerprints go to FILE.fps)")
 	fl.IntSliceVar(&f.swarmDepths, "swarm-depths", nil, "swarm: depth bounds, shard i takes the (i-1) mod len-th (diversity; the merged coverage then depends on them)")
+	fl.BoolVar(&f.window, "window", false, "split each fetch into its log read and its acquire, so that any step can come between them (Kafka's read-then-acquire window)")
 	fl.BoolVar(&f.symmetry, "symmetry", true, "store states up to a renaming of the members (symmetry reduction)")
 	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
@@ -207,7 +209,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
-	sc.Liveness, sc.Findings, sc.Symmetry = f.liveness, f.findings, f.symmetry
+	sc.Liveness, sc.Findings, sc.Symmetry, sc.Window = f.liveness, f.findings, f.symmetry, f.window
 	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
 		return sc, usageErr("kafka.fix: %v", err)
 	}
