@@ -104,13 +104,14 @@ var findingCases = []struct {
 	finding string
 	depth   int
 	scope   func(*explore.Scope)
+	states  int // unreduced, about
 }{
-	{model.FixStuckBelowLogStart, 5, func(sc *explore.Scope) { *sc = livenessScope() }},
+	{model.FixStuckBelowLogStart, 5, func(sc *explore.Scope) { *sc = livenessScope() }, 41691},
 	{explore.RedeliveredBelowLogStart, 8, func(sc *explore.Scope) {
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.Window, sc.MaxDepth = 1, []int{2}, 2, 2, []int{2}, true, 8
-	}},
-	{model.FixAcquireBelowSPSO, 3, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }},
-	{model.FixSPSOBelowLogStart, 4, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }},
+	}, 5000},
+	{model.FixAcquireBelowSPSO, 3, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
+	{model.FixSPSOBelowLogStart, 4, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
 }
 
 // Every documented finding is found on the faithful core, named, at its shortest depth, and

@@ -1,10 +1,18 @@
 package explore_test
 
 import (
+	"flag"
 	"testing"
 
 	"github.com/sharesim/sharesim/checker/explore"
 )
+
+// long runs the explorer tests that are too slow for the default run under -race in full
+// (go test -race ./checker/explore -long); without -race they always run.
+var long = flag.Bool("long", false, "run the large explorer cases also under -race")
+
+// heavy reports whether a case with this many unreduced states (about) is left out.
+func heavy(states int) bool { return raceDetector && !*long && states > 20000 }
 
 // outcome is what a search found, as far as soundness of a reduction is concerned.
 type outcome struct {
@@ -53,6 +61,7 @@ func TestReductionsSound(t *testing.T) {
 	type cse struct {
 		name  string
 		scope explore.Scope
+		size  int // unreduced states, about
 	}
 	var cases []cse
 	for _, zc := range zooCases {
@@ -61,22 +70,25 @@ func TestReductionsSound(t *testing.T) {
 			zc.scope(&sc)
 		}
 		sc.Bug, sc.MaxDepth = zc.bug, zc.maxDepth
-		cases = append(cases, cse{"bug " + zc.bug, sc})
+		cases = append(cases, cse{"bug " + zc.bug, sc, zc.states})
 	}
 	for _, fc := range findingCases {
 		sc := explore.DefaultScope()
 		fc.scope(&sc)
 		sc.Findings = true
-		cases = append(cases, cse{"finding " + fc.finding, sc})
+		cases = append(cases, cse{"finding " + fc.finding, sc, fc.states})
 	}
 	two := livenessScope()
 	two.Members = 2
-	cases = append(cases, cse{"liveness, 2 members", two})
+	cases = append(cases, cse{"liveness, 2 members", two, 92441})
 	fixed := smallScope()
 	fixed.Fix, fixed.Findings, fixed.Liveness = "all", true, true
-	cases = append(cases, cse{"fixed core, 2 members, every step kind", fixed})
+	cases = append(cases, cse{"fixed core, 2 members, every step kind", fixed, 57522})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if heavy(c.size) {
+				t.Skipf("about %d states: too slow under -race; runs without it or with -long", c.size)
+			}
 			t.Parallel()
 			sc := c.scope
 			sc.Workers = 1

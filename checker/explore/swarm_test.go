@@ -51,6 +51,9 @@ func TestSwarmMergeIndependentOfShardCount(t *testing.T) {
 	finds.Members, finds.MaxDepth, finds.Findings = 1, 4, true
 	for name, sc := range map[string]explore.Scope{"passing": passing, "bug": bug, "findings": finds} {
 		t.Run(name, func(t *testing.T) {
+			if name == "bug" && heavy(53720) {
+				t.Skip("about 50 000 states per shard count: too slow under -race; runs without it or with -long")
+			}
 			t.Parallel()
 			one := runSwarm(t, sc, 1)
 			for _, n := range []int{2, 5} {
