@@ -12,7 +12,7 @@ import (
 var long = flag.Bool("long", false, "run the large explorer cases also under -race")
 
 // heavy reports whether a case with this many unreduced states (about) is left out.
-func heavy(states int) bool { return raceDetector && !*long && states > 20000 }
+func heavy(states int) bool { return raceDetector && !*long && states > 10000 }
 
 // outcome is what a search found, as far as soundness of a reduction is concerned.
 type outcome struct {
