@@ -9,7 +9,7 @@ import (
 // check's exit codes: a complete search without violation is the only 0; a search cut short
 // by a bound says how far it got and exits 3, never PASS; bad bounds are usage errors.
 func TestCheckExitCodes(t *testing.T) {
-	small := []string{"check", "--batches", "2", "--limit", "2", "--cap", "2", "--max-records", "2", "--workers", "1"}
+	small := []string{"check", "--members", "1", "--batches", "1,1", "--limit", "2", "--cap", "2", "--max-records", "2", "--failovers", "0", "--workers", "1"}
 	cases := []struct {
 		name  string
 		args  []string
