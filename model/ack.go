@@ -96,14 +96,14 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 			return errf(ErrInvalidRecordState, r.First, "no in-flight batch at or before the range")
 		}
 	}
-	if j := sp.floor(r.Last); sp.batches[j].last < r.First {
-		return errf(ErrInvalidRequest, r.First, "range [%d, %d] lies in no in-flight batch", r.First, r.Last)
-	}
 	// Kafka checks the range against the sub-map of cached batches from the floor batch up
-	// to the range's last offset (fetchSubMapForAcknowledgementBatch): a last offset beyond
-	// the last batch starting at or before it, in a hole between cached batches or past the
-	// cache, is INVALID_REQUEST and nothing changes.
-	if j := sp.floor(r.Last); r.Last > sp.batches[j].last {
+	// to the range's last offset (fetchSubMapForAcknowledgementBatch): a first offset past
+	// the last batch of the sub-map, or a last offset beyond it (in a hole between cached
+	// batches or past the cache), is INVALID_REQUEST and nothing changes.
+	switch j := sp.floor(r.Last); {
+	case sp.batches[j].last < r.First:
+		return errf(ErrInvalidRequest, r.First, "range [%d, %d] lies in no in-flight batch", r.First, r.Last)
+	case r.Last > sp.batches[j].last:
 		return errf(ErrInvalidRequest, r.Last, "range ends at %d beyond the in-flight batch [%d, %d] at or before it", r.Last, sp.batches[j].first, sp.batches[j].last)
 	}
 	var renewLock uint64
@@ -119,8 +119,8 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 				return err
 			}
 			if r.First <= b.first && b.last <= r.Last && len(r.Types) == 1 && !(b.first < sp.spso) {
-				if err := sp.checkRenewAllowed(r.Types[0], b.first); err != nil {
-					return err
+				if sp.cfg.DisableRenewAcknowledge && r.Types[0] == AckRenew {
+					return renewRefused(b.first)
 				}
 				sp.applyAck(nowMs, i, -1, &b.whole, b.first, b.last, r.Types[0], w, &renewLock, &renewDeadline)
 				continue
@@ -133,8 +133,8 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 			if err := sp.checkHeld(rc, owner, off); err != nil {
 				return err
 			}
-			if err := sp.checkRenewAllowed(r.typeAt(off), off); err != nil {
-				return err
+			if sp.cfg.DisableRenewAcknowledge && r.typeAt(off) == AckRenew {
+				return renewRefused(off)
 			}
 			sp.applyAck(nowMs, i, off, rc, off, off, r.typeAt(off), w, &renewLock, &renewDeadline)
 		}
@@ -142,14 +142,11 @@ func (sp *SharePartition) ackRange(nowMs int64, owner int32, r AckRange, w *Writ
 	return nil
 }
 
-// checkRenewAllowed is Kafka 4.3's share.renew.acknowledge.enable: with it off, a RENEW of
-// a held record is INVALID_RECORD_STATE (checked after the record is found held, as
-// Kafka's acknowledgeBatchRecords / acknowledgePerOffsetBatchRecords do).
-func (sp *SharePartition) checkRenewAllowed(t AckType, off int64) error {
-	if t == AckRenew && sp.cfg.DisableRenewAcknowledge {
-		return errf(ErrInvalidRecordState, off, "renewing acquisition locks is not enabled for the group (share.renew.acknowledge.enable)")
-	}
-	return nil
+// renewRefused is Kafka 4.3's share.renew.acknowledge.enable: with it off, a RENEW of a
+// held record is INVALID_RECORD_STATE (checked after the record is found held, as Kafka's
+// acknowledgeBatchRecords / acknowledgePerOffsetBatchRecords do).
+func renewRefused(off int64) error {
+	return errf(ErrInvalidRecordState, off, "renewing acquisition locks is not enabled for the group (share.renew.acknowledge.enable)")
 }
 
 // checkHeld verifies that the record is ACQUIRED by owner with no write outstanding.

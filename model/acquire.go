@@ -33,7 +33,7 @@ func (sp *SharePartition) Acquire(nowMs int64, member MemberID, p FetchParams, l
 	if len(log) == 0 || !sp.CanAcquire() {
 		return out, nil
 	}
-	return sp.AcquireFetched(nowMs, member, p, sp.NextFetchOffset(), log, out)
+	return sp.acquireFetched(nowMs, member, p, sp.NextFetchOffset(), log, out)
 }
 
 // FetchRead is what a share fetch decides before it reads the log (Kafka's
@@ -91,10 +91,17 @@ func (sp *SharePartition) AcquireFetched(nowMs int64, member MemberID, p FetchPa
 	if err := sp.activeOrError(); err != nil {
 		return out, err
 	}
+	if fetchOffset < 0 {
+		return out, errf(ErrInvalidArgument, fetchOffset, "fetch offset must be >= 0")
+	}
 	if len(log) == 0 {
 		return out, nil
 	}
-	f := fetchOffset
+	return sp.acquireFetched(nowMs, member, p, fetchOffset, log, out)
+}
+
+// acquireFetched is AcquireFetched after the parameter and lifecycle checks.
+func (sp *SharePartition) acquireFetched(nowMs int64, member MemberID, p FetchParams, f int64, log []LogBatch, out []AcquiredRange) ([]AcquiredRange, error) {
 	if err := checkLogRead(log, f); err != nil {
 		return out, err
 	}

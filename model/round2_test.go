@@ -79,6 +79,17 @@ var round2Cases = []struct {
 		h.eq("acquire", h.acquireAt("c1", 10, f, log), "4-5@1")
 		h.eq("span", h.span(), "spso=4 speo=5 window=2 next=6")
 	}},
+	{"a read that does not start at its fetch offset, or a negative fetch offset, is the caller's error", "API contract", cfg42, func(h *harness) {
+		h.produce(3, 3)
+		p := model.FetchParams{MaxRecords: 5, BatchSize: 5}
+		if _, err := h.sp.AcquireFetched(0, "c1", p, 4, h.log[:1], nil); model.CodeOf(err) != model.ErrInvalidArgument {
+			h.t.Errorf("read ending before its fetch offset: %v", err)
+		}
+		if _, err := h.sp.AcquireFetched(0, "c1", p, -1, h.log, nil); model.CodeOf(err) != model.ErrInvalidArgument {
+			h.t.Errorf("negative fetch offset: %v", err)
+		}
+		h.eq("nothing changed", h.span(), "spso=0 speo=0 window=0 next=0")
+	}},
 	{"a read wholly below a log-start move acquires nothing", "§4.3 step 1 (last fetched offset < SPSO)", cfg42, func(h *harness) {
 		h.produce(3, 3)
 		f, log := h.readNow()
@@ -258,6 +269,22 @@ func TestKafka43GroupConfigs(t *testing.T) {
 	if err := h.sp.SetPartitionMaxRecordLocks(5); err == nil {
 		t.Error("cap 5 accepted outside relaxed ranges")
 	}
+	// A record already AVAILABLE at or above a lowered limit is acquired once more (Kafka
+	// applies the limit only on the way back to AVAILABLE, InFlightState.tryUpdateState).
+	c2 := cfg42()
+	c2.Version = model.Kafka43
+	h2 := newHarness(t, c2)
+	h2.produce(1)
+	h2.fetch("c1", 1)
+	h2.ackOK("c1", "0:release")
+	h2.eq("second", h2.fetch("c1", 1), "0-0@2")
+	h2.ackOK("c1", "0:release")
+	if err := h2.sp.SetDeliveryCountLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	h2.eq("beyond the lowered limit", h2.fetch("c1", 1), "0-0@3")
+	h2.ackOK("c1", "0:release")
+	h2.eq("then archived", h2.span(), "spso=1 speo=1 window=0 next=1")
 	// Before 4.3 these are broker configs.
 	h42 := newHarness(t, cfg42())
 	if h42.sp.SetDeliveryCountLimit(3) == nil || h42.sp.SetPartitionMaxRecordLocks(200) == nil || h42.sp.SetRenewAcknowledge(false) == nil {

@@ -51,6 +51,7 @@ type sharePart struct {
 	fetching *model.SharePartition
 	readAt   int64
 	readBuf  []model.LogBatch
+	readSeq  int64 // numbers the reads; a completion of an older one is stale
 }
 
 type reqKind uint8
@@ -294,8 +295,9 @@ func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int
 		return 0
 	}
 	s.fetching, s.readAt = s.core, f
+	s.readSeq++
 	r.reads++
-	w.push(w.now+w.cfg.LogReadLatency.Sample(w.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen})
+	w.push(w.now+w.cfg.LogReadLatency.Sample(w.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen, x: s.readSeq})
 	w.line("log-read").str("client", string(r.member)).str("p", p.name).num("from", f).num("batches", int64(len(s.readBuf))).end()
 	return 0
 }
@@ -306,8 +308,11 @@ func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int
 func (w *World) logReadDone(e event) {
 	s := w.shares[e.a]
 	r := &w.reqs[e.ref]
-	core := s.fetching
-	s.fetching = nil
+	var core *model.SharePartition
+	if e.x == s.readSeq {
+		core = s.fetching
+		s.fetching = nil
+	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
 	switch {
 	case core == nil || core != s.core:

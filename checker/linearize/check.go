@@ -34,6 +34,7 @@ func OptionsFor(cfg sim.Config) Options {
 		LockDurationMs: cfg.Kafka.RecordLockDurationMs,
 		DeliveryLimit:  cfg.Kafka.DeliveryCountLimit,
 		Kafka41:        cfg.Kafka.Version == model.Kafka41,
+		NoRenew:        cfg.Kafka.DisableRenewAcknowledge,
 	}}
 }
 

@@ -49,6 +49,9 @@ type Spec struct {
 	// ignores the limit, and a failed acknowledgement write after the lock fired leaves the
 	// record acquired with no lock.
 	Kafka41 bool
+	// NoRenew is Kafka 4.3's share.renew.acknowledge.enable = false: a RENEW of a held
+	// record fails with INVALID_RECORD_STATE and renews nothing.
+	NoRenew bool
 }
 
 // absState is one possible abstract state of an offset. now is a lower bound of the virtual
@@ -471,12 +474,13 @@ func apply(in stateSet, op *input, out stateSet) stateSet {
 			continue
 		}
 		holds := s.kind == kAcquired && s.owner == op.client && lp <= s.lockHi
+		refused := op.typ == model.AckRenew && e.spec.NoRenew  // 4.3: RENEW turned off
 		passive := s.kind != kAvailable && s.kind != kAcquired // an acknowledgement may succeed without effect
 		at := s
 		at.now = lp
 		switch op.code {
 		case codeNone:
-			if holds {
+			if holds && !refused {
 				out = effect(s, lp, op, out)
 			}
 			if passive {
@@ -484,22 +488,22 @@ func apply(in stateSet, op *input, out stateSet) stateSet {
 			}
 		case codeLost:
 			out = add(out, s) // it may never have reached the leader
-			if holds {
+			if holds && !refused {
 				out = effect(s, lp, op, out)
 				if e.spec.Kafka41 {
 					out = stuck(at, out)
 				}
 			}
 		case codeInvalid:
-			if !(holds && op.single && !op.overlap) {
+			if !(holds && op.single && !op.overlap) || (holds && refused) {
 				out = add(out, at)
 			}
-			if holds && op.typ == model.AckRenew && !op.single {
+			if holds && op.typ == model.AckRenew && !op.single && !refused {
 				out = renew(at, op, out) // a RENEW before the failing range is not undone
 			}
 		default:
 			out = add(out, at)
-			if holds && op.typ == model.AckRenew {
+			if holds && op.typ == model.AckRenew && !refused {
 				out = renew(at, op, out)
 			}
 			if holds && e.spec.Kafka41 {

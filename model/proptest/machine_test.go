@@ -700,6 +700,17 @@ func (m *machine) install(t *rapid.T, csnap model.Snapshot, ssnap refspec.Snapsh
 		if read, err := core.MaybeInitialize(); !read || err != nil {
 			m.fatalf(t, "MaybeInitialize on EMPTY: %v %v", read, err)
 		}
+		// While the state read is outstanding: fetches wait, acknowledgements find nothing.
+		if _, err := core.MaybeInitialize(); model.CodeOf(err) != model.ErrLeaderNotAvailable {
+			m.fatalf(t, "MaybeInitialize while INITIALIZING: %v", err)
+		}
+		if _, err := core.BeginFetch(); model.CodeOf(err) != model.ErrLeaderNotAvailable {
+			m.fatalf(t, "BeginFetch while INITIALIZING: %v", err)
+		}
+		if w, err := core.Acknowledge(m.now, "m1", []model.AckRange{{First: m.logStart, Last: m.logStart, Types: []model.AckType{model.AckAccept}}}); w != nil ||
+			(err != nil && model.CodeOf(err) != model.ErrInvalidRecordState) {
+			m.fatalf(t, "Acknowledge while INITIALIZING: %v %v", w, err)
+		}
 		if err := core.CompleteInitialize(csnap, nil, m.logStart); err != nil {
 			m.fatalf(t, "CompleteInitialize: %v", err)
 		}
