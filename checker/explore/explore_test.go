@@ -32,13 +32,14 @@ func TestFaithfulCorePasses(t *testing.T) {
 		"record_limit fetches, budgets 1 and 2, 2 batches of 1": func(sc *explore.Scope) {
 			sc.Batches, sc.RecordLimit, sc.MaxRecords, sc.LogStartMoves = []int{1, 1}, true, []int{1, 2}, 0
 		},
+		"read/acquire window, 2 members, 1 batch of 2": func(sc *explore.Scope) { sc.Window = true },
 		"cap 1, 3 batches of 1, no failover": func(sc *explore.Scope) {
 			sc.Batches, sc.Cap, sc.MaxRecords, sc.Failovers = []int{1, 1, 1}, 1, []int{3}, 0
 		},
 	}
 	for name, adjust := range scopes {
 		t.Run(name, func(t *testing.T) {
-			if raceDetector && strings.Contains(name, "limit 3") {
+			if raceDetector && (strings.Contains(name, "limit 3") || strings.Contains(name, "window")) {
 				t.Skip("470 000 states: too slow under -race; runs without it")
 			}
 			t.Parallel()

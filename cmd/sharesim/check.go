@@ -78,13 +78,23 @@ Exit codes: 0 every reachable state of the scope explored and no invariant broke
 1 a violation; 2 bad flags; 3 the search was cut short (--depth, --max-states) before it
 found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
 
+The strict forms of the invariants name documented behaviours of real Kafka
+(docs/findings.md) as findings (--findings, on by default); --fix all applies their fixes.
+--liveness also checks that from every state the partition can still make progress once
+faults stop (backward reachability over the explored graph). --window splits each fetch into
+its log read and its acquire. --swarm i/n runs one shard of a swarm search; 'sharesim check
+merge' combines the shards' result files.
+
 The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
 --set kafka.bug=NAME.`,
 		Example: `  sharesim check
   sharesim check --bug spso-steps-back
   sharesim check --set kafka.bug=release-stops-at-foreign --out cex.yaml && sharesim run cex.yaml
   sharesim check --members 3 --batches 1,1 --limit 2 --failovers 0
-  sharesim check --version 4.1`,
+  sharesim check --version 4.1
+  sharesim check --liveness --members 1 --batches 1,1 --limit 2 --cap 2 --max-records 2
+  sharesim check --fix all --window --batches 2 --limit 2 --cap 2 --max-records 2
+  sharesim check --swarm 1/4 --swarm-out s1.json   # ... then: sharesim check merge s*.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.acksSet = cmd.Flags().Changed("acks")
