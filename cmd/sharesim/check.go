@@ -75,7 +75,8 @@ On a violation it prints the shortest path to it and writes it as a scripted sce
 invariant.
 
 Exit codes: 0 every reachable state of the scope explored and no invariant broken;
-1 a violation; 2 bad flags; 3 the search was cut short (--depth, --max-states) before it
+1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
+cut short (--depth, --max-states) before it
 found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
 
 The strict forms of the invariants name documented behaviours of real Kafka
