@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sharesim/sharesim/checker/spcheck"
-	"github.com/sharesim/sharesim/model"
 )
 
 // Liveness: from every reachable state the share-partition must still be able to make
@@ -272,5 +271,3 @@ func pendingMark(p bool) string {
 	}
 	return ""
 }
-
-var _ = model.Available

@@ -1,7 +1,6 @@
 package explore_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -178,5 +177,3 @@ func TestFindingsNamedAndFixed(t *testing.T) {
 		}
 	}
 }
-
-var _ = fmt.Sprint

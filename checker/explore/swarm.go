@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"slices"
 	"sort"
 )
 
@@ -181,5 +180,3 @@ func countUnion(lists [][]uint64) int {
 		}
 	}
 }
-
-var _ = slices.Sort[[]int]
