@@ -177,7 +177,7 @@ func (sp *SharePartition) walk(c *acquireCall) {
 	s := c.b0
 	if i, ok := sp.find(s); ok {
 		s = sp.batches[i].first
-	} else if sp.v42() && sp.floor(s) < 0 && s < sp.spso && sp.cfg.Bug != BugReloadAcquiresBelow { // bug zoo: no start adjustment
+	} else if sp.v42() && (sp.floor(s) < 0 || sp.cfg.fixed(FixAcquireBelowSPSO)) && s < sp.spso && sp.cfg.Bug != BugReloadAcquiresBelow { // bug zoo: no start adjustment; Kafka fix acquire-below-spso: also past a stale batch
 		s = sp.spso
 	}
 	i := sp.firstEndingAtOrAfter(min(c.b0, s))

@@ -249,6 +249,9 @@ type Config struct {
 	// Bug selects a variant of the bug zoo (see Bugs) that puts back a known Kafka
 	// share-partition bug, to prove the checkers catch it; empty is the faithful core.
 	Bug string
+	// Fix applies fixes for behaviours of real Kafka the checkers found (see Fixes,
+	// fixes.go): comma-separated names or "all"; empty is the faithful core.
+	Fix string
 }
 
 // DefaultConfig returns Kafka 4.2's defaults.
@@ -321,6 +324,9 @@ func (c Config) validateRelaxed() error {
 
 func (c Config) validateEnums() error {
 	if err := validateBug(c.Bug); err != nil {
+		return err
+	}
+	if err := validateFix(c.Fix); err != nil {
 		return err
 	}
 	if c.IsolationLevel > ReadCommitted {

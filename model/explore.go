@@ -65,7 +65,13 @@ type StateCodec struct {
 	wbuf    []byte
 	wspans  []wspan
 	ids     []WriteID
+	perm    []int16 // member renaming applied by Append (nil: none)
 }
+
+// SetMemberPerm makes Append encode the owner index i as perm[i] (members renamed; the
+// explorer's symmetry reduction encodes each renaming and keeps the least). nil restores
+// the identity. Decode reads owners as encoded.
+func (c *StateCodec) SetMemberPerm(perm []int16) { c.perm = perm }
 
 type wspan struct {
 	from, to int
@@ -177,7 +183,11 @@ func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 	flags := byte(r.state) | (r.flags&(flagPending|flagLockFired|flagForced))<<3
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(uint16(r.dc)))
-	b = binary.AppendUvarint(b, uint64(r.owner+1))
+	owner := r.owner
+	if c.perm != nil && owner >= 0 && int(owner) < len(c.perm) {
+		owner = int32(c.perm[owner])
+	}
+	b = binary.AppendUvarint(b, uint64(owner+1))
 	lk := uint64(0)
 	if r.lock != 0 {
 		for k, id := range c.lockIDs {

@@ -50,6 +50,9 @@ func (sp *SharePartition) advanceHead() {
 		// Unconditional, as in Kafka: after a log-start jump past the whole cache SPSO can
 		// step back below the log start until the next fetch applies T-LSO again.
 		next := x + 1
+		if sp.cfg.fixed(FixSPSOBelowLogStart) {
+			next = max(next, sp.spso) // Kafka fix (spso-below-log-start): never back
+		}
 		sp.dropBatches(len(sp.batches))
 		sp.spso, sp.speo = next, next
 		sp.gap.active = false
@@ -166,6 +169,13 @@ func (sp *SharePartition) CanAcquire() bool {
 // then. A log start at or below SPSO, or a partition not ACTIVE, is a no-op.
 func (sp *SharePartition) MoveLogStartOffset(logStart int64) {
 	if logStart <= sp.spso || sp.state != PartitionActive {
+		if sp.state == PartitionActive && sp.cfg.fixed(FixStuckBelowLogStart) && len(sp.batches) > 0 && sp.batches[0].first < logStart {
+			// Kafka fix (stuck-below-log-start): records released below SPSO are archived.
+			if n := sp.forceArchive(sp.batches[0].first, logStart-1, Available, CauseLogStart); n > 0 {
+				sp.stats.ArchivedByLogStart += n
+				sp.findNext = true
+			}
+		}
 		return
 	}
 	if len(sp.batches) == 0 {

@@ -130,6 +130,12 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 	if fired && sp.v42() && sp.cfg.Bug != BugRollbackKeepsAcquired {
 		// Kafka's rollback does not look at SPSO: AVAILABLE, or ARCHIVED at the limit.
 		o := sp.cfg.transition(Acquired, r.dc, trigRollbackLF, false)
+		if o.state == Available && off+n-1 < sp.spso && sp.cfg.fixed(FixStuckBelowLogStart) {
+			// Kafka fix (stuck-below-log-start): released wholly below SPSO → archived, as
+			// the lock-timeout handler does.
+			sp.stats.ArchivedByLogStart += sp.archiveRec(r, off, n, CauseLogStart)
+			return
+		}
 		if sp.cfg.Bug == BugRollbackIgnoresLimit && o.state == Archived {
 			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
 		}

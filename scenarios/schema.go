@@ -94,6 +94,7 @@ var kafkaShape = mapOf(
 	"share.renew.acknowledge.enable",
 	"relax_ranges",
 	"bug",
+	"fix",
 )
 
 var topicShape = mapOf("name", "partitions", "retention.ms", "retention.records", "log.retention.check.interval.ms",

@@ -296,6 +296,17 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 				}
 			}
 		}
+		if v := f.get("fix"); v != nil {
+			if s, ok := d.scalar(v, f.p("fix"), "Kafka fix names (see docs/findings.md)"); ok {
+				if norm, err := model.ParseFixes(s); err != nil {
+					e := d.errorAt(v, f.p("fix"), describe(v), "comma-separated fix names ("+strings.Join(model.FixNames(), ", ")+") or all")
+					e.Suggestion = suggest(strings.TrimSpace(s), model.FixNames())
+					d.errs = append(d.errs, e)
+				} else {
+					c.Fix = norm
+				}
+			}
+		}
 		if v := f.get("relax_ranges"); v != nil {
 			if kind != KindScripted {
 				d.fail(f.key["relax_ranges"], f.p("relax_ranges"), "relax_ranges in a workload scenario", "Kafka's own ranges (relax_ranges is allowed only in scripted scenarios)")

@@ -6,8 +6,9 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
-// BenchmarkExplore explores the first 200 000 states of the default scope on one goroutine
-// and reports the rate; one op is one state.
+// BenchmarkExplore explores the first b.N states of the default scope (with the symmetry
+// reduction) on one goroutine and on one per CPU, and reports the rate and the seen set's
+// bytes per state; one op is one state.
 func BenchmarkExplore(b *testing.B) {
 	for _, workers := range []int{1, 0} {
 		name := "workers=1"
@@ -26,6 +27,7 @@ func BenchmarkExplore(b *testing.B) {
 			}
 			b.ReportMetric(res.StatesPerSecond(), "states/s")
 			b.ReportMetric(float64(res.Transitions)/float64(res.States), "transitions/state")
+			b.ReportMetric(res.SeenBytesPerState(), "seen-bytes/state")
 		})
 	}
 }

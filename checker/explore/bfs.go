@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,8 +28,21 @@ type Result struct {
 	Elapsed time.Duration
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
+	// SeenBytes is the fingerprint array of the seen set at the end (8 bytes per slot).
+	SeenBytes int64
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
+	// Liveness is set when Scope.Liveness asked for the progress check and the search was
+	// complete without a violation.
+	Liveness *LivenessResult
+	// LevelViolations (swarm shards) are the first violation of each invariant broken at the
+	// level of the first violation, sorted by invariant.
+	LevelViolations []*Found
+	// Fingerprints (Scope.KeepFingerprints) are the seen set's fingerprints, sorted.
+	Fingerprints []uint64
+	// Findings are the documented Kafka behaviours met (Scope.Findings, and stuck states of
+	// a known shape with Scope.Liveness), each on a shortest path, in KnownFindings order.
+	Findings []*Found
 }
 
 // StatesPerSecond is the exploration rate.
@@ -39,19 +53,57 @@ func (r *Result) StatesPerSecond() float64 {
 	return float64(r.States) / r.Elapsed.Seconds()
 }
 
+// SeenBytesPerState is the fingerprint set's size (fingerprints only, without liveness'
+// state ids) divided by the number of states.
+func (r *Result) SeenBytesPerState() float64 {
+	if r.States == 0 {
+		return 0
+	}
+	return float64(r.SeenBytes) / float64(r.States)
+}
+
 // Found is a violation with the shortest path that leads to it.
 type Found struct {
 	Invariant string
 	Message   string
 	// Path is the steps from the initial state; its last step breaks the invariant.
 	Path []Action
+	// Finding is the name of the documented Kafka behaviour this is (KnownFindings), or "".
+	Finding string
 }
 
 // Depth is the length of the counterexample.
 func (f *Found) Depth() int { return len(f.Path) }
 
-// Progress, if set, is called after each BFS level.
-type Progress func(depth, states int, transitions int64, elapsed time.Duration)
+// Snapshot is how far a running exploration has got.
+type Snapshot struct {
+	// States is the number of distinct states seen; Transitions the steps tried.
+	States      int
+	Transitions int64
+	// Depth is the BFS level being expanded; Frontier the states of that level.
+	Depth, Frontier int
+	// Memory is the bytes held by the fingerprint set, the frontiers, the parent pointers
+	// and (with liveness) the graph.
+	Memory  int64
+	Elapsed time.Duration
+	// Done is true for the last snapshot, after the search ended.
+	Done bool
+}
+
+// StatesPerSecond is the rate so far.
+func (s Snapshot) StatesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.States) / s.Elapsed.Seconds()
+}
+
+// Progress, if set, is called after each BFS level and, within a level, whenever
+// ProgressEvery has passed since the last call (between waves of 32 768 states).
+type Progress func(Snapshot)
+
+// ProgressEvery is how often Progress is called within a level.
+var ProgressEvery = time.Second
 
 // Explore runs the breadth-first search of sc.
 func Explore(sc Scope, progress Progress) (*Result, error) {
@@ -65,16 +117,28 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	res := &Result{Scope: sc}
-	set := newFPSet(1 << 16)
+	set := newFPSet(1<<16, sc.Liveness)
 	enc := root.encode(nil)
-	set.add(fingerprint(enc))
+	set.add(fingerprint(enc), 0)
+	var g *graph
+	if sc.Liveness {
+		g = &graph{eoff: []uint32{0}}
+	}
+	lastReport := start
+	findings := map[string]*Found{}
+	swarm := sc.Shards > 0
+	levelViolations := map[string]*Found{}
 	parents := []uint32{^uint32(0)}
 	acts := []Action{0}
+	var syms []uint8 // the renaming each state was stored under (symmetry)
+	if sc.Symmetry {
+		syms = []uint8{root.perm}
+	}
 	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
 
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set}
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, live: g != nil}
 	}
 	// Each level is expanded in waves of states: the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -90,12 +154,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 		nf := level{arena: spare.arena[:0], offs: append(spare.offs[:0], 0), ids: spare.ids[:0]}
 		full := false
-		for w0 := 0; w0 < len(frontier.ids) && !full && res.Violation == nil; w0 += wave {
+		for w0 := 0; w0 < len(frontier.ids) && !full && (res.Violation == nil || swarm); w0 += wave {
 			w1 := min(w0+wave, len(frontier.ids))
 			nChunks := (w1 - w0 + chunk - 1) / chunk
 			for i := range outs[:nChunks] {
 				o := &outs[i]
-				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0]}
+				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
+					finds: o.finds[:0], findParents: o.findParents[:0], viols: o.viols[:0], violParents: o.violParents[:0]}
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -122,17 +187,35 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				if o.found != nil && res.Violation == nil {
 					res.Violation = o.found
-					res.Violation.Path = pathTo(parents, acts, o.foundParent, o.found.Path[0])
+					res.Violation.Path = realPath(parents, acts, syms, sc.Members, o.foundParent, o.found.Path[0])
+				}
+				for i, vf := range o.viols {
+					if levelViolations[vf.Invariant] == nil {
+						vf.Path = realPath(parents, acts, syms, sc.Members, o.violParents[i], vf.Path[0])
+						levelViolations[vf.Invariant] = vf
+					}
+				}
+				for i, fd := range o.finds {
+					if findings[fd.Finding] == nil {
+						fd.Path = realPath(parents, acts, syms, sc.Members, o.findParents[i], fd.Path[0])
+						findings[fd.Finding] = fd
+					}
 				}
 				for _, cd := range o.cands {
 					if full {
 						break
 					}
-					if !set.add(cd.fp) {
+					if !set.add(cd.fp, uint32(len(parents))) {
 						continue
+					}
+					if swarm && depth == sc.Split && shardOf(cd.fp, sc.Seed, sc.Shards) != sc.Shard {
+						continue // another shard's root: seen here, expanded there
 					}
 					parents = append(parents, cd.parent)
 					acts = append(acts, cd.act)
+					if syms != nil {
+						syms = append(syms, cd.perm)
+					}
 					nf.arena = append(nf.arena, o.arena[cd.from:cd.to]...)
 					nf.offs = append(nf.offs, uint32(len(nf.arena)))
 					nf.ids = append(nf.ids, uint32(len(parents)-1))
@@ -141,14 +224,27 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
+			if g != nil && !full && res.Violation == nil {
+				if err := g.addWave(set, outs[:nChunks]); err != nil {
+					return nil, err
+				}
+			}
+			memory := set.bytes() + int64(cap(frontier.arena)+cap(nf.arena)) + int64(cap(parents))*8 + int64(cap(syms)) + g.bytes()
+			res.Memory = max(res.Memory, memory)
+			if progress != nil && time.Since(lastReport) >= ProgressEvery {
+				lastReport = time.Now()
+				progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
+					Memory: memory, Elapsed: time.Since(start)})
+			}
 		}
-		res.Memory = max(res.Memory, set.bytes()+int64(cap(frontier.arena)+cap(nf.arena))+int64(cap(parents))*8)
 		if len(nf.ids) > 0 {
 			res.Depth = depth
 		}
 		frontier, spare = nf, frontier
 		if progress != nil {
-			progress(depth, len(parents), res.Transitions, time.Since(start))
+			lastReport = time.Now()
+			progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
+				Memory: res.Memory, Elapsed: time.Since(start)})
 		}
 		if res.Violation != nil {
 			break
@@ -159,23 +255,30 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}
 	res.States = len(parents)
+	res.SeenBytes = int64(len(set.keys)) * 8
 	res.Complete = res.Violation == nil && res.Bounded == ""
+	if g != nil && res.Complete {
+		res.Liveness = g.check(&sc, parents, acts, syms, findings)
+		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+int64(cap(syms))+g.bytes())
+	}
+	for _, kf := range KnownFindings {
+		if f := findings[kf.Name]; f != nil {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	for _, f := range levelViolations {
+		res.LevelViolations = append(res.LevelViolations, f)
+	}
+	sort.Slice(res.LevelViolations, func(i, j int) bool { return res.LevelViolations[i].Invariant < res.LevelViolations[j].Invariant })
+	if sc.KeepFingerprints {
+		res.Fingerprints = set.sorted()
+	}
 	res.Elapsed = time.Since(start)
+	if progress != nil {
+		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
+			Elapsed: res.Elapsed, Done: true})
+	}
 	return res, nil
-}
-
-// pathTo returns the actions from the root to state id, followed by last.
-func pathTo(parents []uint32, acts []Action, id uint32, last Action) []Action {
-	var rev []Action
-	for id != 0 {
-		rev = append(rev, acts[id])
-		id = parents[id]
-	}
-	out := make([]Action, 0, len(rev)+1)
-	for i := len(rev) - 1; i >= 0; i-- {
-		out = append(out, rev[i])
-	}
-	return append(out, last)
 }
 
 // level is one BFS frontier: state encodings back to back, and their ids.
@@ -190,6 +293,7 @@ type cand struct {
 	parent   uint32
 	act      Action
 	from, to uint32
+	perm     uint8
 }
 
 // chunkOut is what a worker produced for one chunk of the frontier, in order.
@@ -200,9 +304,19 @@ type chunkOut struct {
 	found       *Found // Path holds only the last action until merged
 	foundParent uint32
 	err         error
+	// With liveness: for each expanded state in order, whether it is settled and how many
+	// of the fingerprints in efps are its fault-free successors.
+	goal   []bool
+	ecount []uint32
+	efps   []fp
+	// finds are the first transition matching each finding in this chunk (Path holds only
+	// the last action until merged), findParents their source states.
+	finds       []*Found
+	findParents []uint32
+	// viols are, with swarm shards, the first violation of each invariant in this chunk.
+	viols       []*Found
+	violParents []uint32
 }
-
-var instrT, instrN [16]atomic.Int64
 
 // worker expands states on one goroutine.
 type worker struct {
@@ -217,6 +331,10 @@ type worker struct {
 	buf  []byte
 	st   spcheck.Step
 	sink uint64 // keeps the early slot load alive
+	live bool   // record the fault-free edges and settled states for the liveness check
+	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
+	finding  string
+	findingV *spcheck.Violation
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
@@ -236,32 +354,70 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	}
 	w.prev.Capture(base.sp)
 	w.acts = base.actions(&w.prev, w.acts[:0])
+	if seed := w.sc.StepOrderSeed; seed != 0 {
+		// Swarm diversity: this state's steps in an order drawn from the seed and the state.
+		x := uint64(fingerprint(parent)) ^ seed
+		for i := len(w.acts) - 1; i > 0; i-- {
+			x += 0x9e3779b97f4a7c15
+			z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			z ^= z >> 31
+			j := int(z % uint64(i+1))
+			w.acts[i], w.acts[j] = w.acts[j], w.acts[i]
+		}
+	}
 	accepted := base.accepted
 	acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
+	edges0 := len(out.efps)
+	if w.live {
+		out.goal = append(out.goal, base.settled(&w.prev))
+	}
 	for _, a := range w.acts {
 		h.copyFrom(base)
 		v, f, isNew, err := w.step(a, acceptedFn)
+		if w.finding != "" {
+			known := false
+			for _, fd := range out.finds {
+				known = known || fd.Finding == w.finding
+			}
+			if !known {
+				out.finds = append(out.finds, &Found{Invariant: w.findingV.Invariant, Message: w.findingV.Msg, Path: []Action{a}, Finding: w.finding})
+				out.findParents = append(out.findParents, pid)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
 		}
 		out.transitions++
-		instrT[a.kind()].Add(1)
-		if isNew {
-			instrN[a.kind()].Add(1)
-		}
 		if v != nil {
 			if out.found == nil {
 				out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
 				out.foundParent = pid
 			}
+			if w.sc.Shards > 0 {
+				known := false
+				for _, vf := range out.viols {
+					known = known || vf.Invariant == v.Invariant
+				}
+				if !known {
+					out.viols = append(out.viols, &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}})
+					out.violParents = append(out.violParents, pid)
+				}
+			}
 			continue
+		}
+		if w.live && a.recovery() {
+			out.efps = append(out.efps, f)
 		}
 		if !isNew {
 			continue
 		}
 		from := uint32(len(out.arena))
 		out.arena = append(out.arena, w.buf...)
-		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena))})
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
+	}
+	if w.live {
+		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
 	}
 	return nil
 }
@@ -279,21 +435,25 @@ func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation
 
 func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation, fp, bool, error) {
 	h := w.h
+	w.finding = ""
 	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
 	if err := h.apply(a, &w.st); err != nil {
 		if ce, ok := err.(*coreError); ok {
-			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, fp{}, false, nil
+			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, 0, false, nil
 		}
-		return nil, fp{}, false, err
+		return nil, 0, false, err
 	}
 	w.buf = h.encode(w.buf[:0])
 	f := fingerprint(w.buf)
 	// Start loading the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
-	w.sink += w.set.lo[f[0]&w.set.mask]
+	w.sink += w.set.keys[w.set.home(f)]
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
 		return v, f, false, nil
+	}
+	if w.sc.Findings {
+		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
 	}
 	seen := w.set.has(f)
 	if !seen && !w.sc.NoConsistency {

@@ -28,6 +28,8 @@ const (
 	actLeave                    // member a's share session ends
 	actLogStart                 // the log start offset moves to b
 	actFailover                 // the leader fails over; d = 1: outstanding writes stay on their way
+	actRead                     // a member's fetch reads the log (a, b, c, d as for actFetch); its acquire comes later
+	actAcquire                  // the waiting read's fetch acquires what it read
 )
 
 // Action is one explorer step, packed: kind, then operands a, b, c (8 bits) and d (4 bits).
@@ -74,6 +76,17 @@ func (a Action) Describe(s *Scope) string {
 			return "leader failover (outstanding writes still on their way)"
 		}
 		return "leader failover (outstanding writes lost)"
+	case actRead:
+		d := fmt.Sprintf("%s's fetch reads the log (max %d", memberName(a.a()), s.MaxRecords[a.b()])
+		if a.c() == 1 {
+			d += ", record_limit"
+		}
+		if a.d() == 1 {
+			d += ", one producer batch read"
+		}
+		return d + ")"
+	case actAcquire:
+		return "the waiting fetch acquires what it read"
 	}
 	return fmt.Sprintf("Action(%#x)", uint32(a))
 }
@@ -86,6 +99,26 @@ var errWriteFailed = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset
 type coreError struct{ err error }
 
 func (e *coreError) Error() string { return e.err.Error() }
+
+// pendingRead is a fetch that has read the log and not yet acquired.
+type pendingRead struct {
+	on                bool
+	m, b, mode, short uint8
+	off               int64 // the fetch offset it read from
+}
+
+// appendRead appends the pending read's encoding with its member renamed by perm.
+func (r *pendingRead) appendRead(b []byte, perm []int16) []byte {
+	if !r.on {
+		return append(b, 0)
+	}
+	m := int16(r.m)
+	if perm != nil {
+		m = perm[m]
+	}
+	b = append(b, 1, byte(m), r.b, r.mode<<1|r.short)
+	return binary.AppendUvarint(b, uint64(r.off))
+}
 
 // harness is one explored state, live or decoded.
 type harness struct {
@@ -102,6 +135,9 @@ type harness struct {
 	lsoMoves int
 	accepted uint64 // offsets whose ACCEPT a client saw succeed
 	zombies  []*model.Write
+	// rd is the fetch waiting between its log read and its acquire (Scope.Window): Kafka
+	// serialises the fetches of a share-partition, so there is at most one.
+	rd pendingRead
 	// live is true for a harness replaying a path (not decoded): its writes and stale
 	// writes are then not in canonical order.
 	live bool
@@ -120,6 +156,9 @@ type harness struct {
 	zused  int
 	key    []byte
 	loaded map[string][]byte // failover results by stored state, epoch and log start
+	sym    []byte            // scratch for the symmetry reduction's renamed encodings
+	// perm is the index in perms of the renaming the last encode applied.
+	perm uint8
 }
 
 func newHarness(sc *Scope) (*harness, error) {
@@ -159,7 +198,7 @@ func (h *harness) clone() *harness {
 
 // encode appends the state's canonical encoding to b.
 func (h *harness) encode(b []byte) []byte {
-	b = h.codec.Append(b, h.sp)
+	b, h.perm = h.canonicalSP(b)
 	b = h.store.AppendState(b)
 	b = binary.AppendUvarint(b, uint64(h.logStart))
 	b = append(b, byte(h.lsoMoves))
@@ -207,6 +246,9 @@ func (h *harness) decode(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if rest, err = h.rd.decode(rest); err != nil {
+		return err
+	}
 	if rest, err = h.store.DecodeState(rest); err != nil {
 		return err
 	}
@@ -241,11 +283,32 @@ func (h *harness) decode(b []byte) error {
 	return nil
 }
 
+func (r *pendingRead) decode(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return nil, errTrailing
+	}
+	if b[0] == 0 {
+		*r = pendingRead{}
+		return b[1:], nil
+	}
+	if len(b) < 5 {
+		return nil, errTrailing
+	}
+	r.on, r.m, r.b, r.mode, r.short = true, b[1], b[2], b[3]>>1, b[3]&1
+	x, n := binary.Uvarint(b[4:])
+	if n <= 0 {
+		return nil, errTrailing
+	}
+	r.off = int64(x)
+	return b[4+n:], nil
+}
+
 // copyFrom makes h a copy of base (same scope), reusing h's memory.
 func (h *harness) copyFrom(base *harness) {
 	h.sp.CopyFrom(base.sp)
 	h.store.CopyFrom(base.store)
 	h.logStart, h.lsoMoves, h.accepted = base.logStart, base.lsoMoves, base.accepted
+	h.rd = base.rd
 	h.zombies = append(h.zombies[:0], base.zombies...)
 	h.zused = 0
 }
@@ -293,7 +356,13 @@ func (h *harness) actions(v *spcheck.View, out []Action) []Action {
 		}
 		return out
 	}
-	if sp.CanAcquire() {
+	fetch := actFetch
+	if sc.Window {
+		fetch = actRead
+	}
+	if h.rd.on {
+		out = append(out, mk(actAcquire, 0, 0, 0, 0)) // the fetch lock is held until then
+	} else if sp.CanAcquire() {
 		f := sp.NextFetchOffset()
 		switch read := h.read(f); {
 		case f < h.logStart:
@@ -305,9 +374,9 @@ func (h *harness) actions(v *spcheck.View, out []Action) []Action {
 						if mode == 1 && !sc.RecordLimit {
 							break
 						}
-						out = append(out, mk(actFetch, m, bi, mode, 0))
+						out = append(out, mk(fetch, m, bi, mode, 0))
 						if sc.ShortReads && len(read) > 1 {
-							out = append(out, mk(actFetch, m, bi, mode, 1))
+							out = append(out, mk(fetch, m, bi, mode, 1))
 						}
 					}
 				}
@@ -450,6 +519,33 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		if err != nil {
 			return &coreError{err}
 		}
+	case actRead:
+		fr, err := sp.BeginFetch()
+		if err != nil {
+			return &coreError{err}
+		}
+		h.rd = pendingRead{on: true, m: uint8(a.a()), b: uint8(a.b()), mode: uint8(a.c()), short: uint8(a.d()), off: fr.FetchOffset}
+	case actAcquire:
+		rd := h.rd
+		h.rd = pendingRead{}
+		m := h.members[rd.m]
+		st.Kind, st.Member = spcheck.StepFetch, m
+		read := h.read(rd.off)
+		if rd.short == 1 && len(read) > 1 {
+			read = read[:1]
+		}
+		mr := h.sc.MaxRecords[rd.b]
+		p := model.FetchParams{MaxRecords: mr, BatchSize: mr}
+		if rd.mode == 1 {
+			p.Mode = model.RecordLimit
+		}
+		st.MaxRecords = int64(mr)
+		rs, err := sp.AcquireFetched(0, m, p, rd.off, read, h.rbuf[:0])
+		h.rbuf = rs
+		st.Acquired = rs
+		if err != nil {
+			return &coreError{err}
+		}
 	case actAck:
 		h.types[0] = model.AckType(a.d())
 		h.ack[0] = model.AckRange{First: int64(a.b()), Last: int64(a.c()), Types: h.types[:]}
@@ -493,6 +589,7 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		st.LogStart = h.logStart
 		sp.MoveLogStartOffset(h.logStart)
 	case actFailover:
+		h.rd = pendingRead{} // the new leader has no fetch waiting
 		if a.d() == 1 {
 			// Stale writes keep the order they were issued in (as a script's do).
 			n := 0

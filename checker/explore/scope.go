@@ -28,6 +28,12 @@ type Scope struct {
 	// Version and Bug select the core (Bug empty: the faithful core).
 	Version model.Version
 	Bug     string
+	// Fix applies Kafka fixes (model.Config.Fix: comma-separated names or "all").
+	Fix string
+	// Findings also checks, on every transition, the strict forms of the invariants whose
+	// exceptions are behaviours of real Kafka (findings.go, docs/findings.md). A match is
+	// recorded as that finding, on its shortest path, and the search goes on.
+	Findings bool
 	// Members is the number of share consumers (1–3), named m1, m2, m3.
 	Members int
 	// Batches are the sizes of the producer batches in the log (produced before the start).
@@ -62,6 +68,27 @@ type Scope struct {
 	Workers int
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
+	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first
+	// reached at depth Split are divided among Shards by their fingerprints hashed with Seed,
+	// and this shard expands only its own. Shards 0: no swarm. With a swarm the level of the
+	// first violation is finished, so that every invariant broken there is reported.
+	Shard, Shards, Split int
+	Seed                 uint64
+	// StepOrderSeed, when not 0, shuffles the order in which each state's steps are tried
+	// (it changes which shortest path is reported, not what is found).
+	StepOrderSeed uint64
+	// KeepFingerprints returns the seen set's fingerprints in the result (swarm coverage).
+	KeepFingerprints bool
+	// Window splits each fetch into its log read and its acquire (Kafka's read-then-acquire
+	// window): any other step may come between a member's read and its acquire; one fetch of
+	// the share-partition at a time.
+	Window bool
+	// Symmetry stores states up to a renaming of the members (symmetry.go).
+	Symmetry bool
+	// Liveness also checks, on a complete search, that from every reachable state a
+	// fault-free path leads to a settled state (liveness.go). It stores the graph's
+	// fault-free edges: about 4 bytes per transition more.
+	Liveness bool
 }
 
 // DefaultScope is 2 members, 4 records in two producer batches, delivery limit 3, cap 4,
@@ -71,7 +98,7 @@ func DefaultScope() Scope {
 		Version: model.Kafka42, Members: 2, Batches: []int{2, 2}, Limit: 3, Cap: 4,
 		MaxRecords: []int{4}, ShortReads: true,
 		AckTypes: []model.AckType{model.AckAccept, model.AckRelease, model.AckReject, model.AckRenew},
-		Leave:    true, Failovers: 1, LateWrites: true, LogStartMoves: 1, MaxPending: 2,
+		Leave:    true, Failovers: 1, LateWrites: true, LogStartMoves: 1, MaxPending: 2, Symmetry: true,
 	}
 }
 
@@ -99,6 +126,18 @@ func (s *Scope) Validate() error {
 		return fmt.Errorf("failovers: %d, expected 0 to 5", s.Failovers)
 	case s.LogStartMoves < 0 || s.LogStartMoves > 5:
 		return fmt.Errorf("log-start moves: %d, expected 0 to 5", s.LogStartMoves)
+	case s.MaxDepth < 0:
+		return fmt.Errorf("depth: %d, expected 0 (unbounded) or more", s.MaxDepth)
+	case s.MaxStates < 0:
+		return fmt.Errorf("max states: %d, expected 0 (unbounded) or more", s.MaxStates)
+	case s.Workers < 0:
+		return fmt.Errorf("workers: %d, expected 0 (one per CPU) or more", s.Workers)
+	case s.Shards < 0 || (s.Shards > 0 && (s.Shard < 0 || s.Shard >= s.Shards)):
+		return fmt.Errorf("swarm shard %d of %d, expected 0 <= shard < shards", s.Shard, s.Shards)
+	case s.Shards > 0 && s.Split < 1:
+		return fmt.Errorf("swarm split depth %d, expected 1 or more", s.Split)
+	case s.Shards > 0 && s.Liveness:
+		return fmt.Errorf("liveness needs the whole graph: it cannot run as a swarm shard")
 	case s.MaxPending < 0:
 		return fmt.Errorf("max pending writes: %d, expected 0 (unbounded) or more", s.MaxPending)
 	case s.RecordLimit && s.Version < model.Kafka42:
@@ -134,6 +173,7 @@ func (s *Scope) Config() (model.Config, error) {
 	c.PartitionMaxRecordLocks = s.Cap
 	c.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
 	c.Bug = s.Bug
+	c.Fix = s.Fix
 	return c, c.Validate()
 }
 
@@ -143,6 +183,9 @@ func (s *Scope) String() string {
 	fmt.Fprintf(&b, "Kafka %s", s.Version)
 	if s.Bug != "" {
 		fmt.Fprintf(&b, ", bug %s", s.Bug)
+	}
+	if s.Fix != "" {
+		fmt.Fprintf(&b, ", fixes %s", s.Fix)
 	}
 	fmt.Fprintf(&b, ", %d members, batches %s, limit %d, cap %d, max records %s", s.Members, joinInts(s.Batches), s.Limit, s.Cap, joinInts(s.MaxRecords))
 	var types []string
@@ -155,6 +198,9 @@ func (s *Scope) String() string {
 	}
 	if s.ShortReads {
 		b.WriteString(", short reads")
+	}
+	if s.Window {
+		b.WriteString(", read/acquire window")
 	}
 	if s.Leave {
 		b.WriteString(", leave")

@@ -24,6 +24,9 @@ func Counterexample(sc Scope, f *Found, name string) ([]byte, error) {
 	if sc.Bug != "" {
 		title = "bug " + sc.Bug
 	}
+	if sc.Fix != "" {
+		title += " with fixes " + sc.Fix
+	}
 	fmt.Fprintf(&b, "kind: scripted\nname: %s\n", name)
 	fmt.Fprintf(&b, "title: %s\n", yamlString(fmt.Sprintf("%s: %s broken after %d steps", title, f.Invariant, len(f.Path))))
 	b.WriteString("description: |\n")
@@ -38,6 +41,9 @@ func Counterexample(sc Scope, f *Found, name string) ([]byte, error) {
 	b.WriteString("  share.auto.offset.reset: earliest\n  relax_ranges: true\n")
 	if sc.Bug != "" {
 		fmt.Fprintf(&b, "  bug: %s\n", sc.Bug)
+	}
+	if sc.Fix != "" {
+		fmt.Fprintf(&b, "  fix: %s\n", sc.Fix)
 	}
 	b.WriteString("invariants: true\nsteps:\n")
 	fmt.Fprintf(&b, "  - produce: [%s]\n", strings.ReplaceAll(joinInts(sc.Batches), ",", ", "))
@@ -59,13 +65,58 @@ func Counterexample(sc Scope, f *Found, name string) ([]byte, error) {
 			return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0
 		}, !sc.NoConsistency)
 		if i == len(f.Path)-1 {
-			fmt.Fprintf(&b, "    note: %s\n", yamlString("breaks "+f.Invariant+": "+f.Message))
+			if f.Finding != "" && f.Invariant != LivenessInvariant {
+				// A finding breaks only the strict invariant: pin what the step did.
+				b.WriteString("    expect: {")
+				if st.Kind == spcheck.StepFetch {
+					fmt.Fprintf(&b, "acquired: %q, ", formatAcquired(st.Acquired))
+				}
+				fmt.Fprintf(&b, "spso: %d}\n", h.sp.StartOffset())
+			}
+			what := "breaks "
+			if f.Finding != "" {
+				what = "finding " + f.Finding + ", breaks "
+			}
+			fmt.Fprintf(&b, "    note: %s\n", yamlString(what+f.Invariant+": "+f.Message))
 		} else if v != nil {
 			return nil, fmt.Errorf("explore: replay broke %s at step %d of %d", v.Invariant, i+1, len(f.Path))
 		}
 		prev, cur = cur, prev
 	}
+	if f.Invariant == LivenessInvariant {
+		// Show it stuck: a fetch by each member acquires what the state allows (nothing,
+		// for a partition that stopped delivering), and the next fetch offset stays.
+		for m := range h.members {
+			nf := h.sp.NextFetchOffset()
+			a := mk(actFetch, m, 0, 0, 0)
+			step := h.scriptStep(a)
+			var st spcheck.Step
+			if err := h.apply(a, &st); err != nil {
+				return nil, fmt.Errorf("explore: replaying the stuck state's fetch: %w", err)
+			}
+			fmt.Fprintf(&b, "  - %s\n    expect: {acquired: %q, next_fetch_offset: %d, spso: %d}\n", step, formatAcquired(st.Acquired), nf, h.sp.StartOffset())
+			if m == 0 {
+				fmt.Fprintf(&b, "    note: %s\n", yamlString("stuck: "+f.Message))
+			}
+		}
+	}
 	return []byte(b.String()), nil
+}
+
+// formatAcquired renders acquired ranges as a script's `acquired:` expectation.
+func formatAcquired(rs []model.AcquiredRange) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		if r.First == r.Last {
+			parts[i] = fmt.Sprintf("%d@%d", r.First, r.DeliveryCount)
+		} else {
+			parts[i] = fmt.Sprintf("%d-%d@%d", r.First, r.Last, r.DeliveryCount)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // scriptStep renders an action as a script step, for the live harness before it applies it.
@@ -81,6 +132,18 @@ func (h *harness) scriptStep(a Action) string {
 			s += ", max_batches: 1"
 		}
 		return s + "}"
+	case actRead:
+		mr := h.sc.MaxRecords[a.b()]
+		s := fmt.Sprintf("read: {member: %s, max_records: %d", h.members[a.a()], mr)
+		if a.c() == 1 {
+			s += ", mode: record_limit"
+		}
+		if a.d() == 1 {
+			s += ", max_batches: 1"
+		}
+		return s + "}"
+	case actAcquire:
+		return "acquire: true"
 	case actAck:
 		return fmt.Sprintf("ack: {member: %s, ranges: \"%d-%d:%s\", write: pending}", h.members[a.a()], a.b(), a.c(),
 			strings.ToLower(model.AckType(a.d()).String()))

@@ -16,6 +16,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// exitIncomplete is check's exit code for a search cut short by a bound before it found a
+// violation: not a pass, not a failure.
+const exitIncomplete = 3
+
 type checkFlags struct {
 	version       string
 	bug           string
@@ -38,6 +42,17 @@ type checkFlags struct {
 	noConsistency bool
 	out           string
 	progress      bool
+	liveness      bool
+	findings      bool
+	fix           string
+	json          bool
+	swarm         string
+	seed          uint64
+	swarmSplit    int
+	swarmOut      string
+	swarmDepths   []int
+	symmetry      bool
+	window        bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
 
@@ -57,7 +72,19 @@ single-partition invariants (docs/checking.md).
 
 On a violation it prints the shortest path to it and writes it as a scripted scenario
 (--out, default counterexample.yaml) that 'sharesim run' replays and that fails on the same
-invariant. Exit code 0: no invariant broken; 1: a violation; 2: bad flags.
+invariant.
+
+Exit codes: 0 every reachable state of the scope explored and no invariant broken;
+1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
+cut short (--depth, --max-states) before it
+found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
+
+The strict forms of the invariants name documented behaviours of real Kafka
+(docs/findings.md) as findings (--findings, on by default); --fix all applies their fixes.
+--liveness also checks that from every state the partition can still make progress once
+faults stop (backward reachability over the explored graph). --window splits each fetch into
+its log read and its acquire. --swarm i/n runs one shard of a swarm search; 'sharesim check
+merge' combines the shards' result files.
 
 The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
 --set kafka.bug=NAME.`,
@@ -65,13 +92,17 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
   sharesim check --bug spso-steps-back
   sharesim check --set kafka.bug=release-stops-at-foreign --out cex.yaml && sharesim run cex.yaml
   sharesim check --members 3 --batches 1,1 --limit 2 --failovers 0
-  sharesim check --version 4.1`,
+  sharesim check --version 4.1
+  sharesim check --liveness --members 1 --batches 1,1 --limit 2 --cap 2 --max-records 2
+  sharesim check --fix all --window --batches 2 --limit 2 --cap 2 --max-records 2
+  sharesim check --swarm 1/4 --swarm-out s1.json   # ... then: sharesim check merge s*.json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.acksSet = cmd.Flags().Changed("acks")
 			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
+	cmd.AddCommand(newCheckMergeCmd())
 	fl := cmd.Flags()
 	fl.StringVar(&f.version, "version", d.Version.String(), "Kafka version whose behaviour is explored (4.1 or 4.2)")
 	fl.StringVar(&f.bug, "bug", "", "explore a bug zoo variant of the core (see 'sharesim bugs')")
@@ -94,7 +125,18 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntVar(&f.workers, "workers", 0, "goroutines expanding states (0: one per CPU)")
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
 	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
-	fl.BoolVar(&f.progress, "progress", false, "print each BFS level to stderr")
+	fl.BoolVar(&f.progress, "progress", false, "print a progress line to stderr every second and after each BFS level, also when stderr is not a terminal (on a terminal one status line is redrawn without it)")
+	fl.BoolVar(&f.findings, "findings", true, "also check the strict invariants whose exceptions are documented Kafka behaviours, and name a match as that finding (docs/findings.md)")
+	fl.StringVar(&f.fix, "fix", "", "apply Kafka fixes for documented findings: comma-separated names or all (same as --set kafka.fix=...)")
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object on stdout (no progress)")
+	fl.StringVar(&f.swarm, "swarm", "", "run as shard i of n (1-based) of a swarm search and write a result file; combine with 'sharesim check merge'")
+	fl.Uint64Var(&f.seed, "seed", 1, "swarm seed: divides the states among the shards (the same for every shard) and seeds each shard's step order")
+	fl.IntVar(&f.swarmSplit, "swarm-split", 4, "swarm: the depth at which the states are divided among the shards")
+	fl.StringVar(&f.swarmOut, "swarm-out", "", "swarm: the result file (default swarm-I-of-N.json; the fingerprints go to FILE.fps)")
+	fl.IntSliceVar(&f.swarmDepths, "swarm-depths", nil, "swarm: depth bounds, shard i takes the (i-1) mod len-th (diversity; the merged coverage then depends on them)")
+	fl.BoolVar(&f.window, "window", false, "split each fetch into its log read and its acquire, so that any step can come between them (Kafka's read-then-acquire window)")
+	fl.BoolVar(&f.symmetry, "symmetry", true, "store states up to a renaming of the members (symmetry reduction)")
+	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
 }
 
@@ -116,7 +158,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	if err != nil {
 		return sc, usageErr("--version: %v", err)
 	}
-	sc.Version, sc.Bug = v, f.bug
+	sc.Version, sc.Bug, sc.Fix = v, f.bug, f.fix
 	sc.Members, sc.Limit, sc.Cap = f.members, f.limit, f.cap
 	if sc.Batches, err = parseInts("batches", f.batches); err != nil {
 		return sc, err
@@ -141,6 +183,8 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 		switch k {
 		case "kafka.bug":
 			sc.Bug = val
+		case "kafka.fix":
+			sc.Fix = val
 		case "kafka.version":
 			if sc.Version, err = model.ParseVersion(val); err != nil {
 				return sc, usageErr("--set %s: %v", s, err)
@@ -156,7 +200,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 				sc.Cap = n
 			}
 		default:
-			return sc, usageErr("--set %s: check takes kafka.bug, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
+			return sc, usageErr("--set %s: check takes kafka.bug, kafka.fix, kafka.version, kafka.group.share.delivery.count.limit and kafka.group.share.partition.max.record.locks", k)
 		}
 	}
 	if sc.Version < model.Kafka42 && !f.acksSet {
@@ -176,6 +220,10 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
+	sc.Liveness, sc.Findings, sc.Symmetry, sc.Window = f.liveness, f.findings, f.symmetry, f.window
+	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
+		return sc, usageErr("kafka.fix: %v", err)
+	}
 	if err := sc.Validate(); err != nil {
 		return sc, usageErr("%v", err)
 	}
@@ -187,16 +235,19 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exploring %s\n", sc.String())
-	var progress explore.Progress
-	if f.progress {
-		progress = func(depth, states int, transitions int64, el time.Duration) {
-			fmt.Fprintf(stderr, "  depth %d: %d states, %d transitions, %s\n", depth, states, transitions, el.Round(time.Millisecond))
-		}
+	if f.swarm != "" {
+		return runSwarmShard(stdout, stderr, f, sc)
 	}
-	res, err := explore.Explore(sc, progress)
+	if !f.json {
+		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
+	}
+	res, err := explore.Explore(sc, checkProgress(stderr, f))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
+	}
+	v := checkVerdict(res)
+	if f.json {
+		return writeCheckJSON(stdout, sc, f, res, v)
 	}
 	status := "complete: every reachable state explored"
 	switch res.Bounded {
@@ -208,14 +259,75 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if res.Violation != nil {
 		status = "stopped at the first violation"
 	}
-	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s)\n", res.States, res.Transitions, res.Depth,
-		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond())
-	if res.Violation == nil {
-		fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
-		return nil
+	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set)\n", res.States, res.Transitions, res.Depth,
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState())
+	if l := res.Liveness; l != nil {
+		if l.Stuck == 0 {
+			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)
+		} else {
+			fmt.Fprintf(stdout, "liveness: %d of %d states are stuck (%d settled, %d fault-free edges)\n", l.Stuck, res.States, l.Settled, l.Edges)
+		}
 	}
-	v := res.Violation
-	fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
+	for _, fd := range res.Findings {
+		kf, _ := explore.LookupFinding(fd.Finding)
+		fmt.Fprintf(stdout, "FINDING %s: %s (docs/findings.md#%s)\n", fd.Finding, kf.Title, fd.Finding)
+		out := filepath.Join(filepath.Dir(f.out), "finding-"+fd.Finding+".yaml")
+		if err := reportFound(stdout, sc, out, fd); err != nil {
+			return err
+		}
+	}
+	if res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil) {
+		found := res.Violation
+		if found == nil {
+			found = res.Liveness.First
+		}
+		fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", found.Invariant, len(found.Path), found.Message)
+		if err := reportFound(stdout, sc, f.out, found); err != nil {
+			return err
+		}
+		return checksFailed
+	}
+	switch v {
+	case verdictFindings:
+		fmt.Fprintf(stdout, "KAFKA FINDINGS: %d documented Kafka behaviour(s) met, no other invariant broken; --set kafka.fix=all applies their fixes\n", len(res.Findings))
+		return checksFailed
+	case verdictIncomplete:
+		fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
+		return &exitError{code: exitIncomplete}
+	}
+	fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
+	return nil
+}
+
+// The verdicts of a check, in order of precedence.
+const (
+	verdictPass       = "pass"
+	verdictViolation  = "violation"
+	verdictFindings   = "findings"
+	verdictIncomplete = "incomplete"
+)
+
+// checkVerdict is the one place that decides what a result means: a violation (or a stuck
+// state that is no documented finding) fails; documented findings fail too, named; a search
+// cut short is incomplete; only a complete search with none of these passes.
+func checkVerdict(res *explore.Result) string {
+	switch {
+	case res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil):
+		return verdictViolation
+	case len(res.Findings) > 0:
+		return verdictFindings
+	case !res.Complete:
+		return verdictIncomplete
+	}
+	return verdictPass
+}
+
+// reportFound prints a violation or stuck state with its path, writes the counterexample and
+// replays it.
+func reportFound(stdout io.Writer, sc explore.Scope, out string, v *explore.Found) error {
+	if v.Finding != "" {
+		fmt.Fprintf(stdout, "  %s broken after %d steps: %s\n", v.Invariant, len(v.Path), v.Message)
+	}
 	for i, a := range v.Path {
 		fmt.Fprintf(stdout, "  %2d. %s\n", i+1, a.Describe(&sc))
 	}
@@ -223,27 +335,48 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if sc.Bug != "" {
 		name = sc.Bug + "-" + v.Invariant
 	}
+	if v.Finding != "" {
+		name = "finding-" + v.Finding
+	}
 	yml, err := explore.Counterexample(sc, v, name)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if err := os.WriteFile(f.out, yml, 0o644); err != nil {
+	if err := os.WriteFile(out, yml, 0o644); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	replay := "not checked"
-	if s, err := scenarios.Parse(f.out, yml); err == nil {
-		if r, err := scenarios.RunScript(s); err == nil {
-			replay = "the replay does not break it"
-			for _, fl := range r.Failures {
-				if fl.What == "invariant "+v.Invariant {
-					replay = fmt.Sprintf("the replay breaks it at step %d", fl.Step)
-					break
-				}
-			}
+	fmt.Fprintf(stdout, "counterexample written to %s (%s); replay: sharesim run %s\n", filepath.ToSlash(out), replayStatus(out, yml, v), shellQuote(out))
+	return nil
+}
+
+// replayStatus runs a written counterexample and says whether it shows what was found.
+func replayStatus(out string, yml []byte, v *explore.Found) string {
+	s, err := scenarios.Parse(out, yml)
+	if err != nil {
+		return "does not parse: " + err.Error()
+	}
+	r, err := scenarios.RunScript(s)
+	if err != nil {
+		return "does not run: " + err.Error()
+	}
+	if v.Invariant == explore.LivenessInvariant {
+		if r.Pass {
+			return "the replay reaches the stuck state and its expectations hold"
+		}
+		return "the replay does not reach the stuck state"
+	}
+	if v.Finding != "" {
+		if r.Pass {
+			return "the replay shows it; the script's expectations hold"
+		}
+		return "the replay does not show it"
+	}
+	for _, fl := range r.Failures {
+		if fl.What == "invariant "+v.Invariant {
+			return fmt.Sprintf("the replay breaks it at step %d", fl.Step)
 		}
 	}
-	fmt.Fprintf(stdout, "counterexample written to %s (%s); replay: sharesim run %s\n", filepath.ToSlash(f.out), replay, shellQuote(f.out))
-	return checksFailed
+	return "the replay does not break it"
 }
 
 func newBugsCmd() *cobra.Command {

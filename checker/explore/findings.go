@@ -1,0 +1,96 @@
+package explore
+
+import (
+	"fmt"
+
+	"github.com/sharesim/sharesim/checker/spcheck"
+	"github.com/sharesim/sharesim/model"
+)
+
+// Findings are behaviours of real Kafka that break an intuitive invariant, found by the
+// checkers and documented in docs/findings.md. The single-partition invariants tolerate them
+// (their exceptions describe what Kafka does), so that the faithful core passes; with
+// Scope.Findings the explorer also checks the strict forms and names a match as the
+// finding, and the liveness check names a stuck state of a known shape. Each finding has a
+// Kafka fix (model.Fixes) under which the strict form holds.
+
+// Finding is one documented behaviour of Kafka.
+type Finding struct {
+	// Name is the finding's name, also the name of its fix (kafka.fix).
+	Name string
+	// Title says in one line what happens.
+	Title string
+	// Invariant is the strict invariant (or the progress property) it breaks.
+	Invariant string
+	// Script is the scripted scenario of the built-in library that shows it.
+	Script string
+	// Fix is the model fix (kafka.fix) that removes it.
+	Fix string
+}
+
+// RedeliveredBelowLogStart names the finding the read/acquire window adds to
+// stuck-below-log-start: the released record is delivered from below the log start.
+const RedeliveredBelowLogStart = "redelivered-below-log-start"
+
+// KnownFindings lists the findings in docs/findings.md, in its order.
+var KnownFindings = []Finding{
+	{model.FixStuckBelowLogStart, "a write that fails after its lock fired releases a record below SPSO; every later fetch reads below the log start and the partition stops delivering", LivenessInvariant, "finding-stuck-below-log-start", model.FixStuckBelowLogStart},
+	{RedeliveredBelowLogStart, "a record released below the log start by a failed write is delivered again by a fetch whose log read came before the failure", spcheck.NothingBelowSPSO, "finding-redelivered-below-log-start", model.FixStuckBelowLogStart},
+	{model.FixAcquireBelowSPSO, "with a stale cached batch below SPSO, a fetch acquires records below SPSO and below the log start", spcheck.NothingBelowSPSO, "finding-acquire-below-spso", model.FixAcquireBelowSPSO},
+	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start", model.FixSPSOBelowLogStart},
+}
+
+// LookupFinding returns a finding by name.
+func LookupFinding(name string) (Finding, bool) {
+	for _, f := range KnownFindings {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// strictFinding checks the strict forms of the invariants on a step that passed spcheck.Check
+// and returns the finding it matches with the violation, or "" (Kafka 4.2: 4.1's rules differ
+// and its invariants are weaker).
+func strictFinding(cfg *model.Config, prev, cur *spcheck.View, st *spcheck.Step) (string, *spcheck.Violation) {
+	if cfg.Version < model.Kafka42 {
+		return "", nil
+	}
+	if st.Kind == spcheck.StepFetch {
+		for _, r := range st.Acquired {
+			if r.First < prev.SPSO {
+				if cachedAvailable(prev, r.First) {
+					return RedeliveredBelowLogStart, &spcheck.Violation{Invariant: spcheck.NothingBelowSPSO,
+						Msg: fmt.Sprintf("%s acquired offset %d again, AVAILABLE in the cache below SPSO %d (log start %d)", st.Member, r.First, prev.SPSO, st.LogStart)}
+				}
+				return model.FixAcquireBelowSPSO, &spcheck.Violation{Invariant: spcheck.NothingBelowSPSO,
+					Msg: fmt.Sprintf("%s acquired offset %d below SPSO %d (log start %d)", st.Member, r.First, prev.SPSO, st.LogStart)}
+			}
+		}
+	}
+	if !st.NewLeader && cur.SPSO < prev.SPSO {
+		return model.FixSPSOBelowLogStart, &spcheck.Violation{Invariant: spcheck.SPSOMonotonic,
+			Msg: fmt.Sprintf("SPSO moved back from %d to %d, below the log start %d", prev.SPSO, cur.SPSO, st.LogStart)}
+	}
+	return "", nil
+}
+
+// stuckFinding names the shape of a stuck state (the harness replayed to it), or "".
+func stuckFinding(h *harness) string {
+	nf := h.sp.NextFetchOffset()
+	if nf < h.logStart && h.logStart <= h.sp.StartOffset() {
+		return model.FixStuckBelowLogStart
+	}
+	return ""
+}
+
+// cachedAvailable reports whether offset off is cached AVAILABLE in v.
+func cachedAvailable(v *spcheck.View, off int64) bool {
+	for i := range v.Recs {
+		if v.Recs[i].Offset == off {
+			return v.Recs[i].State == model.Available
+		}
+	}
+	return false
+}

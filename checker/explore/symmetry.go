@@ -1,0 +1,92 @@
+package explore
+
+import "bytes"
+
+// Symmetry reduction. Members are interchangeable: they have the same configuration and the
+// explorer offers every member the same steps, so renaming the members of a state gives a
+// state with the same behaviour up to the same renaming (the invariants do not look at member
+// names). The explorer therefore stores each state in canonical form: of the encodings under
+// every renaming of the members, the least (bytewise). Two states that differ only by a
+// renaming share a fingerprint, so each orbit is explored once. Breadth-first distances are
+// the same in the quotient graph, so shortest counterexamples keep their length; the path is
+// mapped back to the real member names by composing the renamings along it (realPath).
+
+// perms[n] lists the permutations of n members; perms[n][0] is the identity.
+var perms = [4][][]int16{
+	nil,
+	{{0}},
+	{{0, 1}, {1, 0}},
+	{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}},
+}
+
+// canonicalSP appends the share-partition's encoding and the waiting read under the renaming that makes it least
+// and returns it with the renaming's index in perms[members].
+func (h *harness) canonicalSP(b []byte) ([]byte, uint8) {
+	start := len(b)
+	b = h.codec.Append(b, h.sp)
+	b = h.rd.appendRead(b, nil)
+	if !h.sc.Symmetry || len(h.members) < 2 || !h.rd.on && !h.anyOwner() {
+		return b, 0
+	}
+	best := uint8(0)
+	for i, p := range perms[len(h.members)][1:] {
+		h.codec.SetMemberPerm(p)
+		h.sym = h.codec.Append(h.sym[:0], h.sp)
+		h.codec.SetMemberPerm(nil)
+		h.sym = h.rd.appendRead(h.sym, p)
+		if bytes.Compare(h.sym, b[start:]) < 0 {
+			b = append(b[:start], h.sym...)
+			best = uint8(i + 1)
+		}
+	}
+	return b, best
+}
+
+// anyOwner reports whether some record has an owner (otherwise every renaming encodes the
+// same).
+func (h *harness) anyOwner() bool {
+	h.holder = h.sp.AppendLockHolders(h.holder[:0])
+	if len(h.holder) > 0 {
+		return true
+	}
+	return h.sp.OutstandingWrites() > 0 // pending records keep the owner a rollback restores
+}
+
+// withMember returns a with its member operand renamed by m (fetch, ack, leave).
+func withMember(a Action, m []int16) Action {
+	switch a.kind() {
+	case actFetch, actAck, actLeave, actRead:
+		return mk(a.kind(), int(m[a.a()]), a.b(), a.c(), a.d())
+	}
+	return a
+}
+
+// realPath maps the actions from the root to state id, then last (all in the canonical
+// frames they were taken in), to the real member names.
+func realPath(parents []uint32, acts []Action, syms []uint8, members int, id uint32, last Action) []Action {
+	var chain []uint32
+	for s := id; s != 0; s = parents[s] {
+		chain = append(chain, s)
+	}
+	m := make([]int16, max(members, 1))
+	for i := range m {
+		m[i] = int16(i)
+	}
+	next := make([]int16, len(m))
+	out := make([]Action, 0, len(chain)+1)
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		out = append(out, withMember(acts[s], m))
+		if syms == nil || syms[s] == 0 {
+			continue
+		}
+		// The child was stored renamed by p: canonical member k is raw member p⁻¹(k),
+		// which is real member m[p⁻¹(k)].
+		p := perms[members][syms[s]]
+		for raw, k := range p {
+			next[k] = m[raw]
+		}
+		m, next = next, m
+	}
+	return append(out, withMember(last, m))
+}

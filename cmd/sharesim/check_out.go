@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/sharesim/sharesim/checker/explore"
+	"golang.org/x/term"
+)
+
+// checkProgress returns the progress reporter for check: on a terminal one status line
+// redrawn every second (states, states/s, depth, frontier, memory, elapsed); with --progress
+// a line per report also when stderr is not a terminal; nothing otherwise (or with --json).
+func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
+	tty := false
+	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		tty = true
+	}
+	if f.json && !f.progress || !tty && !f.progress {
+		return nil
+	}
+	return func(s explore.Snapshot) {
+		line := progressLine(s)
+		switch {
+		case tty && !f.progress:
+			if s.Done {
+				fmt.Fprintf(stderr, "\r\033[K")
+				return
+			}
+			fmt.Fprintf(stderr, "\r\033[K%s", line)
+		case !s.Done:
+			fmt.Fprintln(stderr, line)
+		}
+	}
+}
+
+// progressLine renders a snapshot: states, rate, depth, frontier, memory, elapsed.
+func progressLine(s explore.Snapshot) string {
+	return fmt.Sprintf("  %d states (%.0f/s), depth %d, frontier %d, %s, %s", s.States, s.StatesPerSecond(), s.Depth, s.Frontier,
+		formatBytes(s.Memory), s.Elapsed.Round(100*time.Millisecond))
+}
+
+// formatBytes renders a byte count in MB or GB.
+func formatBytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// checkJSON is check's --json output.
+type checkJSON struct {
+	Scope       string    `json:"scope"`
+	Verdict     string    `json:"verdict"`
+	ExitCode    int       `json:"exit_code"`
+	States      int       `json:"states"`
+	Transitions int64     `json:"transitions"`
+	Depth       int       `json:"depth"`
+	Complete    bool      `json:"complete"`
+	Bounded     string    `json:"bounded,omitempty"`
+	ElapsedSec  float64   `json:"elapsed_s"`
+	StatesPerS  float64   `json:"states_per_s"`
+	MemoryBytes int64     `json:"memory_bytes"`
+	SeenBPS     float64   `json:"seen_set_bytes_per_state"`
+	Workers     int       `json:"workers"`
+	Violation   *jFound   `json:"violation,omitempty"`
+	Findings    []*jFound `json:"findings,omitempty"`
+	Liveness    *jLive    `json:"liveness,omitempty"`
+}
+
+type jFound struct {
+	Invariant string   `json:"invariant"`
+	Finding   string   `json:"finding,omitempty"`
+	Message   string   `json:"message"`
+	Depth     int      `json:"depth"`
+	Steps     []string `json:"steps"`
+}
+
+type jLive struct {
+	Settled int   `json:"settled"`
+	Stuck   int   `json:"stuck"`
+	Edges   int64 `json:"edges"`
+}
+
+func toJFound(sc *explore.Scope, f *explore.Found) *jFound {
+	if f == nil {
+		return nil
+	}
+	j := &jFound{Invariant: f.Invariant, Finding: f.Finding, Message: f.Message, Depth: len(f.Path), Steps: []string{}}
+	for _, a := range f.Path {
+		j.Steps = append(j.Steps, a.Describe(sc))
+	}
+	return j
+}
+
+// verdictExit is the exit code of each verdict.
+func verdictExit(v string) int {
+	switch v {
+	case verdictPass:
+		return exitOK
+	case verdictIncomplete:
+		return exitIncomplete
+	}
+	return exitFailed
+}
+
+func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explore.Result, verdict string) error {
+	workers := sc.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	j := checkJSON{Scope: sc.String(), Verdict: verdict, ExitCode: verdictExit(verdict), States: res.States, Transitions: res.Transitions,
+		Depth: res.Depth, Complete: res.Complete, Bounded: res.Bounded, ElapsedSec: res.Elapsed.Seconds(), StatesPerS: res.StatesPerSecond(),
+		MemoryBytes: res.Memory, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
+	if l := res.Liveness; l != nil {
+		j.Liveness = &jLive{Settled: l.Settled, Stuck: l.Stuck, Edges: l.Edges}
+		if j.Violation == nil && l.First != nil {
+			j.Violation = toJFound(&sc, l.First)
+		}
+	}
+	for _, fd := range res.Findings {
+		j.Findings = append(j.Findings, toJFound(&sc, fd))
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(j); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if j.ExitCode != exitOK {
+		return &exitError{code: j.ExitCode}
+	}
+	return nil
+}
