@@ -16,10 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// exitIncomplete is check's exit code for a search cut short by a bound before it found a
-// violation: not a pass, not a failure.
-const exitIncomplete = 3
-
 type checkFlags struct {
 	version       string
 	bug           string
