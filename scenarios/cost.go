@@ -148,6 +148,9 @@ var Limits = struct {
 	VirtualMs int64
 	// RecordsPerSecond bounds the sum of the producers' rates.
 	RecordsPerSecond float64
+	// BatchRecords bounds the records of one fixed-size producer batch: Kafka's batch.size
+	// and max.request.size (1 MiB by default) keep real batches far below it.
+	BatchRecords int
 	// Records bounds what the producers write in the whole run.
 	Records int64
 	// Consumers bounds the consumer instances over every group.
@@ -159,7 +162,8 @@ var Limits = struct {
 	Events int64
 }{
 	VirtualMs:                366 * 24 * 3_600_000,
-	RecordsPerSecond:         100_000,
+	RecordsPerSecond:         5_000_000,
+	BatchRecords:             100_000,
 	Records:                  1_000_000_000,
 	Consumers:                20_000,
 	PartitionsTimesConsumers: 20_000_000,
@@ -201,6 +205,14 @@ func (w *wctx) limits(top *fields) {
 		n, p := at(top1, "rate")
 		d.fail(n, p, fmt.Sprintf("producers writing %s records/s in all", strconv.FormatFloat(rate, 'f', -1, 64)), fmt.Sprintf("at most %s records/s in all", strconv.FormatFloat(Limits.RecordsPerSecond, 'f', -1, 64)))
 		return
+	}
+	for _, p := range cfg.Producers {
+		if p.BatchRecords > Limits.BatchRecords {
+			n, path := at(w.producerF[p.Name], "batch_records")
+			d.fail(n, path, fmt.Sprintf("%d records in one producer batch", p.BatchRecords),
+				fmt.Sprintf("at most %d (Kafka's batch.size and max.request.size, 1 MiB by default, keep a batch far smaller)", Limits.BatchRecords))
+			return
+		}
 	}
 	if c.Records > Limits.Records {
 		n, p := at(top1, "rate")

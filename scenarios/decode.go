@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/sharesim/sharesim/sim"
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
@@ -475,6 +476,10 @@ func (d *decoder) rate(n *yaml.Node, path string) (float64, bool) {
 	r, err := parseRate(s)
 	if err != nil {
 		d.fail(n, path, describe(n)+" ("+err.Error()+")", rateWant)
+		return 0, false
+	}
+	if r > sim.MaxProducerRate {
+		d.fail(n, path, describe(n), fmt.Sprintf("a rate of at most %d records/s (the most one simulated producer honours)", int64(sim.MaxProducerRate)))
 		return 0, false
 	}
 	return r, true

@@ -494,6 +494,10 @@ func (c *Config) Validate() error {
 // maxProducerRate is the highest rate a producer may ask for, records/s.
 const maxProducerRate = 10_000_000
 
+// MaxProducerRate is the highest records/s one producer may be given (the simulator honours
+// every rate up to it).
+const MaxProducerRate = maxProducerRate
+
 func validateProducer(p *Producer) error {
 	switch {
 	case !(p.RecordsPerSecond > 0) || p.RecordsPerSecond > maxProducerRate:

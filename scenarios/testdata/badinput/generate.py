@@ -45,7 +45,7 @@ for i, v in enumerate(['-1', 'x', '1.5', '18446744073709551616', '[1]']):
     replace_value('seed-%02d' % i, 'seed:', v, 'seed: ')
 for i, v in enumerate(['0', '-1', '10001', 'x', '2.5', '[2]', '99999999999999999999']):
     replace_value('partitions-%02d' % i, '    partitions:', v, r'topics\[0\]\.partitions: ')
-for i, v in enumerate(['0/s', '-5/s', '100/x', 'fast', '1e400/s', '1000000/s', '[100/s]']):
+for i, v in enumerate(['0/s', '-5/s', '100/x', 'fast', '1e400/s', '100000000/s', '[100/s]']):
     replace_value('rate-%02d' % i, '    rate:', v, r'producers\[0\]\.rate: ')
 for i, v in enumerate(['0', '-1', '1000001', 'ten', '1.5']):
     replace_value('batch-%02d' % i, '    batch_records:', v, r'producers\[0\]\.batch_records: ')
@@ -145,9 +145,9 @@ edit('limit-31-years', Q.replace('duration: 3m', 'duration: 11574d'), lineno('du
 edit('limit-heal', Q.replace('heal: 6m', 'heal: 400d'), lineno('heal:'), 7, 'heal: found 400d3m of virtual time')
 edit('limit-100000-consumers', Q.replace('count: 3', 'count: 100000'), lineno('        count:'), 16, r'groups\[0\]\.consumers\[0\]\.count: found 100000 consumer instances')
 edit('limit-partitions-x-consumers', Q.replace('partitions: 2', 'partitions: 10000').replace('count: 3', 'count: 19000'), lineno('    consumers:') + 1, 7, r'groups\[0\]\.consumers: found 10000 partitions × 19000 consumers')
-edit('limit-million-per-second', Q.replace('rate: 100/s', 'rate: 1000000/s').replace('batch_records: 10', 'batch_records: 1000000'), n, 11, r'producers\[0\]\.rate: found producers writing 1000000 records/s')
+edit('limit-million-per-second', Q.replace('rate: 100/s', 'rate: 1000000/s').replace('batch_records: 10', 'batch_records: 1000000'), n + 1, 20, r'producers\[0\]\.batch_records: found 1000000 records in one producer batch')
 edit('limit-records', Q.replace('rate: 100/s', 'rate: 50000/s').replace('duration: 3m', 'duration: 1d'), n, 11, r'producers\[0\]\.rate: found ~4.32G records')
-edit('limit-two-producers', Q.replace('producers:\n', 'producers:\n  - {name: p2, topic: orders, rate: 60000/s}\n').replace('rate: 100/s', 'rate: 50000/s'), lineno('producers:') + 1, 37, r'producers\[0\]\.rate: found producers writing 110000 records/s')
+edit('limit-two-producers', Q.replace('producers:\n', 'producers:\n  - {name: p2, topic: orders, rate: 3000000/s}\n').replace('rate: 100/s', 'rate: 2500000/s'), lineno('producers:') + 1, 37, r'producers\[0\]\.rate: found producers writing 5500000 records/s')
 edit('limit-two-specs', Q.replace('      - name: worker\n', '      - {name: extra, count: 15000}\n      - name: worker\n').replace('count: 3', 'count: 6000'), lineno('      - name: worker'), 30, r'groups\[0\]\.consumers\[0\]\.count: found 21000 consumer instances')
 
 # --- big but valid: needs --yes (run), shown as the key-free estimate
@@ -158,7 +158,7 @@ cases.append(('lin-time-limit-zero', 3, r'linearizability unknown on 2 share-par
 
 # --- overrides (--set names the override)
 for i, (kv, what) in enumerate([('duration=banana', 'duration: found'), ('duration=1000d', 'duration: found 1000d6m'), ('nosuch.key=1', '.*nosuch'),
-        ('groups.0.consumers.0.count=-3', r'groups\[0\]\.consumers\[0\]\.count: found -3'), ('groups.9.name=x', r'.*groups'), ('kafka.bug=nonesuch', r'kafka\.bug: found nonesuch'), ('producers.0.rate=1e9/s', r'producers\[0\]\.rate: found producers writing 1000000000'),
+        ('groups.0.consumers.0.count=-3', r'groups\[0\]\.consumers\[0\]\.count: found -3'), ('groups.9.name=x', r'.*groups'), ('kafka.bug=nonesuch', r'kafka\.bug: found nonesuch'), ('producers.0.rate=1e9/s', r'producers\[0\]\.rate: found 1e9/s, expected a rate of at most'),
         ('topics.0.partitions=0', r'topics\[0\]\.partitions: found 0'), ('seed=-1', 'seed: found'), ('faults.0.kind=explode', r'faults\[0\]\.kind: found explode')]):
     cases.append(('set-%02d' % i, 2, r'--set ' + re.escape(kv) + ': ' + what, ['run', 'quickstart', '--set', kv]))
 cases.append(('set-no-equals', 2, r'--set "nonsense": expected path=value', ['run', 'quickstart', '--set', 'nonsense']))
@@ -189,7 +189,7 @@ F = [
  ('flag-set-unbalanced', ['sweep', 'quickstart', '--set', 'swarm.kinds=[kill'], r'unbalanced brackets'),
  ('flag-set-empty-value', ['sweep', 'quickstart', '--set', 'duration=20s,,30s'], r'an empty value'),
  ('flag-metric', ['sweep', 'quickstart', '--metric', 'bogus'], r'--metric "bogus": expected one of'),
- ('flag-resume-no-out', ['sweep', 'quickstart', '--resume'], r'--resume, --force and --keep-runs need --out'),
+ ('flag-resume-no-out', ['sweep', 'quickstart', '--resume'], r'--resume, --force, --keep-runs and --series need --out'),
  ('flag-resume-force', ['sweep', 'quickstart', '--resume', '--force', '--out', 'x'], r'--resume and --force: give one'),
  ('flag-sweep-nonempty', ['sweep', 'quickstart', '--out', '{NONEMPTY}'], r'the folder is not empty; pass --resume'),
  ('flag-sweep-huge-grid', ['sweep', 'quickstart', '--seeds', '1..1000', '--set', 'duration=1s,2s,3s,4s,5s,6s,7s,8s,9s,10s,11s'], r'more than 10000 runs; pass --yes'),
