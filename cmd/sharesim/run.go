@@ -255,6 +255,8 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 			return usageErr("--out %s: %v", f.out, err)
 		}
 		so.series = series.Add
+	} else {
+		so.series = func(*sim.Sample) {} // nothing reads the time series without a result folder
 	}
 	if !f.quiet && !f.json {
 		so.progress = newProgress(stderr, "run "+sc.Name(), float64(cfg.DurationMs+cfg.HealMs), virtualTimeOf)
