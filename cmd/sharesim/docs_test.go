@@ -69,6 +69,9 @@ func docExamples(t *testing.T, path string) (cmds []docCommand, files map[string
 		if i := strings.Index(l, " #"); i >= 0 {
 			l = l[:i]
 		}
+		if strings.ContainsAny(l, "$*") {
+			continue // a template for a job array or a CI matrix: its variables and globs need a shell
+		}
 		fields := strings.Fields(l)
 		switch {
 		case len(fields) > 2 && fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/sharesim":
@@ -99,6 +102,12 @@ func expectedExit(args []string) []int {
 	case strings.HasPrefix(line, "check --bug"), strings.HasPrefix(line, "run counterexample.yaml"),
 		strings.HasPrefix(line, "run ") && strings.Contains(line, "kafka.bug=spso-steps-back"):
 		return []int{1}
+	case strings.HasPrefix(line, "check merge"):
+		return []int{0, 1, 3}
+	case strings.HasPrefix(line, "check") && !strings.Contains(line, "--fix"):
+		// The faithful core meets the documented Kafka findings (exit 1) unless the search
+		// is cut short first (exit 3) or the scope cannot reach them (0).
+		return []int{0, 1, 3}
 	case strings.HasPrefix(line, "check") && !testmode.Long:
 		return []int{0, 3} // bounded by --max-states: complete or cut short
 	}
@@ -116,6 +125,9 @@ func scaleDown(t *testing.T, args []string) []string {
 	out := append([]string(nil), args...)
 	switch args[0] {
 	case "check":
+		if len(args) > 1 && args[1] == "merge" {
+			return out
+		}
 		if len(args) > 1 && args[1] == "--bug" {
 			return append(out, "--max-states", "30000") // the bug is a few steps deep
 		}

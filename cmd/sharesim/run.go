@@ -29,6 +29,8 @@ type runFlags struct {
 	quiet bool
 	yes   bool
 	json  bool
+	// noReport leaves the plots and index.html out of the result folder (tests).
+	noReport bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -304,7 +306,7 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
-	if f.out != "" {
+	if f.out != "" && !f.noReport {
 		// Last, so that the page links every file of the folder (linearizability.html too).
 		report := stdout
 		if f.json {
