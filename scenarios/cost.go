@@ -119,6 +119,12 @@ func Approx(n int64) string {
 	return fmt.Sprint(n)
 }
 
+// SatAdd adds without overflowing: the sum, or math.MaxInt64.
+func SatAdd(a, b int64) int64 { return satAdd(a, b) }
+
+// SatMul multiplies without overflowing: the product, or math.MaxInt64.
+func SatMul(a, b int64) int64 { return satMul(a, b) }
+
 func satAdd(a, b int64) int64 {
 	if a > math.MaxInt64-b {
 		return math.MaxInt64

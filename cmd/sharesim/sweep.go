@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -674,16 +673,6 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
+func satAdd(a, b int64) int64 { return scenarios.SatAdd(a, b) }
 
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
-}
+func satMul(a, b int64) int64 { return scenarios.SatMul(a, b) }
