@@ -386,10 +386,7 @@ func (sp *SharePartition) acquireNew(c *acquireCall, a, z int64) {
 	if first {
 		sp.spso = a // the new batch is the first cache entry
 	}
-	sp.speo = max(sp.speo, z)
-	if sp.gap.active && sp.speo > sp.gap.end {
-		sp.gap.active = false
-	}
+	sp.raiseSPEO(z)
 }
 
 // logBatchEnd returns the last offset of the log batch containing off, or off itself when

@@ -184,8 +184,20 @@ func (sp *SharePartition) MoveLogStartOffset(logStart int64) {
 	}
 	sp.stats.ArchivedByLogStart += sp.forceArchive(sp.batches[0].first, logStart-1, Available, CauseLogStart)
 	sp.spso = logStart
-	sp.speo = max(sp.speo, logStart)
+	sp.raiseSPEO(logStart)
 	sp.findNext = true
+}
+
+// raiseSPEO moves SPEO up to at least end and drops the reload gap window once SPEO is past
+// the loaded end (§8.3), whatever moved it: new records acquired or a log-start jump. Kafka
+// never stores the window's activity; it compares the end offset with the loaded end each
+// time (SharePartition.isInitialReadGapOffsetWindowActive), so any move of SPEO past the
+// loaded end, including updateCacheAndOffsets raising it to the log start, ends the window.
+func (sp *SharePartition) raiseSPEO(end int64) {
+	sp.speo = max(sp.speo, end)
+	if sp.gap.active && sp.speo > sp.gap.end {
+		sp.gap.active = false
+	}
 }
 
 // forceArchive archives every cached record in [from, to] whose shown state is from,

@@ -187,3 +187,31 @@ func skipIfOpen(t *testing.T, bug string) {
 		t.Skip("open core/spec disagreement " + bug + " (see known_test.go); -proptest.strict runs it")
 	}
 }
+
+// §8.3 ("once SPEO moves beyond the loaded end the window is dropped") and Kafka 4.1's
+// SharePartition.isInitialReadGapOffsetWindowActive, which compares endOffset with the
+// loaded end on every use: a log-start jump that raises SPEO past the loaded end ends the
+// reload gap window too (updateCacheAndOffsets sets endOffset to the log start). Load
+// [0],[1] AVAILABLE and [4] ARCHIVED from SPSO 0 (holes 2-3, loaded end 4); acquire 0-1
+// and accept 0; the log start jumps to 10 (SPSO = SPEO = 10); the accept's write
+// completes and 4.1's head rule steps SPSO back to 1 (the next cached key), so the cache
+// is looked at again. Nothing is AVAILABLE and the window is over, so the next fetch is
+// SPEO+1 = 11; the core kept the window and offered hole 2, below the log start.
+func TestScriptKafka41LogStartJumpEndsGapWindow(t *testing.T) {
+	d := loadDuo(t, model.Kafka41, 5, 100, 0,
+		model.PersistedBatch{First: 0, Last: 0, State: model.Available, DeliveryCount: 1},
+		model.PersistedBatch{First: 1, Last: 1, State: model.Available, DeliveryCount: 1},
+		model.PersistedBatch{First: 4, Last: 4, State: model.Archived, DeliveryCount: 1})
+	d.mustAgree(d.acquire("m1", 10, 10, model.BatchOptimized, lb(0, 1)))
+	if got := d.core.NextFetchOffset(); got != 2 {
+		t.Fatalf("next fetch offset before the jump = %d, want hole 2 of the gap window", got)
+	}
+	accept := d.ackTypes("m1", 0, 0, model.AckAccept)
+	d.moveLogStart(10)
+	d.mustAgree(true)
+	d.complete(accept, true)
+	d.mustAgree(true)
+	if spso, next := d.core.StartOffset(), d.core.NextFetchOffset(); spso != 1 || next != 11 {
+		t.Fatalf("after the accept: SPSO %d next fetch %d, want 1 (4.1 steps back) and 11 (SPEO 10 + 1)\n%s", spso, next, d.dump())
+	}
+}
