@@ -105,7 +105,7 @@ var findingCases = []struct {
 	scope   func(*explore.Scope)
 	states  int // unreduced, about
 }{
-	{model.FixStuckBelowLogStart, 5, func(sc *explore.Scope) { *sc = livenessScope() }, 41691},
+	{model.FixStuckBelowLogStart, 5, func(sc *explore.Scope) { *sc = livenessScope() }, 40414},
 	{explore.RedeliveredBelowLogStart, 8, func(sc *explore.Scope) {
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.Window, sc.MaxDepth = 1, []int{2}, 2, 2, []int{2}, true, 8
 	}, 5000},
