@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -325,7 +326,8 @@ func TraceLineJSON(line string) []byte {
 		b.WriteString(`,"kind":`)
 		b.WriteString(jsonString(fields[1]))
 	}
-	seen := map[string]bool{"t": true, "kind": true}
+	var seenBuf [12]string
+	seen := append(seenBuf[:0], "t", "kind") // a line has a handful of keys: no map per line
 	for _, kv := range fields[min(2, len(fields)):] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -333,10 +335,10 @@ func TraceLineJSON(line string) []byte {
 		}
 		// Keys are unique in a line (docs/events.schema.json); a trace line that repeated
 		// one would be a simulator bug, so keep both values rather than lose one.
-		for base, n := k, 2; seen[k]; n++ {
+		for base, n := k, 2; slices.Contains(seen, k); n++ {
 			k = base + "_" + strconv.Itoa(n)
 		}
-		seen[k] = true
+		seen = append(seen, k)
 		b.WriteByte(',')
 		b.WriteString(jsonString(k))
 		b.WriteByte(':')

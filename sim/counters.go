@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math"
+
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
 )
@@ -132,9 +134,10 @@ const (
 
 // windows holds the copies of the counters taken at the window's points.
 type windows struct {
-	atMs  [snapPoints]int64
-	next  int // the next point to take
-	taken [snapPoints]snapshot
+	atMs   [snapPoints]int64
+	next   int   // the next point to take
+	nextMs int64 // its time (math.MaxInt64 once every point is taken): the engine's one test per event
+	taken  [snapPoints]snapshot
 }
 
 type snapshot struct {
@@ -168,6 +171,7 @@ func measurementWindow(cfg *Config) (startMs, endMs int64) {
 func (w *World) initWindows() {
 	start, end := measurementWindow(&w.cfg)
 	w.win.atMs = [snapPoints]int64{start, start + (end-start)/2, end}
+	w.win.nextMs = start
 }
 
 // takeSnapshotsBefore takes every window point due before an event at atMs runs: a point
@@ -184,6 +188,10 @@ func (w *World) takeSnapshotsBefore(atMs int64) {
 		}
 		w.win.taken[i] = snap
 		w.win.next++
+		w.win.nextMs = math.MaxInt64
+		if w.win.next < snapPoints {
+			w.win.nextMs = w.win.atMs[w.win.next]
+		}
 	}
 }
 

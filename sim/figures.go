@@ -397,7 +397,10 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 	if len(wt.taken[snapEnd].groups) > int(gi) {
 		arrivedHalf = wt.taken[snapEnd].groups[gi].produced - wt.taken[snapMid].groups[gi].produced
 	}
-	slack := int64(0)
+	var slack int64 // one poll per consumer of the group
+	for _, cs := range w.groups[gi].cfg.Consumers {
+		slack += int64(max(cs.Count, 1) * cs.MaxPollRecords)
+	}
 	var oks []int64
 	var busy float64
 	for _, c := range cons {
@@ -406,7 +409,6 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 		}
 		oks = append(oks, c.ProcessedOK)
 		busy += c.Busy
-		slack += int64(w.consumerSpec(gi, c.Name).MaxPollRecords)
 	}
 	if len(cons) > 0 {
 		k.MeanBusy = busy / float64(len(cons))
@@ -427,16 +429,6 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 		k.Reason, k.Advice = w.explainOverload(gi, k)
 	}
 	return k
-}
-
-// consumerSpec finds the spec a consumer slot's name comes from.
-func (w *World) consumerSpec(gi int32, name string) *ConsumerSpec {
-	for _, c := range w.consumers {
-		if c.group == gi && c.name == name {
-			return c.spec
-		}
-	}
-	return &ConsumerSpec{}
 }
 
 // capacityLimits are the bounds the configuration puts on a group's completion rate. The

@@ -153,8 +153,6 @@ type metrics struct {
 	lat []latencies        // by group: records produced inside the measurement window
 
 	series          []Sample
-	sampled         bool        // a sample was taken
-	lastSampleMs    int64       // when the last sample was taken
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
 	silentLossFirst int64
 }
@@ -679,7 +677,6 @@ type GroupSample struct {
 
 // sampleMetrics records one time-series point.
 func (w *World) sampleMetrics() {
-	w.metrics.sampled, w.metrics.lastSampleMs = true, w.now
 	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
 	var redel [backCauses]int64
 	for gi := range w.groups {

@@ -240,7 +240,7 @@ func (w *World) Run() (*Result, error) {
 		if !ok || at > w.endMs {
 			break
 		}
-		if at >= w.win.atMs[w.win.next%snapPoints] && w.win.next < snapPoints {
+		if at >= w.win.nextMs {
 			w.takeSnapshotsBefore(at)
 		}
 		w.q.Pop()
@@ -259,9 +259,7 @@ func (w *World) Run() (*Result, error) {
 	}
 	w.now = max(w.now, w.endMs)
 	w.takeSnapshotsBefore(w.now + 1)
-	if !w.metrics.sampled || w.metrics.lastSampleMs != w.now {
-		w.sampleMetrics() // the last point, unless a sample was just taken at this time
-	}
+	w.sampleMetrics() // the last point (no tick is queued for the end time)
 	w.recordUnanswered()
 	return w.result(), nil
 }
