@@ -7,11 +7,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sharesim/sharesim/internal/testmode"
 )
 
-// Render writes every plot as SVG and PNG and one index.html that shows each of them.
+// Render writes every plot as SVG and PNG and one index.html that shows each of them. The
+// PNGs are slow under the race detector: the default run draws a run with two groups and a
+// sweep; the build tag long draws every fixture.
 func TestRenderWritesPlotsAndPage(t *testing.T) {
 	for _, fx := range fixtures {
+		if fx.name == "run-quickstart" && !testmode.Long {
+			continue // drawn by TestGoldenSVG and TestPlotsAreDeterministic as well
+		}
 		t.Run(fx.name, func(t *testing.T) {
 			dir := copyFixture(t, fx.name)
 			files, err := Render(dir)

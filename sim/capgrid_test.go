@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/model"
 )
 
@@ -15,10 +16,17 @@ import (
 // carries its acknowledgements, answered once their write is done: 1 + 5 + 1 ms; its records
 // stay in flight about as long. So min(n, floor(cap ÷ mpr)) consumers are busy and finish
 // mpr ÷ (P + 7 ms) each.
+//
+// The default run tries the grid's corners (a bound of 10 and of 2 polls, with fewer and more
+// consumers than the bound); the build tag long tries the whole grid.
 func TestBusyConsumersFollowTheCap(t *testing.T) {
-	for _, capRecs := range []int{100, 200} {
-		for _, mpr := range []int{10, 25, 50} {
-			for _, consumers := range []int{2, 5, 10, 20} {
+	caps, mprs, counts := []int{100}, []int{10, 50}, []int{2, 20}
+	if testmode.Long {
+		caps, mprs, counts = []int{100, 200}, []int{10, 25, 50}, []int{2, 5, 10, 20}
+	}
+	for _, capRecs := range caps {
+		for _, mpr := range mprs {
+			for _, consumers := range counts {
 				t.Run(fmt.Sprintf("cap%d/mpr%d/n%d", capRecs, mpr, consumers), func(t *testing.T) {
 					c := ftConsumer("c", consumers, 10, mpr)
 					c.AcquireMode = model.RecordLimit

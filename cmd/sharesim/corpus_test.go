@@ -106,7 +106,7 @@ func TestBadInputCorpus(t *testing.T) {
 				defer cancel()
 				cmd := exec.CommandContext(ctx, self, append([]string{"--no-progress"}, args...)...)
 				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), asCLI+"=1", "GOMEMLIMIT=150MiB")
+				cmd.Env = append(os.Environ(), asCLI+"=1", "GORACE="+quickRaceExit, "GOMEMLIMIT=150MiB")
 				if c.StdinHex != nil {
 					in, err := hex.DecodeString(*c.StdinHex)
 					if err != nil {

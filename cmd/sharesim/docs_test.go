@@ -205,7 +205,7 @@ func TestDocExamples(t *testing.T) {
 				args := scaleDown(t, c.args)
 				cmd := exec.Command(self, append([]string{"--no-progress"}, args...)...)
 				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), asCLI+"=1")
+				cmd.Env = append(os.Environ(), asCLI+"=1", "GORACE="+quickRaceExit)
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
