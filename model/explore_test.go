@@ -29,6 +29,7 @@ type twin struct {
 
 func (tw *twin) decoded() *model.SharePartition {
 	tw.buf = tw.codec.Append(tw.buf[:0], tw.a)
+	tw.checkOwnerBytes()
 	b, err := model.New(tw.cfg, 0)
 	if err != nil {
 		tw.t.Fatal(err)
@@ -46,6 +47,25 @@ func (tw *twin) decoded() *model.SharePartition {
 		tw.t.Fatalf("decoded state inconsistent: %v\n%v", err, tw.trace)
 	}
 	return b
+}
+
+// checkOwnerBytes checks StateCodec.OwnerBytes on tw.buf, just encoded: renaming the
+// members (swapping the two) changes exactly the bytes it names, each to the renamed owner.
+func (tw *twin) checkOwnerBytes() {
+	perm := []int16{1, 0}
+	want := append([]byte(nil), tw.buf...)
+	for _, p := range tw.codec.OwnerBytes() {
+		if o := int(want[p]) - 1; o < 0 || o >= len(perm) {
+			tw.t.Fatalf("owner byte at %d is %d: no member\n%v", p, want[p], tw.trace)
+		} else {
+			want[p] = byte(perm[o] + 1)
+		}
+	}
+	var c model.StateCodec
+	c.SetMemberPerm(perm)
+	if got := c.Append(nil, tw.a); !bytes.Equal(got, want) {
+		tw.t.Fatalf("renamed encoding differs beyond the owner bytes %v\n%x\n%x\n%v", tw.codec.OwnerBytes(), got, want, tw.trace)
+	}
 }
 
 func (tw *twin) read(f int64) []model.LogBatch {

@@ -105,7 +105,9 @@ type SharePartition struct {
 	locks    lockHeap
 	nextLock uint64
 
-	writes     map[WriteID]*Write
+	// writes are the outstanding writes in ascending id order (ids only grow, so issuing
+	// appends; few are outstanding at once, so a slice beats a map).
+	writes     []*Write
 	nextWrite  WriteID
 	freeWrites []*Write
 	freeRecs   [][]rec
@@ -189,7 +191,6 @@ func newPartition(cfg Config) *SharePartition {
 	return &SharePartition{
 		cfg:       cfg,
 		memberIdx: make(map[MemberID]int32),
-		writes:    make(map[WriteID]*Write),
 	}
 }
 
