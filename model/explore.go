@@ -130,6 +130,13 @@ func (c *StateCodec) Append(b []byte, sp *SharePartition) []byte {
 		b = binary.AppendUvarint(b, uint64(d))
 	}
 	// Outstanding writes, sorted by their encodings.
+	if len(sp.writes) <= 1 {
+		b = append(b, byte(len(sp.writes)))
+		if len(sp.writes) == 1 {
+			b = AppendWriteState(b, sp.writes[0])
+		}
+		return b
+	}
 	c.collectWrites(sp)
 	b = binary.AppendUvarint(b, uint64(len(c.wspans)))
 	for _, s := range c.wspans {
@@ -182,16 +189,30 @@ func (c *StateCodec) less(a, b wspan) bool {
 
 func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 	flags := byte(r.state) | (r.flags&(flagPending|flagLockFired|flagForced))<<3
+	owner := r.owner
+	if owner >= 0 && c.perm != nil && int(owner) < len(c.perm) {
+		owner = int32(c.perm[owner])
+	}
+	lk := c.lockNumber(r)
+	if dc := uint16(r.dc); dc < 0x80 && uint32(owner+1) < 0x80 && lk < 0x80 {
+		// Every field fits one varint byte (the usual case): one append.
+		if owner >= 0 {
+			c.owners = append(c.owners, len(b)+2)
+		}
+		return append(b, flags, byte(dc), byte(owner+1), byte(lk))
+	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(uint16(r.dc)))
-	owner := r.owner
 	if owner >= 0 {
-		if c.perm != nil && int(owner) < len(c.perm) {
-			owner = int32(c.perm[owner])
-		}
 		c.owners = append(c.owners, len(b))
 	}
 	b = binary.AppendUvarint(b, uint64(owner+1))
+	return binary.AppendUvarint(b, lk)
+}
+
+// lockNumber is the canonical number of r's lock (0: none), numbering a lock met for the
+// first time next.
+func (c *StateCodec) lockNumber(r *rec) uint64 {
 	lk := uint64(0)
 	if r.lock != 0 {
 		for k, id := range c.lockIDs {
@@ -206,7 +227,7 @@ func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 			lk = uint64(len(c.lockIDs))
 		}
 	}
-	return binary.AppendUvarint(b, lk)
+	return lk
 }
 
 // AppendWriteState appends the encoding of a write's content (without its id and

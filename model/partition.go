@@ -533,6 +533,15 @@ func (sp *SharePartition) ForEachBatch(fn func(BatchView) bool) {
 	}
 }
 
+// AppendBatches appends the view of every cached batch, ascending, to dst.
+func (sp *SharePartition) AppendBatches(dst []BatchView) []BatchView {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		dst = append(dst, BatchView{First: b.first, Last: b.last, Whole: b.recs == nil})
+	}
+	return dst
+}
+
 // HeldBy returns the number of offsets ACQUIRED by member (pending ones excluded).
 func (sp *SharePartition) HeldBy(m MemberID) int64 {
 	idx, ok := sp.memberIdx[m]
