@@ -333,7 +333,7 @@ type worker struct {
 	acts []Action
 	buf  []byte
 	st   spcheck.Step
-	live bool   // record the fault-free edges and settled states for the liveness check
+	live bool // record the fault-free edges and settled states for the liveness check
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
