@@ -590,21 +590,40 @@ func (sp *SharePartition) dropWrites() {
 // registrations, reusing sp's memory (the explorer restores a state this way for every step
 // it tries from it). Outstanding writes keep their ids; statistics are copied.
 func (sp *SharePartition) CopyFrom(src *SharePartition) {
+	// A batch of sp tracked per offset keeps its slice when src's batch at the same index
+	// tracks as many offsets (the usual case: the explorer copies one state over its own
+	// child again and again); the others go back to the free list.
+	n := len(src.batches)
 	for i := range sp.batches {
-		if r := sp.batches[i].recs; r != nil && len(sp.freeRecs) < freeRecsMax {
+		r := sp.batches[i].recs
+		if r == nil || i < n && len(src.batches[i].recs) == len(r) {
+			continue
+		}
+		if len(sp.freeRecs) < freeRecsMax {
 			sp.freeRecs = append(sp.freeRecs, r)
 		}
-		sp.batches[i] = batch{}
+		sp.batches[i].recs = nil
 	}
-	sp.batches = sp.batches[:0]
+	clear(sp.batches[min(n, len(sp.batches)):])
+	sp.batches = sp.batches[:min(n, len(sp.batches))]
 	for i := range src.batches {
 		b := src.batches[i]
+		var recs []rec
+		if i < len(sp.batches) {
+			recs = sp.batches[i].recs
+		}
 		if b.recs != nil {
-			recs := sp.takeRecs(int64(len(b.recs)))
+			if recs == nil {
+				recs = sp.takeRecs(int64(len(b.recs)))
+			}
 			copy(recs, b.recs)
 			b.recs = recs
 		}
-		sp.batches = append(sp.batches, b)
+		if i < len(sp.batches) {
+			sp.batches[i] = b
+		} else {
+			sp.batches = append(sp.batches, b)
+		}
 	}
 	sp.state, sp.stateEpoch, sp.leaderEpoch = src.state, src.stateEpoch, src.leaderEpoch
 	sp.spso, sp.speo, sp.findNext, sp.availFrom = src.spso, src.speo, src.findNext, src.availFrom

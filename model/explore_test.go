@@ -25,6 +25,9 @@ type twin struct {
 	codec    model.StateCodec
 	buf      []byte
 	trace    []string
+	// cp is copied from a (CopyFrom) before every operation and reused, so that CopyFrom
+	// overwrites a share-partition of another shape every time; it must answer alike too.
+	cp *model.SharePartition
 }
 
 func (tw *twin) decoded() *model.SharePartition {
@@ -191,9 +194,30 @@ func (tw *twin) step(rng *rand.Rand) {
 			do = func(sp *model.SharePartition) answer { sp.MoveLogStartOffset(ls); return answer{} }
 		}
 	}
-	got, want := do(b), do(tw.a)
+	if tw.cp == nil {
+		cp, err := model.New(tw.cfg, 0)
+		if err != nil {
+			tw.t.Fatal(err)
+		}
+		cp.AddMembers(tw.members...)
+		tw.cp = cp
+	}
+	tw.cp.CopyFrom(tw.a)
+	if ec, ea := tw.codec.Append(nil, tw.cp), tw.codec.Append(nil, tw.a); !bytes.Equal(ec, ea) {
+		tw.t.Fatalf("copy encodes differently\n%x\n%x\n%v", ec, ea, tw.trace)
+	}
+	got, want, copied := do(b), do(tw.a), do(tw.cp)
 	if !reflect.DeepEqual(got, want) {
 		tw.t.Fatalf("decoded core answered %+v, original %+v\n%v", got, want, tw.trace)
+	}
+	if !reflect.DeepEqual(copied, want) {
+		tw.t.Fatalf("copied core answered %+v, original %+v\n%v", copied, want, tw.trace)
+	}
+	if ec, ea := tw.codec.Append(nil, tw.cp), tw.codec.Append(nil, tw.a); !bytes.Equal(ec, ea) {
+		tw.t.Fatalf("copy diverged after the step\n%v", tw.trace)
+	}
+	if err := tw.cp.CheckConsistency(); err != nil {
+		tw.t.Fatalf("copy inconsistent after the step: %v\n%v", err, tw.trace)
 	}
 	ea := tw.codec.Append(nil, tw.a)
 	eb := tw.codec.Append(nil, b)
