@@ -55,9 +55,9 @@ func (sp *SharePartition) CheckConsistency() error {
 	if p, bad := liveLocks.missingFrom(&heap); bad {
 		return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
 	}
-	for id, w := range sp.writes {
-		if w.ID != id {
-			return fmt.Errorf("write table entry %d holds write %d", id, w.ID)
+	for i, w := range sp.writes {
+		if w.ID == 0 || w.ID > sp.nextWrite || i > 0 && w.ID <= sp.writes[i-1].ID {
+			return fmt.Errorf("write table entry %d holds write %d (ids must ascend, up to %d)", i, w.ID, sp.nextWrite)
 		}
 	}
 	return nil

@@ -50,8 +50,11 @@ func (sp *SharePartition) FireLock(off int64, out []*Write) []*Write {
 
 // OutstandingWrite returns the outstanding write with the given id.
 func (sp *SharePartition) OutstandingWrite(id WriteID) (*Write, bool) {
-	w, ok := sp.writes[id]
-	return w, ok
+	i, ok := sp.writeIndex(id)
+	if !ok {
+		return nil, false
+	}
+	return sp.writes[i], true
 }
 
 // StateCodec encodes and decodes share-partition states; it keeps scratch space so that
@@ -66,7 +69,16 @@ type StateCodec struct {
 	wspans  []wspan
 	ids     []WriteID
 	perm    []int16 // member renaming applied by Append (nil: none)
+	owners  []int   // positions of the owner bytes the last Append wrote (OwnerBytes)
 }
+
+// OwnerBytes returns the positions, in the slice the last Append returned, of the owner
+// varints of the records it encoded with an owner (ascending): the owner's member index under
+// the renaming plus one, one byte while there are fewer than 127 members. No other byte of
+// the encoding depends on member indices: encoding the same share-partition under another renaming changes exactly
+// these bytes (the explorer's symmetry reduction compares renamings without re-encoding).
+// The slice is the codec's and is overwritten by the next Append.
+func (c *StateCodec) OwnerBytes() []int { return c.owners }
 
 // SetMemberPerm makes Append encode the owner index i as perm[i] (members renamed; the
 // explorer's symmetry reduction encodes each renaming and keeps the least). nil restores
@@ -95,6 +107,7 @@ func (c *StateCodec) Append(b []byte, sp *SharePartition) []byte {
 		b = append(b, 0)
 	}
 	c.lockIDs, c.lockDL = c.lockIDs[:0], c.lockDL[:0]
+	c.owners = c.owners[:0]
 	b = binary.AppendUvarint(b, uint64(len(sp.batches)))
 	prev := int64(0)
 	for i := range sp.batches {
@@ -117,6 +130,13 @@ func (c *StateCodec) Append(b []byte, sp *SharePartition) []byte {
 		b = binary.AppendUvarint(b, uint64(d))
 	}
 	// Outstanding writes, sorted by their encodings.
+	if len(sp.writes) <= 1 {
+		b = append(b, byte(len(sp.writes)))
+		if len(sp.writes) == 1 {
+			b = AppendWriteState(b, sp.writes[0])
+		}
+		return b
+	}
 	c.collectWrites(sp)
 	b = binary.AppendUvarint(b, uint64(len(c.wspans)))
 	for _, s := range c.wspans {
@@ -135,29 +155,17 @@ func (c *StateCodec) CanonicalWrites(dst []WriteID, sp *SharePartition) []WriteI
 	return dst
 }
 
-// collectWrites encodes sp's outstanding writes into c.wbuf and sorts them. Few write ids
-// are usually in use, so looking them up is cheaper than ranging over the map.
+// collectWrites encodes sp's outstanding writes into c.wbuf and sorts them.
 func (c *StateCodec) collectWrites(sp *SharePartition) {
 	c.wbuf, c.wspans = c.wbuf[:0], c.wspans[:0]
 	n := len(sp.writes)
 	if n == 0 {
 		return
 	}
-	add := func(id WriteID, w *Write) {
+	for _, w := range sp.writes {
 		from := len(c.wbuf)
 		c.wbuf = AppendWriteState(c.wbuf, w)
-		c.wspans = append(c.wspans, wspan{from: from, to: len(c.wbuf), id: id})
-	}
-	if int(sp.nextWrite) <= n+64 {
-		for id := WriteID(1); id <= sp.nextWrite && len(c.wspans) < n; id++ {
-			if w, ok := sp.writes[id]; ok {
-				add(id, w)
-			}
-		}
-	} else {
-		for id, w := range sp.writes {
-			add(id, w)
-		}
+		c.wspans = append(c.wspans, wspan{from: from, to: len(c.wbuf), id: w.ID})
 	}
 	c.sortSpans()
 }
@@ -181,13 +189,30 @@ func (c *StateCodec) less(a, b wspan) bool {
 
 func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 	flags := byte(r.state) | (r.flags&(flagPending|flagLockFired|flagForced))<<3
-	b = append(b, flags)
-	b = binary.AppendUvarint(b, uint64(uint16(r.dc)))
 	owner := r.owner
-	if c.perm != nil && owner >= 0 && int(owner) < len(c.perm) {
+	if owner >= 0 && c.perm != nil && int(owner) < len(c.perm) {
 		owner = int32(c.perm[owner])
 	}
+	lk := c.lockNumber(r)
+	if dc := uint16(r.dc); dc < 0x80 && uint32(owner+1) < 0x80 && lk < 0x80 {
+		// Every field fits one varint byte (the usual case): one append.
+		if owner >= 0 {
+			c.owners = append(c.owners, len(b)+2)
+		}
+		return append(b, flags, byte(dc), byte(owner+1), byte(lk))
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(uint16(r.dc)))
+	if owner >= 0 {
+		c.owners = append(c.owners, len(b))
+	}
 	b = binary.AppendUvarint(b, uint64(owner+1))
+	return binary.AppendUvarint(b, lk)
+}
+
+// lockNumber is the canonical number of r's lock (0: none), numbering a lock met for the
+// first time next.
+func (c *StateCodec) lockNumber(r *rec) uint64 {
 	lk := uint64(0)
 	if r.lock != 0 {
 		for k, id := range c.lockIDs {
@@ -202,7 +227,7 @@ func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 			lk = uint64(len(c.lockIDs))
 		}
 	}
-	return binary.AppendUvarint(b, lk)
+	return lk
 }
 
 // AppendWriteState appends the encoding of a write's content (without its id and
@@ -364,7 +389,7 @@ func (c *StateCodec) Decode(sp *SharePartition, b []byte) ([]byte, error) {
 		w := sp.beginWrite(WriteAck)
 		d.b, d.err = DecodeWriteState(d.b, w)
 		w.ID = WriteID(k + 1)
-		sp.writes[w.ID] = w
+		sp.writes = append(sp.writes, w)
 	}
 	sp.nextWrite = WriteID(nw)
 	if d.err != nil {
@@ -556,68 +581,72 @@ func (t *lockTable) missingFrom(other *lockTable) (lockPair, bool) {
 
 // dropWrites forgets every outstanding write, keeping the objects for reuse.
 func (sp *SharePartition) dropWrites() {
-	if len(sp.writes) == 0 {
-		return
-	}
-	if int(sp.nextWrite) <= len(sp.writes)+64 {
-		for id := WriteID(1); id <= sp.nextWrite && len(sp.writes) > 0; id++ {
-			if w, ok := sp.writes[id]; ok {
-				delete(sp.writes, id)
-				sp.freeWrites = append(sp.freeWrites, w)
-			}
-		}
-	}
-	for id, w := range sp.writes {
-		delete(sp.writes, id)
-		sp.freeWrites = append(sp.freeWrites, w)
-	}
+	sp.freeWrites = append(sp.freeWrites, sp.writes...)
+	clear(sp.writes)
+	sp.writes = sp.writes[:0]
 }
 
 // CopyFrom makes sp an exact copy of src, which must have the same configuration and member
 // registrations, reusing sp's memory (the explorer restores a state this way for every step
 // it tries from it). Outstanding writes keep their ids; statistics are copied.
 func (sp *SharePartition) CopyFrom(src *SharePartition) {
+	// A batch of sp tracked per offset keeps its slice when src's batch at the same index
+	// tracks as many offsets (the usual case: the explorer copies one state over its own
+	// child again and again); the others go back to the free list.
+	n := len(src.batches)
 	for i := range sp.batches {
-		if r := sp.batches[i].recs; r != nil && len(sp.freeRecs) < freeRecsMax {
+		r := sp.batches[i].recs
+		if r == nil || i < n && len(src.batches[i].recs) == len(r) {
+			continue
+		}
+		if len(sp.freeRecs) < freeRecsMax {
 			sp.freeRecs = append(sp.freeRecs, r)
 		}
-		sp.batches[i] = batch{}
+		sp.batches[i].recs = nil
 	}
-	sp.batches = sp.batches[:0]
+	clear(sp.batches[min(n, len(sp.batches)):])
+	sp.batches = sp.batches[:min(n, len(sp.batches))]
 	for i := range src.batches {
 		b := src.batches[i]
+		var recs []rec
+		if i < len(sp.batches) {
+			recs = sp.batches[i].recs
+		}
 		if b.recs != nil {
-			recs := sp.takeRecs(int64(len(b.recs)))
+			if recs == nil {
+				recs = sp.takeRecs(int64(len(b.recs)))
+			}
 			copy(recs, b.recs)
 			b.recs = recs
 		}
-		sp.batches = append(sp.batches, b)
+		if i < len(sp.batches) {
+			sp.batches[i] = b
+		} else {
+			sp.batches = append(sp.batches, b)
+		}
 	}
 	sp.state, sp.stateEpoch, sp.leaderEpoch = src.state, src.stateEpoch, src.leaderEpoch
 	sp.spso, sp.speo, sp.findNext, sp.availFrom = src.spso, src.speo, src.findNext, src.availFrom
 	sp.nTerminal, sp.gap, sp.limitLowered = src.nTerminal, src.gap, src.limitLowered
 	sp.locks = append(sp.locks[:0], src.locks...)
 	sp.nextLock = src.nextLock
-	sp.dropWrites()
-	if n := len(src.writes); n > 0 {
-		copyWrite := func(id WriteID, w *Write) {
-			c := sp.beginWrite(w.Kind)
-			batches := append(c.Batches[:0], w.Batches...)
-			*c = *w
-			c.Batches = batches
-			sp.writes[id] = c
-		}
-		if int(src.nextWrite) <= n+64 {
-			for id := WriteID(1); id <= src.nextWrite && len(sp.writes) < n; id++ {
-				if w, ok := src.writes[id]; ok {
-					copyWrite(id, w)
-				}
-			}
+	// Overwrite sp's write objects in place; recycle the ones left over.
+	if len(sp.writes) > len(src.writes) {
+		sp.freeWrites = append(sp.freeWrites, sp.writes[len(src.writes):]...)
+		clear(sp.writes[len(src.writes):])
+		sp.writes = sp.writes[:len(src.writes)]
+	}
+	for i, w := range src.writes {
+		var c *Write
+		if i < len(sp.writes) {
+			c = sp.writes[i]
 		} else {
-			for id, w := range src.writes {
-				copyWrite(id, w)
-			}
+			c = sp.beginWrite(w.Kind)
+			sp.writes = append(sp.writes, c)
 		}
+		batches := append(c.Batches[:0], w.Batches...)
+		*c = *w
+		c.Batches = batches
 	}
 	sp.nextWrite = src.nextWrite
 	sp.journal = sp.journal[:0]

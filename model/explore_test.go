@@ -25,10 +25,14 @@ type twin struct {
 	codec    model.StateCodec
 	buf      []byte
 	trace    []string
+	// cp is copied from a (CopyFrom) before every operation and reused, so that CopyFrom
+	// overwrites a share-partition of another shape every time; it must answer alike too.
+	cp *model.SharePartition
 }
 
 func (tw *twin) decoded() *model.SharePartition {
 	tw.buf = tw.codec.Append(tw.buf[:0], tw.a)
+	tw.checkOwnerBytes()
 	b, err := model.New(tw.cfg, 0)
 	if err != nil {
 		tw.t.Fatal(err)
@@ -46,6 +50,25 @@ func (tw *twin) decoded() *model.SharePartition {
 		tw.t.Fatalf("decoded state inconsistent: %v\n%v", err, tw.trace)
 	}
 	return b
+}
+
+// checkOwnerBytes checks StateCodec.OwnerBytes on tw.buf, just encoded: renaming the
+// members (swapping the two) changes exactly the bytes it names, each to the renamed owner.
+func (tw *twin) checkOwnerBytes() {
+	perm := []int16{1, 0}
+	want := append([]byte(nil), tw.buf...)
+	for _, p := range tw.codec.OwnerBytes() {
+		if o := int(want[p]) - 1; o < 0 || o >= len(perm) {
+			tw.t.Fatalf("owner byte at %d is %d: no member\n%v", p, want[p], tw.trace)
+		} else {
+			want[p] = byte(perm[o] + 1)
+		}
+	}
+	var c model.StateCodec
+	c.SetMemberPerm(perm)
+	if got := c.Append(nil, tw.a); !bytes.Equal(got, want) {
+		tw.t.Fatalf("renamed encoding differs beyond the owner bytes %v\n%x\n%x\n%v", tw.codec.OwnerBytes(), got, want, tw.trace)
+	}
 }
 
 func (tw *twin) read(f int64) []model.LogBatch {
@@ -171,9 +194,30 @@ func (tw *twin) step(rng *rand.Rand) {
 			do = func(sp *model.SharePartition) answer { sp.MoveLogStartOffset(ls); return answer{} }
 		}
 	}
-	got, want := do(b), do(tw.a)
+	if tw.cp == nil {
+		cp, err := model.New(tw.cfg, 0)
+		if err != nil {
+			tw.t.Fatal(err)
+		}
+		cp.AddMembers(tw.members...)
+		tw.cp = cp
+	}
+	tw.cp.CopyFrom(tw.a)
+	if ec, ea := tw.codec.Append(nil, tw.cp), tw.codec.Append(nil, tw.a); !bytes.Equal(ec, ea) {
+		tw.t.Fatalf("copy encodes differently\n%x\n%x\n%v", ec, ea, tw.trace)
+	}
+	got, want, copied := do(b), do(tw.a), do(tw.cp)
 	if !reflect.DeepEqual(got, want) {
 		tw.t.Fatalf("decoded core answered %+v, original %+v\n%v", got, want, tw.trace)
+	}
+	if !reflect.DeepEqual(copied, want) {
+		tw.t.Fatalf("copied core answered %+v, original %+v\n%v", copied, want, tw.trace)
+	}
+	if ec, ea := tw.codec.Append(nil, tw.cp), tw.codec.Append(nil, tw.a); !bytes.Equal(ec, ea) {
+		tw.t.Fatalf("copy diverged after the step\n%v", tw.trace)
+	}
+	if err := tw.cp.CheckConsistency(); err != nil {
+		tw.t.Fatalf("copy inconsistent after the step: %v\n%v", err, tw.trace)
 	}
 	ea := tw.codec.Append(nil, tw.a)
 	eb := tw.codec.Append(nil, b)

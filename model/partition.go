@@ -105,7 +105,9 @@ type SharePartition struct {
 	locks    lockHeap
 	nextLock uint64
 
-	writes     map[WriteID]*Write
+	// writes are the outstanding writes in ascending id order (ids only grow, so issuing
+	// appends; few are outstanding at once, so a slice beats a map).
+	writes     []*Write
 	nextWrite  WriteID
 	freeWrites []*Write
 	freeRecs   [][]rec
@@ -189,7 +191,6 @@ func newPartition(cfg Config) *SharePartition {
 	return &SharePartition{
 		cfg:       cfg,
 		memberIdx: make(map[MemberID]int32),
-		writes:    make(map[WriteID]*Write),
 	}
 }
 
@@ -530,6 +531,15 @@ func (sp *SharePartition) ForEachBatch(fn func(BatchView) bool) {
 			return
 		}
 	}
+}
+
+// AppendBatches appends the view of every cached batch, ascending, to dst.
+func (sp *SharePartition) AppendBatches(dst []BatchView) []BatchView {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		dst = append(dst, BatchView{First: b.first, Last: b.last, Whole: b.recs == nil})
+	}
+	return dst
 }
 
 // HeldBy returns the number of offsets ACQUIRED by member (pending ones excluded).

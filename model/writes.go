@@ -42,9 +42,23 @@ func (sp *SharePartition) issueWrite(w *Write) *Write {
 	w.unfenced = sp.cfg.Bug == BugStoreNoFencing // bug zoo: the share coordinator will not fence it
 	w.StartOffset = sp.spso
 	w.DeliveryCompleteCount = sp.deliveryCompleteCount()
-	sp.writes[w.ID] = w
+	sp.writes = append(sp.writes, w)
 	sp.stats.WritesIssued++
 	return w
+}
+
+// writeIndex returns the index in sp.writes of the write with the given id.
+func (sp *SharePartition) writeIndex(id WriteID) (int, bool) {
+	lo, hi := 0, len(sp.writes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.writes[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(sp.writes) && sp.writes[lo].ID == id
 }
 
 func (sp *SharePartition) discardWrite(w *Write) {
@@ -57,11 +71,12 @@ func (sp *SharePartition) discardWrite(w *Write) {
 // write only the head rule runs. The *Write is recycled afterwards. The returned error is
 // non-nil only if id is not outstanding.
 func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error) error {
-	w, ok := sp.writes[id]
+	i, ok := sp.writeIndex(id)
 	if !ok {
 		return errf(ErrInvalidArgument, -1, "write %d is not outstanding", id)
 	}
-	delete(sp.writes, id)
+	w := sp.writes[i]
+	sp.writes = append(sp.writes[:i], sp.writes[i+1:]...)
 	if writeErr != nil {
 		sp.stats.WritesFailed++
 	}

@@ -201,9 +201,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 						findings[fd.Finding] = fd
 					}
 				}
-				for _, cd := range o.cands {
+				for i, cd := range o.cands {
 					if full {
 						break
+					}
+					if i+8 < len(o.cands) {
+						prefetch(&set.keys[set.home(o.cands[i+8].fp)]) // hide the slot's miss
 					}
 					if !set.add(cd.fp, uint32(len(parents))) {
 						continue
@@ -330,8 +333,7 @@ type worker struct {
 	acts []Action
 	buf  []byte
 	st   spcheck.Step
-	sink uint64 // keeps the early slot load alive
-	live bool   // record the fault-free edges and settled states for the liveness check
+	live bool // record the fault-free edges and settled states for the liveness check
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
@@ -445,9 +447,9 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	}
 	w.buf = h.encode(w.buf[:0])
 	f := fingerprint(w.buf)
-	// Start loading the set's slot now; the invariants below do not depend on it, so the
+	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
-	w.sink += w.set.keys[w.set.home(f)]
+	prefetch(&w.set.keys[w.set.home(f)])
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
 		return v, f, false, nil

@@ -57,7 +57,8 @@ type fpSet struct {
 
 func newFPSet(capacity int, withIDs bool) *fpSet {
 	size := max(1024, capacity*4/3+1)
-	s := &fpSet{keys: make([]uint64, size)}
+	s := &fpSet{keys: allocKeys(size)}
+	releaseWith(s)
 	if withIDs {
 		s.ids = make([]uint32, size)
 	}
@@ -119,7 +120,8 @@ func (s *fpSet) add(f fp, id uint32) bool {
 
 func (s *fpSet) grow() {
 	keys, ids := s.keys, s.ids
-	s.keys = make([]uint64, len(keys)+len(keys)/2)
+	s.keys = allocKeys(len(keys) + len(keys)/2)
+	defer freeKeys(keys)
 	if ids != nil {
 		s.ids = make([]uint32, len(s.keys))
 	}

@@ -156,7 +156,7 @@ type harness struct {
 	zused  int
 	key    []byte
 	loaded map[string][]byte // failover results by stored state, epoch and log start
-	sym    []byte            // scratch for the symmetry reduction's renamed encodings
+	owners []int16           // scratch for the symmetry reduction: the owners in encoding order
 	// perm is the index in perms of the renaming the last encode applied.
 	perm uint8
 }

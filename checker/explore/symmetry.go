@@ -1,7 +1,5 @@
 package explore
 
-import "bytes"
-
 // Symmetry reduction. Members are interchangeable: they have the same configuration and the
 // explorer offers every member the same steps, so renaming the members of a state gives a
 // state with the same behaviour up to the same renaming (the invariants do not look at member
@@ -19,37 +17,53 @@ var perms = [4][][]int16{
 	{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}},
 }
 
-// canonicalSP appends the share-partition's encoding and the waiting read under the renaming that makes it least
-// and returns it with the renaming's index in perms[members].
+// canonicalSP appends the share-partition's encoding and the waiting read under the renaming
+// that makes it least and returns it with the renaming's index in perms[members] (the first
+// such index, as when every renaming is encoded and compared in order).
+//
+// Renaming members changes only the owner bytes of the share-partition's encoding
+// (model.StateCodec.OwnerBytes) and the waiting read's member byte, each to the renamed
+// member plus one. Two renamings' encodings therefore compare as the sequences of renamed
+// owners at those bytes, in order: the state is encoded once, the renamings are compared on
+// the owners alone, and the least one is written into the owner bytes.
 func (h *harness) canonicalSP(b []byte) ([]byte, uint8) {
-	start := len(b)
 	b = h.codec.Append(b, h.sp)
-	b = h.rd.appendRead(b, nil)
-	if !h.sc.Symmetry || len(h.members) < 2 || !h.rd.on && !h.anyOwner() {
-		return b, 0
+	if !h.sc.Symmetry || len(h.members) < 2 {
+		return h.rd.appendRead(b, nil), 0
 	}
-	best := uint8(0)
-	for i, p := range perms[len(h.members)][1:] {
-		h.codec.SetMemberPerm(p)
-		h.sym = h.codec.Append(h.sym[:0], h.sp)
-		h.codec.SetMemberPerm(nil)
-		h.sym = h.rd.appendRead(h.sym, p)
-		if bytes.Compare(h.sym, b[start:]) < 0 {
-			b = append(b[:start], h.sym...)
-			best = uint8(i + 1)
+	pos := h.codec.OwnerBytes()
+	seq := h.owners[:0]
+	for _, p := range pos {
+		seq = append(seq, int16(b[p])-1)
+	}
+	if h.rd.on {
+		seq = append(seq, int16(h.rd.m))
+	}
+	h.owners = seq
+	if len(seq) == 0 {
+		return h.rd.appendRead(b, nil), 0
+	}
+	ps := perms[len(h.members)]
+	best := 0
+	for i := 1; i < len(ps); i++ {
+		p, q := ps[i], ps[best]
+		for _, o := range seq {
+			if p[o] != q[o] {
+				if p[o] < q[o] {
+					best = i
+				}
+				break
+			}
 		}
 	}
-	return b, best
-}
-
-// anyOwner reports whether some record has an owner (otherwise every renaming encodes the
-// same).
-func (h *harness) anyOwner() bool {
-	h.holder = h.sp.AppendLockHolders(h.holder[:0])
-	if len(h.holder) > 0 {
-		return true
+	if best == 0 {
+		return h.rd.appendRead(b, nil), 0
 	}
-	return h.sp.OutstandingWrites() > 0 // pending records keep the owner a rollback restores
+	p := ps[best]
+	for _, at := range pos {
+		b[at] = byte(p[b[at]-1] + 1)
+	}
+	return h.rd.appendRead(b, p), uint8(best)
 }
 
 // withMember returns a with its member operand renamed by m (fetch, ack, leave).

@@ -72,11 +72,7 @@ type View struct {
 // Capture fills v from sp, reusing v's memory.
 func (v *View) Capture(sp *model.SharePartition) {
 	v.SPSO, v.SPEO, v.Window, v.sp = sp.StartOffset(), sp.EndOffset(), sp.InFlightCount(), sp
-	v.Batches = v.Batches[:0]
-	sp.ForEachBatch(func(b model.BatchView) bool {
-		v.Batches = append(v.Batches, b)
-		return true
-	})
+	v.Batches = sp.AppendBatches(v.Batches[:0])
 	v.Recs = sp.AppendCompact(v.Recs[:0])
 }
 
@@ -96,6 +92,24 @@ func (v *View) rec(off int64) (*Rec, bool) {
 	}
 	if lo < len(v.Recs) && v.Recs[lo].Offset == off {
 		return &v.Recs[lo], true
+	}
+	return nil, false
+}
+
+// recFrom returns the view of offset off, if cached, searching from index *j and leaving
+// there the index of the first record at or above off: asked for ascending offsets, it walks
+// the records once. Asked out of order, it searches the whole view.
+func (v *View) recFrom(j *int, off int64) (*Rec, bool) {
+	i := *j
+	if i > 0 && v.Recs[i-1].Offset >= off {
+		return v.rec(off)
+	}
+	for i < len(v.Recs) && v.Recs[i].Offset < off {
+		i++
+	}
+	*j = i
+	if i < len(v.Recs) && v.Recs[i].Offset == off {
+		return &v.Recs[i], true
 	}
 	return nil, false
 }
@@ -217,9 +231,10 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 	}
 	sameLeader := prev != nil && !st.NewLeader
 	if sameLeader {
+		j := 0
 		for i := range prev.Recs {
 			p := &prev.Recs[i]
-			c, ok := cur.rec(p.Offset)
+			c, ok := cur.recFrom(&j, p.Offset)
 			if !ok {
 				continue
 			}
@@ -231,9 +246,10 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 			}
 		}
 		if v42 {
+			j := 0
 			for i := range prev.Recs {
 				p := &prev.Recs[i]
-				if c, ok := cur.rec(p.Offset); ok && c.DeliveryCount < p.DeliveryCount {
+				if c, ok := cur.recFrom(&j, p.Offset); ok && c.DeliveryCount < p.DeliveryCount {
 					return violation(DeliveryCountMonotonic, "offset %d: delivery count went from %d to %d", p.Offset, p.DeliveryCount, c.DeliveryCount)
 				}
 			}
