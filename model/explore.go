@@ -456,6 +456,17 @@ func (s *StateStore) AppendState(b []byte) []byte {
 	return b
 }
 
+// AppendEpochs appends what AppendState gives for a store with s's epochs and nothing stored
+// (no start offset, no batches): the encoding of s once nothing will read its stored state
+// again, only its epochs (the explorer's dead-store reduction). DecodeState reads it back as
+// that empty store.
+func (s *StateStore) AppendEpochs(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(uint32(s.stateEpoch)))
+	b = binary.AppendUvarint(b, uint64(uint32(s.leaderEpoch+1)))
+	b = binary.AppendUvarint(b, 0) // start offset -1: none
+	return binary.AppendUvarint(b, 0)
+}
+
 // DecodeState overwrites the store with a state encoded by AppendState and returns the rest
 // of b.
 func (s *StateStore) DecodeState(b []byte) ([]byte, error) {

@@ -199,7 +199,11 @@ func (h *harness) clone() *harness {
 // encode appends the state's canonical encoding to b.
 func (h *harness) encode(b []byte) []byte {
 	b, h.perm = h.canonicalSP(b)
-	b = h.store.AppendState(b)
+	if h.storeDead() {
+		b = h.store.AppendEpochs(b)
+	} else {
+		b = h.store.AppendState(b)
+	}
 	b = binary.AppendUvarint(b, uint64(h.logStart))
 	b = append(b, byte(h.lsoMoves))
 	b = binary.AppendUvarint(b, h.accepted)

@@ -52,8 +52,8 @@ func sameOutcome(a, b outcome) bool {
 	return true
 }
 
-// The symmetry reduction is sound: on scopes small enough to explore without it, the reduced
-// and the unreduced search find the same violation at the same depth for every variant of
+// The reductions (symmetry, dead store, both) are sound: on scopes small enough to explore
+// without them, each reduced and the unreduced search find the same violation at the same depth for every variant of
 // the bug zoo, the same findings at the same depths, the same liveness verdict, and on the
 // faithful (fixed) core both pass; the reduced one stores fewer states whenever two members
 // can hold records.
@@ -84,6 +84,10 @@ func TestReductionsSound(t *testing.T) {
 	fixed := smallScope()
 	fixed.Fix, fixed.Findings, fixed.Liveness = "all", true, true
 	cases = append(cases, cse{"fixed core, 2 members, every step kind", fixed, 57522})
+	reductions := []struct {
+		name                string
+		symmetry, deadStore bool
+	}{{"symmetry", true, false}, {"dead store", false, true}, {"both", true, true}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if heavy(c.size) {
@@ -92,20 +96,25 @@ func TestReductionsSound(t *testing.T) {
 			t.Parallel()
 			sc := c.scope
 			sc.Workers = 1
-			sc.Symmetry = true
-			red, rres := explored(t, sc)
-			sc.Symmetry = false
+			sc.Symmetry, sc.DeadStore = false, false
 			full, fres := explored(t, sc)
-			if !sameOutcome(red, full) {
-				t.Errorf("reduced %+v, unreduced %+v", red, full)
+			for _, r := range reductions {
+				sc.Symmetry, sc.DeadStore = r.symmetry, r.deadStore
+				red, rres := explored(t, sc)
+				if !sameOutcome(red, full) {
+					t.Errorf("%s: reduced %+v, unreduced %+v", r.name, red, full)
+				}
+				if rres.States > fres.States {
+					t.Errorf("%s: reduced search stored more states: %d > %d", r.name, rres.States, fres.States)
+				}
+				if r.symmetry && sc.Members >= 2 && red.violation == "" && rres.States == fres.States {
+					t.Errorf("%s merged nothing (%d states)", r.name, rres.States)
+				}
+				if r.deadStore && sc.Failovers == 0 && red.violation == "" && rres.States == fres.States {
+					t.Errorf("%s merged nothing without failovers (%d states)", r.name, rres.States)
+				}
+				t.Logf("%s: %d states reduced, %d unreduced; %+v", r.name, rres.States, fres.States, red)
 			}
-			if rres.States > fres.States {
-				t.Errorf("reduced search stored more states: %d > %d", rres.States, fres.States)
-			}
-			if sc.Members >= 2 && red.violation == "" && rres.States == fres.States {
-				t.Errorf("symmetry merged nothing (%d states)", rres.States)
-			}
-			t.Logf("%d states reduced, %d unreduced; %+v", rres.States, fres.States, red)
 		})
 	}
 }

@@ -85,6 +85,9 @@ type Scope struct {
 	Window bool
 	// Symmetry stores states up to a renaming of the members (symmetry.go).
 	Symmetry bool
+	// DeadStore forgets the share coordinator's stored state once nothing can read it again
+	// (deadstore.go): states that differ only there are one state.
+	DeadStore bool
 	// Liveness also checks, on a complete search, that from every reachable state a
 	// fault-free path leads to a settled state (liveness.go). It stores the graph's
 	// fault-free edges: about 4 bytes per transition more.
@@ -98,7 +101,7 @@ func DefaultScope() Scope {
 		Version: model.Kafka42, Members: 2, Batches: []int{2, 2}, Limit: 3, Cap: 4,
 		MaxRecords: []int{4}, ShortReads: true,
 		AckTypes: []model.AckType{model.AckAccept, model.AckRelease, model.AckReject, model.AckRenew},
-		Leave:    true, Failovers: 1, LateWrites: true, LogStartMoves: 1, MaxPending: 2, Symmetry: true,
+		Leave:    true, Failovers: 1, LateWrites: true, LogStartMoves: 1, MaxPending: 2, Symmetry: true, DeadStore: true,
 	}
 }
 

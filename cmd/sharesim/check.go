@@ -48,6 +48,7 @@ type checkFlags struct {
 	swarmOut      string
 	swarmDepths   []int
 	symmetry      bool
+	deadStore     bool
 	window        bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
 }
@@ -132,6 +133,7 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntSliceVar(&f.swarmDepths, "swarm-depths", nil, "swarm: depth bounds, shard i takes the (i-1) mod len-th (diversity; the merged coverage then depends on them)")
 	fl.BoolVar(&f.window, "window", false, "split each fetch into its log read and its acquire, so that any step can come between them (Kafka's read-then-acquire window)")
 	fl.BoolVar(&f.symmetry, "symmetry", true, "store states up to a renaming of the members (symmetry reduction)")
+	fl.BoolVar(&f.deadStore, "dead-store", true, "once no failover is left, forget the share coordinator's stored state, which nothing reads again (dead-store reduction)")
 	fl.BoolVar(&f.liveness, "liveness", false, "also check that from every reachable state the partition can still make progress once faults stop (needs a complete search)")
 	return cmd
 }
@@ -217,6 +219,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
 	sc.Liveness, sc.Findings, sc.Symmetry, sc.Window = f.liveness, f.findings, f.symmetry, f.window
+	sc.DeadStore = f.deadStore
 	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
 		return sc, usageErr("kafka.fix: %v", err)
 	}
