@@ -135,8 +135,9 @@ type simOpts struct {
 const progressStride = 1 << 14
 
 // simulate runs a workload scenario with its checks. Nothing it records grows with the
-// run's length except what the checks need (the linearizability history) and what
-// opts.trace streams away.
+// run's length: the checks keep state for the records in flight only (the history checks
+// take the history as it is recorded, checker.Checker.Attach), and opts.trace streams the
+// trace away.
 func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error) {
 	cfg, err := sc.SimConfig()
 	if err != nil {
@@ -155,7 +156,7 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 	}
 	var observe []func(*sim.World)
 	if ck != nil {
-		opts.RecordHistory = ck.NeedsHistory()
+		ck.Attach(&opts) // the history is checked as it is recorded, never held
 		observe = append(observe, ck.Observe)
 	}
 	if p := so.progress; p != nil {
