@@ -371,13 +371,17 @@ var (
 	confirmBytes  int64 = 4 << 30
 )
 
-// Sizes behind the memory and disk estimates, measured on the built-in library:
-// historyBytesPerRecord is the peak memory of the history checks per produced record
-// (the recorded history and the checks' per-offset tables; 413 B measured on quickstart at
-// 50 records/s for 12 h), traceBytesPerEvent the size of events.ndjson per event (16 B).
+// Sizes behind the memory and disk estimates. The history checks hold state only for the
+// records still open on each share-partition (not yet finished, or finished less than a
+// request timeout ago: until every request in flight when it finished has returned), so
+// their memory follows the in-flight window, never the length of the run:
+// historyBytesPerOpenRecord is what they hold per open record (the fetch and
+// acknowledgement operations that name it, its first ACCEPT and its deliveries; about 100 B
+// kept per record by the whole history, rounded up for the per-offset tables).
+// traceBytesPerEvent is the size of events.ndjson per event (16 B).
 const (
-	historyBytesPerRecord = 420
-	traceBytesPerEvent    = 16
+	historyBytesPerOpenRecord = 200
+	traceBytesPerEvent        = 16
 )
 
 // jobCost is a run's cost estimate with what it will hold and write.
@@ -392,12 +396,28 @@ type jobCost struct {
 func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
 	j := jobCost{Cost: scenarios.EstimateCost(cfg)}
 	if ck, err := checker.New(cfg, names); err == nil && len(names) > 0 && ck.NeedsHistory() {
-		j.HistoryBytes = satMul(j.Records, historyBytesPerRecord)
+		j.HistoryBytes = satMul(openRecords(cfg, j.Cost), historyBytesPerOpenRecord)
 	}
 	if out {
 		j.TraceBytes = satMul(j.Events, traceBytesPerEvent)
 	}
 	return j
+}
+
+// openRecords bounds the records the history checks hold at once: per share-partition,
+// the in-flight window (group.share.partition.max.record.locks) plus what its partition
+// receives in a request timeout, and never more than the partition receives in all.
+func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
+	if c.SharePartitions == 0 || c.Partitions == 0 {
+		return 0
+	}
+	perPart := c.Records / c.Partitions
+	lag := int64(0)
+	if cfg.DurationMs > 0 {
+		lag = satMul(perPart, max(cfg.Network.RequestTimeoutMs, 0)) / cfg.DurationMs
+	}
+	open := min(perPart, int64(cfg.Kafka.PartitionMaxRecordLocks)+lag)
+	return satMul(c.SharePartitions, open)
 }
 
 func (j jobCost) String() string {
@@ -437,7 +457,7 @@ func confirmCost(stderr io.Writer, stdin io.Reader, what string, c jobCost, yes 
 	case c.Events >= confirmEvents:
 		reason += fmt.Sprintf(", above %s", scenarios.Approx(confirmEvents))
 	case c.HistoryBytes >= confirmBytes:
-		reason = fmt.Sprintf("the history checks would hold ~%s; --set checks=[...] without them keeps memory bounded", approxBytes(c.HistoryBytes))
+		reason = fmt.Sprintf("the history checks would hold ~%s for the records in flight on %d share-partitions", approxBytes(c.HistoryBytes), c.SharePartitions)
 	default:
 		reason = fmt.Sprintf("events.ndjson would take ~%s", approxBytes(c.TraceBytes))
 	}
