@@ -29,6 +29,8 @@ type runFlags struct {
 	quiet bool
 	yes   bool
 	json  bool
+	// history streams the client-visible history to history.ndjson in the result folder.
+	history bool
 	// noReport leaves the plots and index.html out of the result folder (tests).
 	noReport bool
 }
@@ -39,7 +41,8 @@ func newRunCmd() *cobra.Command {
 		Use:   "run SCENARIO",
 		Short: "Run a scenario (a built-in name or a YAML file) and check it",
 		Long: `Run a scenario once with one seed, apply its checks, print a summary, and with --out
-write a result folder (summary.json, metrics.csv, events.ndjson, scenario.yaml).
+write a result folder (summary.json, metrics.csv, events.ndjson, scenario.yaml; with
+--history also history.ndjson, the client-visible history the history checks read).
 
 SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 --set overrides any field by its dotted path as written in the file; it may be repeated.`,
@@ -59,6 +62,7 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (and no progress)")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print summary.json's content on stdout instead of the text summary")
+	cmd.Flags().BoolVar(&f.history, "history", false, "with --out: stream the client-visible history and hidden events to history.ndjson")
 	cmd.Flags().DurationVar(&linearize.DefaultTimeLimit, "lin-time-limit", linearize.DefaultTimeLimit, "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
@@ -129,6 +133,8 @@ type simOpts struct {
 	progress *progress
 	// series receives the metrics time series as it is sampled (nil: kept in the result).
 	series func(*sim.Sample)
+	// history, when set, receives the client-visible history and hidden events.
+	history *reports.HistoryWriter
 }
 
 // progressStride is how many events pass between two progress updates of a run.
@@ -158,6 +164,21 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 	if ck != nil {
 		ck.Attach(&opts) // the history is checked as it is recorded, never held
 		observe = append(observe, ck.Observe)
+	}
+	if hw := so.history; hw != nil {
+		onOp, onHidden := opts.OnHistory, opts.OnHidden
+		opts.OnHistory = func(op *sim.Op) {
+			hw.Op(op)
+			if onOp != nil {
+				onOp(op)
+			}
+		}
+		opts.OnHidden = func(ev *sim.HiddenEvent) {
+			hw.Hidden(ev)
+			if onHidden != nil {
+				onHidden(ev)
+			}
+		}
 	}
 	if p := so.progress; p != nil {
 		n := 0
@@ -243,6 +264,14 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 			sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
 	}
 	so := simOpts{sample: f.out != ""}
+	if f.history && f.out == "" {
+		return usageErr("--history writes history.ndjson into the result folder: it needs --out")
+	}
+	if f.history {
+		if so.history, err = reports.CreateHistory(filepath.Join(f.out, "history.ndjson")); err != nil {
+			return usageErr("--out %s: %v", f.out, err)
+		}
+	}
 	var events *reports.EventsWriter
 	if f.out != "" {
 		if events, err = reports.CreateEvents(filepath.Join(f.out, "events.ndjson")); err != nil {
@@ -266,6 +295,11 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	}
 	o, err := simulate(sc, seed, so)
 	so.progress.finish()
+	if so.history != nil {
+		if cerr := so.history.Close(); err == nil && cerr != nil {
+			return &exitError{code: exitUsage, err: cerr}
+		}
+	}
 	if events != nil {
 		if cerr := events.Close(); err == nil && cerr != nil {
 			return &exitError{code: exitUsage, err: cerr}
