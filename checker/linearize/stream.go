@@ -237,22 +237,21 @@ func (s *Stream) advance(sh *streamShare, to int64) {
 		sh.spent += time.Since(start)
 	}
 	// Forget operations, clients and offset events below the floor.
-	named := map[string]bool{}
-	sh.ops = slices.DeleteFunc(sh.ops, func(op sim.Op) bool {
-		if maxOffset(&op) < to {
-			return true
-		}
-		named[op.Client] = true
-		return false
-	})
+	sh.ops = slices.DeleteFunc(sh.ops, func(op sim.Op) bool { return maxOffset(&op) < to })
 	if len(sh.ops) == 0 {
 		sh.ops = nil
 	}
-	for name, c := range sh.clients {
-		if c.releaseFrom < inf && !named[name] { // gone for good, and no kept operation names it
-			sh.forgotten.hiddenFrom = min(sh.forgotten.hiddenFrom, c.hiddenFrom)
-			sh.forgotten.releaseFrom = min(sh.forgotten.releaseFrom, c.releaseFrom)
-			delete(sh.clients, name)
+	if len(sh.clients) > 0 {
+		named := map[string]bool{}
+		for i := range sh.ops {
+			named[sh.ops[i].Client] = true
+		}
+		for name, c := range sh.clients {
+			if c.releaseFrom < inf && !named[name] { // gone for good, and no kept operation names it
+				sh.forgotten.hiddenFrom = min(sh.forgotten.hiddenFrom, c.hiddenFrom)
+				sh.forgotten.releaseFrom = min(sh.forgotten.releaseFrom, c.releaseFrom)
+				delete(sh.clients, name)
+			}
 		}
 	}
 	// goneAt(off) is the first time the running maximum of the log-start moves passes off:
