@@ -82,6 +82,13 @@ type Checker struct {
 	out     []Violation
 	limit   int
 	lin     *linearize.Result
+
+	// The history checks' state (history.go).
+	streaming bool // Attach: the history comes as it is recorded
+	nowMs     int64
+	hs        map[string]*histShare
+	ls        *linearize.Stream
+	queue     []queued
 }
 
 type spState struct {
@@ -96,7 +103,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 	if len(names) == 0 {
 		names = DefaultChecks
 	}
-	c := &Checker{cfg: cfg, on: map[string]bool{}, sps: map[string]*spState{}, limit: 100}
+	c := &Checker{cfg: cfg, on: map[string]bool{}, sps: map[string]*spState{}, limit: 100, hs: map[string]*histShare{}}
 	for _, n := range names {
 		if !known(n) {
 			return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(Names(), ", "))
@@ -138,7 +145,8 @@ func Names() []string {
 	return out
 }
 
-// NeedsHistory reports whether a history check is on (the run must record the history).
+// NeedsHistory reports whether a history check is on (the run must record the history:
+// Attach, or sim.Options.RecordHistory).
 func (c *Checker) NeedsHistory() bool {
 	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] || c.on["linearizable"] || c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit]
 }
@@ -158,6 +166,15 @@ func (c *Checker) Observe(w *sim.World) {
 		c.observe(w, i, deep)
 	})
 	c.observeEvent(w)
+	if c.streaming {
+		c.nowMs = w.NowMs()
+		if len(c.queue) > 0 && c.queue[0].atMs < c.nowMs {
+			c.drain(c.nowMs)
+		}
+		if deep {
+			c.advanceFloors(w)
+		}
+	}
 }
 
 func (c *Checker) state(i sim.SharePartitionInfo) *spState {
@@ -251,15 +268,7 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	w.SharePartitions(func(i sim.SharePartitionInfo) {
 		c.deep(w, i, c.state(i))
 	})
-	if c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] {
-		c.checkHistory(res.History)
-	}
-	if c.on["linearizable"] && res.History != nil {
-		c.checkLinearizable(res)
-	}
-	if c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit] {
-		c.checkDeliveryCounts(res.History)
-	}
+	c.finishHistory(res)
 	if c.on["no-silent-loss"] {
 		c.checkNoSilentLoss(res)
 	}
@@ -317,63 +326,6 @@ func (c *Checker) checkLiveness(res *sim.Result) {
 		}
 		c.report(Violation{Check: "liveness", TimeMs: res.EndMs, Event: res.Events, Group: f.Group, Partition: f.Partition,
 			Message: fmt.Sprintf("not drained after the healing phase: start offset %d, log end %d, %d in flight, %d acquired", f.StartOffset, f.LogEnd, f.InFlight, f.Acquired)})
-	}
-}
-
-// checkHistory checks the client-visible history.
-func (c *Checker) checkHistory(h []sim.Op) {
-	type key struct {
-		group, part string
-		off         int64
-	}
-	accepted := map[key]int64{}
-	for _, op := range h {
-		if op.Kind == "ack" && op.Code == "NONE" && op.ReturnMs >= 0 {
-			for _, r := range op.Acks {
-				for off := r.First; off <= r.Last; off++ {
-					t := r.Types[0]
-					if len(r.Types) > 1 {
-						t = r.Types[off-r.First]
-					}
-					if t == model.AckAccept {
-						k := key{op.Group, op.Partition, off}
-						if _, ok := accepted[k]; !ok {
-							accepted[k] = op.ReturnMs
-						}
-					}
-				}
-			}
-		}
-	}
-	for _, op := range h {
-		if op.Kind != "fetch" {
-			continue
-		}
-		prev := int64(-1)
-		for _, r := range op.Acquired {
-			if c.on["acquired-ranges-ordered"] && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
-				c.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
-					Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("range %d-%d@%d after %d", r.First, r.Last, r.DeliveryCount, prev)})
-			}
-			prev = r.Last
-			if !c.on["accepted-never-redelivered"] {
-				continue
-			}
-			for off := r.First; off <= r.Last; off++ {
-				if t, ok := accepted[key{op.Group, op.Partition, off}]; ok && op.CallMs > t {
-					c.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
-						Member: op.Client, Offsets: fmt.Sprint(off), Message: fmt.Sprintf("accepted at %d ms, delivered again (delivery count %d)", t, r.DeliveryCount)})
-				}
-			}
-		}
-	}
-}
-
-// checkLinearizable runs the porcupine check of the history (checker/linearize).
-func (c *Checker) checkLinearizable(res *sim.Result) {
-	c.lin = linearize.Check(res.History, res.HiddenEvents, linearize.OptionsFor(c.cfg))
-	for _, f := range c.lin.Failures() {
-		c.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
 	}
 }
 

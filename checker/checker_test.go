@@ -43,10 +43,12 @@ func runChecked(t *testing.T, cfg sim.Config, seed uint64) []checker.Violation {
 		t.Fatal(err)
 	}
 	var last *sim.World
-	res, err := sim.Run(cfg, seed, sim.Options{RecordHistory: ck.NeedsHistory(), Observer: func(w *sim.World) {
+	opts := sim.Options{Observer: func(w *sim.World) {
 		last = w
 		ck.Observe(w)
-	}})
+	}}
+	ck.Attach(&opts)
+	res, err := sim.Run(cfg, seed, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
@@ -76,79 +75,6 @@ func (c *Checker) observeEvent(w *sim.World) {
 					Message: fmt.Sprintf("the share coordinator accepted a write with leader epoch %d, state epoch %d after seeing %d, %d",
 						a.WriteLeaderEpoch, a.WriteStateEpoch, a.StoreLeaderEpoch, a.StoreStateEpoch)})
 			}
-		}
-	}
-}
-
-// checkDeliveryCounts compares the delivery counts of each record's deliveries made by one
-// leader: they must all differ (each acquisition adds one, nothing takes one away in 4.2).
-func (c *Checker) checkDeliveryCounts(h []sim.Op) {
-	if c.on[checkDeliveryLimit] {
-		limit := c.cfg.Kafka.DeliveryCountLimit
-		for _, op := range h {
-			for _, r := range op.Acquired {
-				if op.Kind == "fetch" && int(r.DeliveryCount) > limit {
-					c.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
-						Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("delivered with delivery count %d, above the limit %d", r.DeliveryCount, limit)})
-					break
-				}
-			}
-		}
-	}
-	if !c.on[checkDeliveryCounts] || c.cfg.Kafka.Version < model.Kafka42 {
-		return
-	}
-	type delivery struct {
-		key       string
-		off       int64
-		life      int
-		dc        int16
-		callMs    int64
-		retMs     int64
-		member    string
-		group, sp string
-	}
-	var ds []delivery
-	for _, op := range h {
-		if op.Kind != "fetch" || op.ReturnMs < 0 || len(op.Acquired) == 0 {
-			continue
-		}
-		key := op.Group + "\x00" + op.Partition
-		var reloads []int64
-		if st := c.sps[key]; st != nil {
-			reloads = st.ev.reloads
-		}
-		// The leader that served the fetch: the one alive over the whole call.
-		a := sort.Search(len(reloads), func(k int) bool { return reloads[k] >= op.CallMs })
-		b := sort.Search(len(reloads), func(k int) bool { return reloads[k] > op.ReturnMs })
-		if a != b {
-			continue // a reload during the call: which leader served it is unknown
-		}
-		for _, r := range op.Acquired {
-			for off := r.First; off <= r.Last; off++ {
-				ds = append(ds, delivery{key: key, off: off, life: a, dc: r.DeliveryCount, callMs: op.CallMs, retMs: op.ReturnMs,
-					member: op.Client, group: op.Group, sp: op.Partition})
-			}
-		}
-	}
-	sort.SliceStable(ds, func(i, j int) bool {
-		x, y := &ds[i], &ds[j]
-		if x.key != y.key {
-			return x.key < y.key
-		}
-		if x.off != y.off {
-			return x.off < y.off
-		}
-		if x.life != y.life {
-			return x.life < y.life
-		}
-		return x.dc < y.dc
-	})
-	for i := 1; i < len(ds); i++ {
-		p, d := &ds[i-1], &ds[i]
-		if p.key == d.key && p.off == d.off && p.life == d.life && p.dc == d.dc {
-			c.report(Violation{Check: checkDeliveryCounts, TimeMs: d.retMs, Group: d.group, Partition: d.sp, Member: d.member,
-				Offsets: fmt.Sprint(d.off), Message: fmt.Sprintf("delivered twice by one leader with delivery count %d (fetches at %d ms and %d ms)", d.dc, p.callMs, d.callMs)})
 		}
 	}
 }

@@ -139,17 +139,36 @@ var simZooCases = []simZooCase{
 
 func checkedRun(t *testing.T, cfg sim.Config, seed uint64) []checker.Violation {
 	t.Helper()
+	return runWith(t, cfg, seed, true, 0)
+}
+
+// runWith runs cfg with every check (keeping up to limit violations, 0: the default), the history streamed to the checker (Attach) or kept
+// in the result and checked at the end.
+func runWith(t *testing.T, cfg sim.Config, seed uint64, streamed bool, limit int) []checker.Violation {
+	t.Helper()
 	ck, err := checker.New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if limit > 0 {
+		checker.SetViolationLimit(ck, limit)
+	}
 	var last *sim.World
-	res, err := sim.Run(cfg, seed, sim.Options{RecordHistory: ck.NeedsHistory(), Observer: func(w *sim.World) {
+	opts := sim.Options{Observer: func(w *sim.World) {
 		last = w
 		ck.Observe(w)
-	}})
+	}}
+	if streamed {
+		ck.Attach(&opts)
+	} else {
+		opts.RecordHistory = ck.NeedsHistory()
+	}
+	res, err := sim.Run(cfg, seed, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if streamed && (res.History != nil || res.HiddenEvents != nil) {
+		t.Fatalf("the streamed run kept %d operations and %d hidden events", len(res.History), len(res.HiddenEvents))
 	}
 	return ck.Finish(last, res)
 }

@@ -4,7 +4,7 @@ package sim
 // may legitimately show. A history checker (checker/linearize) uses them the way a Jepsen
 // checker uses the nemesis' operations: a leader failover may reset delivery counts, a
 // killed member's records may be released before their locks run out, and so on. They are
-// recorded only with Options.RecordHistory and never change the run or its trace.
+// recorded only with Options.RecordHistory or Options.OnHidden and never change the run or its trace.
 
 // Kinds of HiddenEvent.
 const (
@@ -42,17 +42,17 @@ type HiddenEvent struct {
 
 // recordHidden notes a hidden event on share-partition s.
 func (w *World) recordHidden(kind string, s *sharePart, off, last int64) {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
-	w.hidden = append(w.hidden, HiddenEvent{TimeMs: w.now, Kind: kind, Group: w.groups[s.group].cfg.Name,
+	w.emitHidden(HiddenEvent{TimeMs: w.now, Kind: kind, Group: w.groups[s.group].cfg.Name,
 		Partition: w.parts[s.part].name, Offset: off, Last: last})
 }
 
 // recordCompaction notes that the batch starting at first was compacted away, for every
 // share-partition reading p.
 func (w *World) recordCompaction(p *partition, first int64) {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
 	b, ok := p.log.BatchAt(first)
@@ -68,7 +68,7 @@ func (w *World) recordCompaction(p *partition, first int64) {
 // the incarnation's generation changes: requests of that generation the client never heard
 // back from will not appear in the history.
 func (w *World) recordMemberGone(c *consumer) {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
 	from := w.now
@@ -78,7 +78,7 @@ func (w *World) recordMemberGone(c *consumer) {
 			from = min(from, r.sentMs)
 		}
 	}
-	w.hidden = append(w.hidden, HiddenEvent{TimeMs: w.now, Kind: HiddenMemberGone, Group: w.groups[c.group].cfg.Name,
+	w.emitHidden(HiddenEvent{TimeMs: w.now, Kind: HiddenMemberGone, Group: w.groups[c.group].cfg.Name,
 		Member: string(c.member), FromMs: from})
 }
 
@@ -86,7 +86,7 @@ func (w *World) recordMemberGone(c *consumer) {
 // no outcome yet as lost: the client never heard back, and the request may or may not have
 // taken effect.
 func (w *World) recordUnanswered() {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
 	for id := range w.reqs {

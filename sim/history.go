@@ -18,14 +18,55 @@ type Op struct {
 	Code      string                `json:"code"`
 }
 
+// recordsHistory reports whether the run records the history (kept or handed over).
+func (w *World) recordsHistory() bool { return w.opts.RecordHistory || w.opts.OnHistory != nil }
+
+// emit hands op to Options.OnHistory, or keeps it in the result.
+func (w *World) emit(op Op) {
+	if w.opts.OnHistory != nil {
+		w.opts.OnHistory(&op)
+		return
+	}
+	w.history = append(w.history, op)
+}
+
+// emitHidden hands ev to Options.OnHidden, or keeps it in the result.
+func (w *World) emitHidden(ev HiddenEvent) {
+	if w.opts.OnHidden != nil {
+		w.opts.OnHidden(&ev)
+		return
+	}
+	if w.opts.RecordHistory {
+		w.hidden = append(w.hidden, ev)
+	}
+}
+
+// HistoryHorizonMs is a lower bound of everything the history has still to show: every
+// operation recorded from now on has a call time at or after it, and every hidden event a
+// time (and FromMs) at or after it. It is the earliest send time of a live incarnation's
+// request whose outcome is not recorded yet, or now. O(requests in flight).
+func (w *World) HistoryHorizonMs() int64 {
+	h := w.now
+	for id := range w.reqs {
+		r := &w.reqs[id]
+		if !r.inUse || r.done {
+			continue
+		}
+		if c := w.consumers[r.consumer]; c.gen == r.gen && c.state != cDead {
+			h = min(h, r.sentMs)
+		}
+	}
+	return h
+}
+
 func (w *World) recordHistory(r *request) {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
 	for i := range r.acks {
 		pa := &r.acks[i]
 		res := r.result(pa.sp)
-		w.history = append(w.history, w.op(r, pa.sp, "ack", w.now, nil, pa.ranges, res.ackCode.String()))
+		w.emit(w.op(r, pa.sp, "ack", w.now, nil, pa.ranges, res.ackCode.String()))
 	}
 	if r.kind != reqFetch {
 		return
@@ -35,21 +76,21 @@ func (w *World) recordHistory(r *request) {
 		if len(res.ranges) == 0 && res.err == model.ErrNone {
 			continue
 		}
-		w.history = append(w.history, w.op(r, res.sp, "fetch", w.now, append([]model.AcquiredRange(nil), res.ranges...), nil, res.err.String()))
+		w.emit(w.op(r, res.sp, "fetch", w.now, append([]model.AcquiredRange(nil), res.ranges...), nil, res.err.String()))
 	}
 }
 
 func (w *World) recordHistoryLost(r *request) {
-	if !w.opts.RecordHistory {
+	if !w.recordsHistory() {
 		return
 	}
 	for i := range r.acks {
 		pa := &r.acks[i]
-		w.history = append(w.history, w.op(r, pa.sp, "ack", -1, nil, pa.ranges, "LOST"))
+		w.emit(w.op(r, pa.sp, "ack", -1, nil, pa.ranges, "LOST"))
 	}
 	if r.kind == reqFetch {
 		for _, sp := range r.parts {
-			w.history = append(w.history, w.op(r, sp, "fetch", -1, nil, nil, "LOST"))
+			w.emit(w.op(r, sp, "fetch", -1, nil, nil, "LOST"))
 		}
 	}
 }

@@ -82,8 +82,16 @@ type Options struct {
 	TraceWriter io.Writer
 	// KeepTrace keeps the trace lines in Result.Trace (for tests).
 	KeepTrace bool
-	// RecordHistory keeps the client-visible history in Result.History.
+	// RecordHistory keeps the client-visible history in Result.History and the hidden
+	// events in Result.HiddenEvents (for tests and small runs: they grow with the run).
 	RecordHistory bool
+	// OnHistory, when set, receives every operation of the client-visible history as it is
+	// recorded (in history order: by return time, a lost response when it is known lost),
+	// and OnHidden every hidden event; Result.History and Result.HiddenEvents then stay
+	// empty, so memory does not grow with the length of the run (checker.Checker checks
+	// them as they come). Callbacks must not change the world.
+	OnHistory func(*Op)
+	OnHidden  func(*HiddenEvent)
 	// Observer is called after every event (invariant checkers).
 	Observer func(w *World)
 	// OnSample, when set, receives every point of the metrics time series as it is taken,
@@ -172,7 +180,8 @@ type Result struct {
 	Sample *RecordSample
 
 	// HiddenEvents are the events the history does not show but a history checker needs
-	// (failovers, member deaths, ...); recorded with Options.RecordHistory.
+	// (failovers, member deaths, ...); recorded with Options.RecordHistory (unless
+	// Options.OnHidden takes them).
 	HiddenEvents []HiddenEvent
 }
 

@@ -20,6 +20,10 @@ type shareHistory struct {
 	group, partition string
 	ops              []int32 // indices into the history, in history order
 	hidden           []sim.HiddenEvent
+	// acked, when set, is how many offsets each operation's acknowledgements name in all
+	// (by position in ops): a streamed check hands over operations cut to the offsets it
+	// checks, whose ranges alone would undercount.
+	acked []int64
 }
 
 // item is one offset range of one operation, with what the operation says about it.
@@ -142,6 +146,10 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 	// Items, and how many offsets each acknowledgement names.
 	var items []item
 	acked := make([]int64, len(sh.ops))
+	given := sh.acked != nil
+	if given {
+		copy(acked, sh.acked)
+	}
 	for p, i := range sh.ops {
 		op := &h[i]
 		pos := int32(p)
@@ -160,7 +168,9 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 				if r.Last < r.First || len(r.Types) == 0 {
 					continue
 				}
-				acked[p] += r.Last - r.First + 1
+				if !given {
+					acked[p] += r.Last - r.First + 1
+				}
 				if len(r.Types) == 1 {
 					items = append(items, item{first: r.First, last: r.Last, pos: pos, typ: r.Types[0]})
 					continue

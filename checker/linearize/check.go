@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"slices"
@@ -97,15 +98,7 @@ func newModel() porcupine.Model {
 // specification.
 func Check(h []sim.Op, hidden []sim.HiddenEvent, o Options) *Result {
 	start := time.Now()
-	if o.TimeLimit <= 0 {
-		o.TimeLimit = DefaultTimeLimit
-	}
-	if o.MaxFailures <= 0 {
-		o.MaxFailures = 10
-	}
-	if o.DeliveryLimit <= 0 {
-		o.DeliveryLimit = model.DefaultDeliveryCountLimit
-	}
+	o = o.withDefaults()
 	res := &Result{Verdict: porcupine.Ok, Ops: len(h)}
 	for _, sh := range splitShares(h, hidden) {
 		sr := checkShare(sh, h, o, res)
@@ -123,20 +116,34 @@ func Check(h []sim.Op, hidden []sim.HiddenEvent, o Options) *Result {
 
 func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResult {
 	start := time.Now()
-	deadline := start.Add(o.TimeLimit)
 	sr := ShareResult{Group: sh.group, Partition: sh.partition, Verdict: porcupine.Ok, Ops: len(sh.ops)}
 	e, clients := buildEnv(sh, h, o.Spec)
-	classes := buildClasses(sh, h, e, clients)
-	sr.Classes = len(classes)
+	checkClasses(newModel(), sh, h, buildClasses(sh, h, e, clients), o, res, &sr, start.Add(o.TimeLimit))
+	sr.Elapsed = time.Since(start)
+	return sr
+}
+
+// checkClasses checks one share-partition's offset classes, in chunks, until deadline; it
+// counts them in sr and res, and reports false when the time ran out (sr is then Unknown,
+// unless it is already Illegal: a failure found stays found).
+func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*class, o Options, res *Result, sr *ShareResult, deadline time.Time) bool {
+	sr.Classes += len(classes)
 	res.Classes += len(classes)
+	n := 0
 	for _, c := range classes {
-		sr.OffsetOps += len(c.ops)
+		n += len(c.ops)
 		for _, r := range c.ranges {
 			res.Offsets += r[1] - r[0] + 1
 		}
 	}
-	res.OffsetOps += sr.OffsetOps
-	m := newModel()
+	sr.OffsetOps += n
+	res.OffsetOps += n
+	outOfTime := func() bool {
+		if sr.Verdict == porcupine.Ok {
+			sr.Verdict = porcupine.Unknown
+		}
+		return false
+	}
 	parts := make([][]porcupine.Operation, 0, 256)
 	for i := 0; i < len(classes); {
 		parts = parts[:0]
@@ -148,8 +155,7 @@ func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResul
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			sr.Verdict = porcupine.Unknown
-			break
+			return outOfTime()
 		}
 		verdict := checkParts(m, parts, left)
 		if verdict == porcupine.Illegal {
@@ -173,15 +179,11 @@ func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResul
 			}
 		}
 		if verdict == porcupine.Unknown {
-			if sr.Verdict == porcupine.Ok {
-				sr.Verdict = porcupine.Unknown
-			}
-			break
+			return outOfTime()
 		}
 		i = j
 	}
-	sr.Elapsed = time.Since(start)
-	return sr
+	return true
 }
 
 func checkParts(m porcupine.Model, parts [][]porcupine.Operation, limit time.Duration) porcupine.CheckResult {
@@ -353,6 +355,9 @@ func (r *Result) String() string {
 // 16) to w. Hidden events of the failing share-partitions appear as annotations.
 func (r *Result) Visualize(w io.Writer) error {
 	if len(r.vis) == 0 {
+		if r.Failed() {
+			return r.listFailures(w)
+		}
 		return fmt.Errorf("linearize: nothing to visualise: the history is %s", r.Verdict)
 	}
 	m := newModel()
@@ -404,6 +409,20 @@ func (r *Result) Visualize(w io.Writer) error {
 	}
 	info.AddAnnotations(notes)
 	return porcupine.Visualize(m, info, w)
+}
+
+// listFailures writes a page listing the failures, for a failed check with no offset
+// class to draw (only finished offsets delivered again, see Stream).
+func (r *Result) listFailures(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>linearizability</title></head><body>\n<h1>Not linearizable</h1>\n<ul>\n")
+	for _, f := range r.Failures() {
+		fmt.Fprintf(&b, "<li>%s/%s offsets %s, %s at %d ms: %s</li>\n", html.EscapeString(f.Group), html.EscapeString(f.Partition),
+			html.EscapeString(f.Offsets), html.EscapeString(f.Member), f.TimeMs, html.EscapeString(f.Message))
+	}
+	b.WriteString("</ul>\n</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // VisualizeFile writes the visualisation to path.

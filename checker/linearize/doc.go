@@ -18,6 +18,11 @@
 // `sharesim run --lin-time-limit`); a share-partition that runs out of time is Unknown, not
 // a failure.
 //
+// Check takes a whole history. Stream takes it as it is recorded (sim.Options.OnHistory)
+// and checks each offset's sub-history once the caller says the offset is finished, then
+// forgets it, so that memory follows the offsets in flight (checker.Checker.Attach does
+// this for a run).
+//
 // # Specification of one offset
 //
 // State: unknown (never fetched, or a hole after a reload: the next delivery has count 1),

@@ -202,6 +202,9 @@ func TestSpecTable(t *testing.T) {
 			if r.Verdict != want {
 				t.Errorf("verdict %s, want %s; failures %v", r.Verdict, want, r.Failures())
 			}
+			if sr := streamAll(c.ops, c.hidden, testSpec(c.kafka41)); sr.Verdict != want || len(sr.Failures()) != len(r.Failures()) {
+				t.Errorf("streamed: verdict %s, failures %v; Check: %s, %v", sr.Verdict, sr.Failures(), r.Verdict, r.Failures())
+			}
 			if !c.legal {
 				fs := r.Failures()
 				if len(fs) != 1 || fs[0].Offsets != "0" || fs[0].Group != "g" || fs[0].Partition != "t/0" {

@@ -29,6 +29,8 @@ type runFlags struct {
 	quiet bool
 	yes   bool
 	json  bool
+	// history streams the client-visible history to history.ndjson in the result folder.
+	history bool
 	// noReport leaves the plots and index.html out of the result folder (tests).
 	noReport bool
 }
@@ -39,7 +41,8 @@ func newRunCmd() *cobra.Command {
 		Use:   "run SCENARIO",
 		Short: "Run a scenario (a built-in name or a YAML file) and check it",
 		Long: `Run a scenario once with one seed, apply its checks, print a summary, and with --out
-write a result folder (summary.json, metrics.csv, events.ndjson, scenario.yaml).
+write a result folder (summary.json, metrics.csv, events.ndjson, scenario.yaml; with
+--history also history.ndjson, the client-visible history the history checks read).
 
 SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 --set overrides any field by its dotted path as written in the file; it may be repeated.`,
@@ -59,6 +62,7 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (and no progress)")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print summary.json's content on stdout instead of the text summary")
+	cmd.Flags().BoolVar(&f.history, "history", false, "with --out: stream the client-visible history and hidden events to history.ndjson")
 	cmd.Flags().DurationVar(&linearize.DefaultTimeLimit, "lin-time-limit", linearize.DefaultTimeLimit, "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
@@ -129,14 +133,17 @@ type simOpts struct {
 	progress *progress
 	// series receives the metrics time series as it is sampled (nil: kept in the result).
 	series func(*sim.Sample)
+	// history, when set, receives the client-visible history and hidden events.
+	history *reports.HistoryWriter
 }
 
 // progressStride is how many events pass between two progress updates of a run.
 const progressStride = 1 << 14
 
 // simulate runs a workload scenario with its checks. Nothing it records grows with the
-// run's length except what the checks need (the linearizability history) and what
-// opts.trace streams away.
+// run's length: the checks keep state for the records in flight only (the history checks
+// take the history as it is recorded, checker.Checker.Attach), and opts.trace streams the
+// trace away.
 func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error) {
 	cfg, err := sc.SimConfig()
 	if err != nil {
@@ -155,8 +162,23 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 	}
 	var observe []func(*sim.World)
 	if ck != nil {
-		opts.RecordHistory = ck.NeedsHistory()
+		ck.Attach(&opts) // the history is checked as it is recorded, never held
 		observe = append(observe, ck.Observe)
+	}
+	if hw := so.history; hw != nil {
+		onOp, onHidden := opts.OnHistory, opts.OnHidden
+		opts.OnHistory = func(op *sim.Op) {
+			hw.Op(op)
+			if onOp != nil {
+				onOp(op)
+			}
+		}
+		opts.OnHidden = func(ev *sim.HiddenEvent) {
+			hw.Hidden(ev)
+			if onHidden != nil {
+				onHidden(ev)
+			}
+		}
 	}
 	if p := so.progress; p != nil {
 		n := 0
@@ -242,6 +264,14 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 			sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
 	}
 	so := simOpts{sample: f.out != ""}
+	if f.history && f.out == "" {
+		return usageErr("--history writes history.ndjson into the result folder: it needs --out")
+	}
+	if f.history {
+		if so.history, err = reports.CreateHistory(filepath.Join(f.out, "history.ndjson")); err != nil {
+			return usageErr("--out %s: %v", f.out, err)
+		}
+	}
 	var events *reports.EventsWriter
 	if f.out != "" {
 		if events, err = reports.CreateEvents(filepath.Join(f.out, "events.ndjson")); err != nil {
@@ -265,6 +295,11 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	}
 	o, err := simulate(sc, seed, so)
 	so.progress.finish()
+	if so.history != nil {
+		if cerr := so.history.Close(); err == nil && cerr != nil {
+			return &exitError{code: exitUsage, err: cerr}
+		}
+	}
 	if events != nil {
 		if cerr := events.Close(); err == nil && cerr != nil {
 			return &exitError{code: exitUsage, err: cerr}
@@ -370,13 +405,17 @@ var (
 	confirmBytes  int64 = 4 << 30
 )
 
-// Sizes behind the memory and disk estimates, measured on the built-in library:
-// historyBytesPerRecord is the peak memory of the history checks per produced record
-// (the recorded history and the checks' per-offset tables; 413 B measured on quickstart at
-// 50 records/s for 12 h), traceBytesPerEvent the size of events.ndjson per event (16 B).
+// Sizes behind the memory and disk estimates. The history checks hold state only for the
+// records still open on each share-partition (not yet finished, or finished less than a
+// request timeout ago: until every request in flight when it finished has returned), so
+// their memory follows the in-flight window, never the length of the run:
+// historyBytesPerOpenRecord is what they hold per open record (the fetch and
+// acknowledgement operations that name it, its first ACCEPT and its deliveries; about 100 B
+// kept per record by the whole history, rounded up for the per-offset tables).
+// traceBytesPerEvent is the size of events.ndjson per event (16 B).
 const (
-	historyBytesPerRecord = 420
-	traceBytesPerEvent    = 16
+	historyBytesPerOpenRecord = 200
+	traceBytesPerEvent        = 16
 )
 
 // jobCost is a run's cost estimate with what it will hold and write.
@@ -391,12 +430,28 @@ type jobCost struct {
 func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
 	j := jobCost{Cost: scenarios.EstimateCost(cfg)}
 	if ck, err := checker.New(cfg, names); err == nil && len(names) > 0 && ck.NeedsHistory() {
-		j.HistoryBytes = satMul(j.Records, historyBytesPerRecord)
+		j.HistoryBytes = satMul(openRecords(cfg, j.Cost), historyBytesPerOpenRecord)
 	}
 	if out {
 		j.TraceBytes = satMul(j.Events, traceBytesPerEvent)
 	}
 	return j
+}
+
+// openRecords bounds the records the history checks hold at once: per share-partition,
+// the in-flight window (group.share.partition.max.record.locks) plus what its partition
+// receives in a request timeout, and never more than the partition receives in all.
+func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
+	if c.SharePartitions == 0 || c.Partitions == 0 {
+		return 0
+	}
+	perPart := c.Records / c.Partitions
+	lag := int64(0)
+	if cfg.DurationMs > 0 {
+		lag = satMul(perPart, max(cfg.Network.RequestTimeoutMs, 0)) / cfg.DurationMs
+	}
+	open := min(perPart, int64(cfg.Kafka.PartitionMaxRecordLocks)+lag)
+	return satMul(c.SharePartitions, open)
 }
 
 func (j jobCost) String() string {
@@ -436,7 +491,7 @@ func confirmCost(stderr io.Writer, stdin io.Reader, what string, c jobCost, yes 
 	case c.Events >= confirmEvents:
 		reason += fmt.Sprintf(", above %s", scenarios.Approx(confirmEvents))
 	case c.HistoryBytes >= confirmBytes:
-		reason = fmt.Sprintf("the history checks would hold ~%s; --set checks=[...] without them keeps memory bounded", approxBytes(c.HistoryBytes))
+		reason = fmt.Sprintf("the history checks would hold ~%s for the records in flight on %d share-partitions", approxBytes(c.HistoryBytes), c.SharePartitions)
 	default:
 		reason = fmt.Sprintf("events.ndjson would take ~%s", approxBytes(c.TraceBytes))
 	}

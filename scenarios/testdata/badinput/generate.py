@@ -152,7 +152,7 @@ edit('limit-two-specs', Q.replace('      - name: worker\n', '      - {name: extr
 
 # --- big but valid: needs --yes (run), shown as the key-free estimate
 cases.append(('confirm-big-run', 2, r'run quickstart is big \(estimated ~.* events, above 100M\): pass --yes', ['run', 'quickstart', '--set', 'duration=20d']))
-cases.append(('confirm-history-memory', 2, r'the history checks would hold ~5.07 GB.*pass --yes', ['run', 'quickstart', '--set', 'duration=3d', '--set', 'producers.0.rate=50/s']))
+cases.append(('confirm-history-memory', 2, r'the history checks would hold ~4.47 GB for the records in flight on 10000 share-partitions.*pass --yes', ['run', 'quickstart', '--set', 'topics.0.partitions=10000', '--set', 'producers.0.rate=10000/s', '--set', 'duration=40m', '--set', 'kafka.group.share.partition.max.record.locks=4000']))
 cases.append(('max-events-incomplete', 3, r'^INCOMPLETE quickstart \(seed 1\): cut short', ['run', 'quickstart', '--set', 'max_events=1000']))
 cases.append(('lin-time-limit-zero', 3, r'linearizability unknown on 2 share-partition', ['run', 'quickstart', '--lin-time-limit', '0s', '-q']))
 

@@ -1,0 +1,296 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/sharesim/sharesim/checker/linearize"
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
+)
+
+// The history checks (accepted-never-redelivered, acquired-ranges-ordered,
+// delivery-count-within-limit, delivery-count-monotonic, linearizable) run on the
+// client-visible history as the simulator records it (Attach), keeping per-offset state
+// only for offsets that can still change:
+//
+//   - An offset is finished once the share coordinator's durable start offset (and the
+//     leader's, if loaded) passed it at some time T: every record below it is terminal or
+//     deleted, and no leader, current or next, delivers it again. It is forgotten once the
+//     history horizon (sim.World.HistoryHorizonMs) passed T: every request still in flight
+//     was sent after T, so no operation to come delivers it, and none of its operations is
+//     still to be recorded. Checked every DeepEvery events.
+//   - accepted-never-redelivered keeps the first successful ACCEPT of each open offset; a
+//     finished offset can no longer be delivered, so its entry can go.
+//   - delivery-count-monotonic keeps each open offset's deliveries per leader; the same.
+//   - acquired-ranges-ordered and delivery-count-within-limit look at one fetch at a time.
+//   - linearizable checks each finished offset's sub-history and forgets it
+//     (linearize.Stream), and reports a later delivery of a finished offset as a failure.
+//
+// Operations wait in a queue until virtual time passed their return, so that a reload in a
+// later event of the same millisecond is known (the delivery-count check compares only
+// deliveries by one leader). Without Attach, Finish checks Result.History the same way, in
+// one go.
+
+// histShare is the history checks' state of one share-partition.
+type histShare struct {
+	// floor: offsets below it are finished and forgotten.
+	floor int64
+	// marks are durable start offsets seen, waiting for the history horizon to pass the
+	// time they were seen; ascending in both.
+	marks []floorMark
+	// accepted maps an open offset whose ACCEPT a client saw succeed to that return time.
+	accepted map[int64]int64
+	// deliveries lists an open offset's deliveries, in history order.
+	deliveries map[int64][]delivery
+}
+
+type floorMark struct{ atMs, floor int64 }
+
+// delivery is one delivery of an offset for delivery-count-monotonic.
+type delivery struct {
+	life          int // how many reloads of the leader came before the fetch
+	dc            int16
+	callMs, retMs int64
+	member        string
+}
+
+// queued is an operation waiting for virtual time to pass its return (atMs).
+type queued struct {
+	op   sim.Op
+	atMs int64
+}
+
+// Attach wires the history checks into the simulator's options: the history and hidden
+// events are handed to the checker as they are recorded instead of being kept in the
+// result, so memory follows the records in flight. Observer must still be ck.Observe.
+func (c *Checker) Attach(o *sim.Options) {
+	if !c.NeedsHistory() {
+		return
+	}
+	c.streaming = true
+	o.OnHistory = c.historyOp
+	o.OnHidden = c.hiddenEvent
+}
+
+func (c *Checker) linOn() bool { return c.on["linearizable"] }
+
+func (c *Checker) hist(group, part string) *histShare {
+	key := group + "\x00" + part
+	hs := c.hs[key]
+	if hs == nil {
+		hs = &histShare{floor: -1, accepted: map[int64]int64{}, deliveries: map[int64][]delivery{}}
+		c.hs[key] = hs
+	}
+	return hs
+}
+
+func (c *Checker) stream() *linearize.Stream {
+	if c.ls == nil {
+		c.ls = linearize.NewStream(linearize.OptionsFor(c.cfg))
+	}
+	return c.ls
+}
+
+// historyOp takes one operation from the simulator.
+func (c *Checker) historyOp(op *sim.Op) {
+	if c.linOn() {
+		c.stream().Add(op)
+	}
+	at := op.ReturnMs
+	if at < 0 {
+		at = c.nowMs
+	}
+	c.queue = append(c.queue, queued{op: *op, atMs: at})
+}
+
+// hiddenEvent takes one hidden event from the simulator.
+func (c *Checker) hiddenEvent(ev *sim.HiddenEvent) {
+	if c.linOn() {
+		c.stream().Hidden(ev)
+	}
+}
+
+// drain checks the queued operations that returned before nowMs (all when nowMs is inf).
+func (c *Checker) drain(nowMs int64) {
+	n := 0
+	for n < len(c.queue) && c.queue[n].atMs < nowMs {
+		c.checkOp(&c.queue[n].op)
+		c.queue[n] = queued{}
+		n++
+	}
+	if n == len(c.queue) {
+		c.queue = c.queue[:0]
+	} else if n > 0 {
+		c.queue = c.queue[:copy(c.queue, c.queue[n:])]
+	}
+}
+
+// advanceFloors notes the durable start offsets and forgets the offsets whose time came.
+func (c *Checker) advanceFloors(w *sim.World) {
+	now, horizon := w.NowMs(), w.HistoryHorizonMs()
+	w.SharePartitions(func(i sim.SharePartitionInfo) {
+		if i.Store == nil {
+			return
+		}
+		hs := c.hist(i.Group, i.Partition)
+		f := i.Store.StartOffset()
+		if i.Core != nil {
+			f = min(f, i.Core.StartOffset())
+		}
+		top := hs.floor
+		if n := len(hs.marks); n > 0 {
+			top = hs.marks[n-1].floor
+		}
+		if f > top {
+			hs.marks = append(hs.marks, floorMark{now, f})
+		}
+		k := 0
+		for k < len(hs.marks) && hs.marks[k].atMs < horizon {
+			k++
+		}
+		if k == 0 {
+			return
+		}
+		c.forget(i.Group, i.Partition, hs, hs.marks[k-1].floor)
+		hs.marks = hs.marks[:copy(hs.marks, hs.marks[k:])]
+	})
+}
+
+// forget drops the state of the offsets below floor.
+func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
+	hs.floor = floor
+	for off := range hs.accepted {
+		if off < floor {
+			delete(hs.accepted, off)
+		}
+	}
+	for off := range hs.deliveries {
+		if off < floor {
+			delete(hs.deliveries, off)
+		}
+	}
+	if c.ls != nil {
+		c.ls.Advance(group, part, floor)
+	}
+}
+
+// checkOp runs the per-operation history checks on one operation, in history order.
+func (c *Checker) checkOp(op *sim.Op) {
+	hs := c.hist(op.Group, op.Partition)
+	if op.Kind == "ack" {
+		if !c.on["accepted-never-redelivered"] || op.Code != "NONE" || op.ReturnMs < 0 {
+			return
+		}
+		for _, r := range op.Acks {
+			for off := max(r.First, hs.floor); off <= r.Last; off++ {
+				t := r.Types[0]
+				if len(r.Types) > 1 {
+					t = r.Types[off-r.First]
+				}
+				if t == model.AckAccept {
+					if _, ok := hs.accepted[off]; !ok {
+						hs.accepted[off] = op.ReturnMs
+					}
+				}
+			}
+		}
+		return
+	}
+	if op.Kind != "fetch" {
+		return
+	}
+	prev := int64(-1)
+	for _, r := range op.Acquired {
+		if c.on["acquired-ranges-ordered"] && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
+			c.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+				Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("range %d-%d@%d after %d", r.First, r.Last, r.DeliveryCount, prev)})
+		}
+		prev = r.Last
+		if !c.on["accepted-never-redelivered"] {
+			continue
+		}
+		for off := max(r.First, hs.floor); off <= r.Last; off++ {
+			if t, ok := hs.accepted[off]; ok && op.CallMs > t {
+				c.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
+					Member: op.Client, Offsets: fmt.Sprint(off), Message: fmt.Sprintf("accepted at %d ms, delivered again (delivery count %d)", t, r.DeliveryCount)})
+			}
+		}
+	}
+	if c.on[checkDeliveryLimit] {
+		limit := c.cfg.Kafka.DeliveryCountLimit
+		for _, r := range op.Acquired {
+			if int(r.DeliveryCount) > limit {
+				c.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+					Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("delivered with delivery count %d, above the limit %d", r.DeliveryCount, limit)})
+				break
+			}
+		}
+	}
+	if c.on[checkDeliveryCounts] && c.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
+		c.checkDeliveries(hs, op)
+	}
+}
+
+// checkDeliveries is delivery-count-monotonic for one fetch: on one leader, the deliveries
+// of a record carry distinct delivery counts (each acquisition adds one, nothing takes one
+// away in 4.2). A fetch with a reload during its call is not compared: which leader served
+// it is unknown.
+func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
+	var reloads []int64
+	if st := c.sps[op.Group+"\x00"+op.Partition]; st != nil {
+		reloads = st.ev.reloads
+	}
+	a := sort.Search(len(reloads), func(k int) bool { return reloads[k] >= op.CallMs })
+	b := sort.Search(len(reloads), func(k int) bool { return reloads[k] > op.ReturnMs })
+	if a != b {
+		return
+	}
+	for _, r := range op.Acquired {
+		for off := max(r.First, hs.floor); off <= r.Last; off++ {
+			ds := hs.deliveries[off]
+			for k := len(ds) - 1; k >= 0; k-- {
+				if p := &ds[k]; p.life == a && p.dc == r.DeliveryCount {
+					c.report(Violation{Check: checkDeliveryCounts, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+						Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered twice by one leader with delivery count %d (fetches at %d ms and %d ms)", r.DeliveryCount, p.callMs, op.CallMs)})
+					break
+				}
+			}
+			hs.deliveries[off] = append(ds, delivery{life: a, dc: r.DeliveryCount, callMs: op.CallMs, retMs: op.ReturnMs, member: op.Client})
+		}
+	}
+}
+
+// finishHistory checks what is left: the queued operations, the history kept in the
+// result (without Attach), and every offset the linearizability check still holds.
+func (c *Checker) finishHistory(res *sim.Result) {
+	if !c.NeedsHistory() {
+		return
+	}
+	c.drain(inf)
+	if !c.streaming {
+		for i := range res.History {
+			op := &res.History[i]
+			if c.linOn() {
+				c.stream().Add(op)
+			}
+			c.checkOp(op)
+		}
+		if c.linOn() {
+			for i := range res.HiddenEvents {
+				c.stream().Hidden(&res.HiddenEvents[i])
+			}
+		}
+		if res.History == nil {
+			return // nothing recorded: the linearizability check did not run
+		}
+	}
+	if c.linOn() {
+		c.lin = c.stream().Finish()
+		for _, f := range c.lin.Failures() {
+			c.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
+		}
+	}
+}
+
+const inf = int64(^uint64(0) >> 1)
