@@ -44,12 +44,12 @@ var pinCases = []pinCase{
 		sc.Batches, sc.RecordLimit, sc.MaxRecords, sc.LogStartMoves = []int{1, 1}, true, []int{1, 2}, 0
 	}},
 	{name: "read/acquire window", raceSlow: true, scope: func(sc *explore.Scope) { *sc = smallScope(); sc.Window = true }},
-	{name: "default scope, depth 6", scope: func(sc *explore.Scope) { sc.MaxDepth = 6 }},
+	{name: "default scope, depth 6", scope: func(sc *explore.Scope) { sc.MaxDepth = 6 }, raceSlow: true},
 	{name: "default scope with findings, depth 5", scope: func(sc *explore.Scope) { sc.MaxDepth, sc.Findings = 5, true }},
 	{name: "window with findings, 1 member, depth 8", scope: func(sc *explore.Scope) {
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.Window, sc.MaxDepth, sc.Findings = 1, []int{2}, 2, 2, []int{2}, true, 8, true
 	}},
-	{name: "liveness, 1 member", scope: func(sc *explore.Scope) { *sc = livenessScope() }},
+	{name: "liveness, 1 member", scope: func(sc *explore.Scope) { *sc = livenessScope() }, raceSlow: true},
 	{name: "step order seed, depth 5", scope: func(sc *explore.Scope) { sc.MaxDepth, sc.StepOrderSeed = 5, 7 }},
 	{name: "bug " + model.BugExpireDuringAck, scope: func(sc *explore.Scope) { sc.Bug = model.BugExpireDuringAck }},
 	{name: "bug " + model.BugReleaseStopsAtForeign, scope: func(sc *explore.Scope) { sc.Bug = model.BugReleaseStopsAtForeign }},
@@ -61,7 +61,7 @@ var pinCases = []pinCase{
 	}},
 	{name: "bug " + model.BugReleaseStopsAtForeign + ", 3 members", scope: func(sc *explore.Scope) {
 		sc.Bug, sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = model.BugReleaseStopsAtForeign, 3, []int{1, 1, 1}, 2, 3, []int{1}
-	}},
+	}, raceSlow: true},
 	{name: "Kafka 4.1, depth 6", scope: func(sc *explore.Scope) {
 		sc.Version, sc.MaxDepth = model.Kafka41, 6
 		sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
@@ -131,8 +131,8 @@ func TestExploredStatesPinned(t *testing.T) {
 			}
 			t.Parallel()
 			for _, workers := range []int{1, 3} {
-				if pc.long && workers > 1 {
-					continue
+				if workers > 1 && (pc.long || raceDetector && !*long) {
+					continue // under -race TestExplorerDeterministic covers the workers
 				}
 				sc := explore.DefaultScope()
 				pc.scope(&sc)
