@@ -35,6 +35,8 @@ type Result struct {
 	SeenBytes int64
 	// DiskBytes is the most the temporary files held at once (0: nothing spilled).
 	DiskBytes int64
+	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
+	spillFiles map[string]int
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -321,7 +323,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		res.Fingerprints = append(all, set.sorted()...)
 		slices.Sort(res.Fingerprints)
 	}
-	res.DiskBytes = st.peak
+	res.DiskBytes, res.spillFiles = st.peak, st.files
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,

@@ -44,6 +44,7 @@ type storage struct {
 	disk   int64  // bytes in the files now
 	peak   int64  // the most bytes they held at once
 	seq    int
+	files  map[string]int // files made, by what they hold (tests)
 }
 
 // create makes a new file in the directory.
@@ -56,6 +57,10 @@ func (st *storage) create(what string) (*os.File, error) {
 		st.dir = d
 	}
 	st.seq++
+	if st.files == nil {
+		st.files = map[string]int{}
+	}
+	st.files[what]++
 	f, err := os.Create(fmt.Sprintf("%s/%s-%d", st.dir, what, st.seq))
 	if err != nil {
 		return nil, fmt.Errorf("explore: spilling to disk: %w", err)
