@@ -35,6 +35,8 @@ type checkFlags struct {
 	depth         int
 	maxStates     int
 	workers       int
+	memory        string
+	tempDir       string
 	noConsistency bool
 	out           string
 	progress      bool
@@ -119,6 +121,8 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntVar(&f.depth, "depth", 0, "stop after this many steps (0: no bound)")
 	fl.IntVar(&f.maxStates, "max-states", 20_000_000, "stop after this many states (0: no bound)")
 	fl.IntVar(&f.workers, "workers", 0, "goroutines expanding states (0: one per CPU)")
+	fl.StringVar(&f.memory, "memory", "auto", "memory budget for the search, such as 8GiB or 512MiB (auto: "+autoMemoryDoc+"; 0: no budget); past it the seen set, frontiers and parent pointers spill to --temp-dir, with the same result")
+	fl.StringVar(&f.tempDir, "temp-dir", "", "where the search spills past --memory (default: the system's temporary directory); the files are removed at the end")
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
 	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
 	fl.BoolVar(&f.progress, "progress", false, "print a progress line to stderr every second and after each BFS level, also when stderr is not a terminal (on a terminal one status line is redrawn without it)")
@@ -216,6 +220,10 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
+	if sc.Memory, err = parseMemory(f.memory); err != nil {
+		return sc, err
+	}
+	sc.TempDir = f.tempDir
 	sc.Liveness, sc.Findings, sc.Symmetry, sc.Window = f.liveness, f.findings, f.symmetry, f.window
 	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
 		return sc, usageErr("kafka.fix: %v", err)
@@ -237,6 +245,7 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if !f.json {
 		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
 	}
+	defer limitHeap(sc.Memory)()
 	res, err := explore.Explore(sc, checkProgress(stderr, f))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
@@ -255,8 +264,8 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if res.Violation != nil {
 		status = "stopped at the first violation"
 	}
-	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set)\n", res.States, res.Transitions, res.Depth,
-		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState())
+	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set%s)\n", res.States, res.Transitions, res.Depth,
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState(), diskNote(res.DiskBytes))
 	if l := res.Liveness; l != nil {
 		if l.Stuck == 0 {
 			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)
