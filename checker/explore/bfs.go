@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -113,6 +114,11 @@ type Progress func(Snapshot)
 
 // ProgressEvery is how often Progress is called within a level.
 var ProgressEvery = time.Second
+
+// ErrLivenessMemory is the error of a liveness search whose seen set outgrows its share of
+// Scope.Memory: the liveness graph maps every state's fingerprint to its id, so that set
+// cannot spill to disk.
+var ErrLivenessMemory = errors.New("explore: liveness needs the seen set in memory (it maps every state to its id for the graph)")
 
 // Explore runs the breadth-first search of sc.
 func Explore(sc Scope, progress Progress) (*Result, error) {
@@ -260,9 +266,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			res.Memory = max(res.Memory, mem)
 			if over(set.bytes(), sh.seen) {
 				if sc.Liveness {
-					return nil, fmt.Errorf("explore: liveness needs the seen set in memory (it maps every state to its id for the graph), "+
-						"and at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
-						pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
+					return nil, fmt.Errorf("%w: at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
+						ErrLivenessMemory, pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
 				}
 				if err := disk.flush(set); err != nil {
 					return nil, err

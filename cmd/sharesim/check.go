@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,8 +75,12 @@ invariant.
 
 Exit codes: 0 every reachable state of the scope explored and no invariant broken;
 1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
-cut short (--depth, --max-states) before it
+cut short (--depth, --max-states, or --liveness outgrowing --memory) before it
 found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
+
+--memory bounds what grows with the states (default: half the physical memory, at most
+8GiB): past it the seen set (as TLC's disk-backed fingerprint set), the frontiers and the
+parent pointers spill to files in --temp-dir, removed at the end; the result is the same.
 
 The strict forms of the invariants name documented behaviours of real Kafka
 (docs/findings.md) as findings (--findings, on by default); --fix all applies their fixes.
@@ -247,6 +252,9 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	}
 	defer limitHeap(sc.Memory)()
 	res, err := explore.Explore(sc, checkProgress(stderr, f))
+	if errors.Is(err, explore.ErrLivenessMemory) {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
+	}
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
