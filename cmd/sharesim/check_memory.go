@@ -56,12 +56,17 @@ func parseMemory(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
+// minHeapLimit is the least soft memory limit limitHeap sets: below it the search's fixed
+// buffers (the waves' candidates, the workers) alone would keep the collector running.
+const minHeapLimit = 256 << 20
+
 // limitHeap makes the Go runtime collect garbage harder as the heap nears the budget (a soft
-// limit: the search's own stores keep within their shares) and returns the undo.
+// limit, at least minHeapLimit: the search's own stores keep within their shares) and returns
+// the undo. A GOMEMLIMIT in the environment is left as it is.
 func limitHeap(budget int64) func() {
-	if budget <= 0 {
+	if budget <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	old := debug.SetMemoryLimit(max(budget, 64<<20))
+	old := debug.SetMemoryLimit(max(budget, minHeapLimit))
 	return func() { debug.SetMemoryLimit(old) }
 }
