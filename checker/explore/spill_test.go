@@ -239,3 +239,26 @@ func TestSeenSetWithDisk(t *testing.T) {
 }
 
 func sortU64(s []uint64) { slices.Sort(s) }
+
+// DiskBytes counts what the files hold: with only the parent pointers spilling, and all of
+// them (a share of 0), the file holds 9 bytes per state with symmetry (parent id, action,
+// renaming) and 8 without.
+func TestDiskBytesOfParentPointers(t *testing.T) {
+	for _, symmetry := range []bool{true, false} {
+		sc := DefaultScope()
+		sc.Bug, sc.MaxDepth, sc.Workers, sc.Symmetry, sc.TempDir = model.BugStoreNoFencing, 4, 2, symmetry, t.TempDir()
+		sc.shares = &shares{seen: -1, frontier: -1, parents: 0}
+		res, err := Explore(sc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := int64(8)
+		if symmetry {
+			per = 9
+		}
+		if res.DiskBytes != int64(res.States)*per {
+			t.Errorf("symmetry %v: %d bytes on disk for %d states, want %d per state", symmetry, res.DiskBytes, res.States, per)
+		}
+		assertEmpty(t, sc.TempDir)
+	}
+}
