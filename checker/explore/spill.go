@@ -12,13 +12,15 @@ import (
 //   - the seen set (fpset.go) gets half: when its tables outgrow that, every fingerprint in
 //     memory is merged into one sorted file (diskset.go) and the tables start again empty; from
 //     then on each wave's new candidates are also looked up in the file, in one sorted pass;
-//   - the frontiers (frontier.go) get a quarter: a level is kept as segments of one wave each,
+//   - the frontiers (frontier.go) get an eighth: a level is kept as segments of one wave each,
 //     and a finished segment of the next level that does not fit is written to that level's
 //     file and read back when its wave comes;
-//   - the parent pointers (parents.go) get an eighth: the records beyond it are appended to a
+//   - the parent pointers (parents.go) get a sixteenth: the records beyond it are appended to a
 //     file, read back (ReadAt) only to rebuild a counterexample's path.
 //
-// The rest is left for the waves' buffers, the liveness graph and the Go runtime. The
+// The rest (5/16) is left for the waves' buffers, the liveness graph and the garbage
+// collector's headroom: sequential spilling of frontiers and parent records is cheap, and a
+// heap kept well below the budget keeps the collector from running all the time. The
 // directory and its files are removed when Explore returns, also on an error.
 
 // shares are the bytes each store may keep in memory; a negative share is unbounded.
@@ -31,7 +33,7 @@ func budgetShares(mem int64) shares {
 	if mem <= 0 {
 		return shares{-1, -1, -1}
 	}
-	return shares{seen: mem / 2, frontier: mem / 4, parents: mem / 8}
+	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16}
 }
 
 // over reports whether n bytes exceed share.

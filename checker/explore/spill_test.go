@@ -262,3 +262,16 @@ func TestDiskBytesOfParentPointers(t *testing.T) {
 		assertEmpty(t, sc.TempDir)
 	}
 }
+
+// A budget is divided ½ seen set, ⅛ frontiers, 1/16 parent pointers; no budget bounds nothing.
+func TestBudgetShares(t *testing.T) {
+	if got, want := budgetShares(16<<30), (shares{seen: 8 << 30, frontier: 2 << 30, parents: 1 << 30}); got != want {
+		t.Errorf("16 GiB: %+v, want %+v", got, want)
+	}
+	if got := budgetShares(0); over(1<<62, got.seen) || over(1<<62, got.frontier) || over(1<<62, got.parents) {
+		t.Errorf("no budget: %+v bounds something", got)
+	}
+	if !over(1, budgetShares(1).parents) {
+		t.Error("a one-byte budget keeps a parent record in memory")
+	}
+}

@@ -60,13 +60,14 @@ func parseMemory(s string) (int64, error) {
 // buffers (the waves' candidates, the workers) alone would keep the collector running.
 const minHeapLimit = 256 << 20
 
-// limitHeap makes the Go runtime collect garbage harder as the heap nears the budget (a soft
-// limit, at least minHeapLimit: the search's own stores keep within their shares) and returns
-// the undo. A GOMEMLIMIT in the environment is left as it is.
+// limitHeap makes the Go runtime collect garbage harder as the heap nears 15/16 of the budget
+// (a soft limit, at least minHeapLimit; the search's own stores keep within their shares of
+// the budget, 11/16 in all) and returns the undo. A GOMEMLIMIT in the environment is left as
+// it is.
 func limitHeap(budget int64) func() {
 	if budget <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	old := debug.SetMemoryLimit(max(budget, minHeapLimit))
+	old := debug.SetMemoryLimit(max(budget-budget/16, minHeapLimit))
 	return func() { debug.SetMemoryLimit(old) }
 }
