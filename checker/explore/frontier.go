@@ -50,10 +50,18 @@ func (p *segPool) get() *level {
 	if k := len(p.free); k > 0 {
 		lv := p.free[k-1]
 		p.free = p.free[:k-1]
+		p.mem += lv.bytes()
 		return lv
 	}
-	return &level{offs: []uint32{0}}
+	// A segment is allocated at its usual size (about 60 bytes a state), so that filling it
+	// does not leave grown-out copies behind for the collector.
+	lv := &level{arena: make([]byte, 0, segArena), offs: append(make([]uint32, 0, waveStates+1), 0), ids: make([]uint32, 0, waveStates)}
+	p.mem += lv.bytes()
+	return lv
 }
+
+// segArena is the encoding bytes a new segment has room for.
+const segArena = 2 << 20
 
 func (p *segPool) put(lv *level) {
 	p.mem -= lv.bytes()

@@ -30,6 +30,15 @@ func newParentLog(st *storage, share int64, symmetry bool) *parentLog {
 	if symmetry {
 		p.rec, p.sym = 9, []uint8{}
 	}
+	if share > 0 {
+		// Under a budget the records in memory are allocated once, at the share (the pages
+		// become resident as they are written), so that they never grow by copying.
+		n := share/p.rec + 1
+		p.par, p.act = make([]uint32, 0, n), make([]Action, 0, n)
+		if symmetry {
+			p.sym = make([]uint8, 0, n)
+		}
+	}
 	return p
 }
 
