@@ -45,8 +45,9 @@ func newParentLog(st *storage, share int64, symmetry bool) *parentLog {
 // len is the number of states recorded.
 func (p *parentLog) len() int { return int(p.base) + len(p.par) }
 
-// memBytes is the memory the records in memory take.
-func (p *parentLog) memBytes() int64 { return int64(cap(p.par))*8 + int64(cap(p.sym)) }
+// memBytes is the memory the records in memory take (their length: under a budget the
+// capacity is reserved at once, and its pages become resident only as they are written).
+func (p *parentLog) memBytes() int64 { return int64(len(p.par))*8 + int64(len(p.sym)) }
 
 // add records the next state.
 func (p *parentLog) add(parent uint32, a Action, perm uint8) error {
