@@ -30,24 +30,14 @@ func newParentLog(st *storage, share int64, symmetry bool) *parentLog {
 	if symmetry {
 		p.rec, p.sym = 9, []uint8{}
 	}
-	if share > 0 {
-		// Under a budget the records in memory are allocated once, at the share (the pages
-		// become resident as they are written), so that they never grow by copying.
-		n := share/p.rec + 1
-		p.par, p.act = make([]uint32, 0, n), make([]Action, 0, n)
-		if symmetry {
-			p.sym = make([]uint8, 0, n)
-		}
-	}
 	return p
 }
 
 // len is the number of states recorded.
 func (p *parentLog) len() int { return int(p.base) + len(p.par) }
 
-// memBytes is the memory the records in memory take (their length: under a budget the
-// capacity is reserved at once, and its pages become resident only as they are written).
-func (p *parentLog) memBytes() int64 { return int64(len(p.par))*8 + int64(len(p.sym)) }
+// memBytes is the memory the records in memory take.
+func (p *parentLog) memBytes() int64 { return int64(cap(p.par))*8 + int64(cap(p.sym)) }
 
 // add records the next state.
 func (p *parentLog) add(parent uint32, a Action, perm uint8) error {
