@@ -1,12 +1,15 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/sharesim/sharesim/checker/spcheck"
 	"github.com/sharesim/sharesim/model"
@@ -28,8 +31,13 @@ type Result struct {
 	Elapsed time.Duration
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
-	// SeenBytes is the fingerprint array of the seen set at the end (8 bytes per slot).
+	// SeenBytes is the memory of the seen set at its largest: the fingerprint tables (8
+	// bytes per slot, without liveness' state ids) and the index of the part on disk.
 	SeenBytes int64
+	// DiskBytes is the most the temporary files held at once (0: nothing spilled).
+	DiskBytes int64
+	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
+	spillFiles map[string]int
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -84,7 +92,9 @@ type Snapshot struct {
 	Depth, Frontier int
 	// Memory is the bytes held by the fingerprint set, the frontiers, the parent pointers
 	// and (with liveness) the graph.
-	Memory  int64
+	Memory int64
+	// Disk is the bytes in the temporary files (frontiers, parent pointers, seen set).
+	Disk    int64
 	Elapsed time.Duration
 	// Done is true for the last snapshot, after the search ended.
 	Done bool
@@ -105,6 +115,11 @@ type Progress func(Snapshot)
 // ProgressEvery is how often Progress is called within a level.
 var ProgressEvery = time.Second
 
+// ErrLivenessMemory is the error of a liveness search whose seen set outgrows its share of
+// Scope.Memory: the liveness graph maps every state's fingerprint to its id, so that set
+// cannot spill to disk.
+var ErrLivenessMemory = errors.New("explore: liveness needs the seen set in memory (it maps every state to its id for the graph)")
+
 // Explore runs the breadth-first search of sc.
 func Explore(sc Scope, progress Progress) (*Result, error) {
 	start := time.Now()
@@ -117,9 +132,36 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	res := &Result{Scope: sc}
+	sh := budgetShares(sc.Memory)
+	if sc.shares != nil {
+		sh = *sc.shares
+	}
+	// The stores' files are removed when Explore returns, whatever the outcome (defers run
+	// last in, first out: the directory goes last).
+	st := &storage{parent: sc.TempDir}
+	defer st.close()
 	set := newFPSet(1<<16, sc.Liveness)
+	disk := &diskSet{st: st}
+	defer disk.close()
+	pl := newParentLog(st, sh.parents, sc.Symmetry)
+	defer pl.close()
+	segs := &segPool{st: st, share: sh.frontier}
+	cur := &frontier{pool: segs}
+	var nf *frontier
+	defer func() {
+		cur.close()
+		if nf != nil {
+			nf.close()
+		}
+	}()
 	enc := root.encode(nil)
 	set.add(fingerprint(enc), 0)
+	if err := pl.add(^uint32(0), 0, root.perm); err != nil {
+		return nil, err
+	}
+	if err := cur.add(enc, 0); err != nil {
+		return nil, err
+	}
 	var g *graph
 	if sc.Liveness {
 		g = &graph{eoff: []uint32{0}}
@@ -128,35 +170,40 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	findings := map[string]*Found{}
 	swarm := sc.Shards > 0
 	levelViolations := map[string]*Found{}
-	parents := []uint32{^uint32(0)}
-	acts := []Action{0}
-	var syms []uint8 // the renaming each state was stored under (symmetry)
-	if sc.Symmetry {
-		syms = []uint8{root.perm}
-	}
-	frontier := level{arena: enc, offs: []uint32{0, uint32(len(enc))}, ids: []uint32{0}}
+	m := &merger{set: set, disk: disk, pl: pl, sc: &sc, par: workers, swarm: swarm}
 
 	pool := make([]*worker, workers)
 	for i := range pool {
 		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, live: g != nil}
 	}
-	// Each level is expanded in waves of states: the workers expand a wave's chunks in
+	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
 	// after every wave keeps the buffered candidates small; merging in order keeps the
-	// result independent of the number of workers.
-	const chunk, wave = 128, 1 << 15
-	outs := make([]chunkOut, wave/chunk)
-	var spare level
-	for depth := 1; len(frontier.ids) > 0; depth++ {
+	// result independent of the number of workers and of where the data is kept.
+	const chunk = 128
+	outs := make([]chunkOut, waveStates/chunk)
+	var readBuf level
+	memory := func() int64 {
+		b := set.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
+		for i := range outs {
+			o := &outs[i]
+			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
+		}
+		return b + m.bytes()
+	}
+	for depth := 1; cur.n > 0; depth++ {
 		if sc.MaxDepth > 0 && depth > sc.MaxDepth {
 			res.Bounded = "depth"
 			break
 		}
-		nf := level{arena: spare.arena[:0], offs: append(spare.offs[:0], 0), ids: spare.ids[:0]}
+		nf = &frontier{pool: segs}
 		full := false
-		for w0 := 0; w0 < len(frontier.ids) && !full && (res.Violation == nil || swarm); w0 += wave {
-			w1 := min(w0+wave, len(frontier.ids))
-			nChunks := (w1 - w0 + chunk - 1) / chunk
+		for k := 0; k < len(cur.segs) && !full && (res.Violation == nil || swarm); k++ {
+			fr, err := cur.load(k, &readBuf)
+			if err != nil {
+				return nil, err
+			}
+			nChunks := (len(fr.ids) + chunk - 1) / chunk
 			for i := range outs[:nChunks] {
 				o := &outs[i]
 				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
@@ -173,12 +220,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 						if c >= nChunks {
 							return
 						}
-						lo := w0 + c*chunk
-						w.run(&frontier, lo, min(lo+chunk, w1), &outs[c])
+						lo := c * chunk
+						w.run(fr, lo, min(lo+chunk, len(fr.ids)), &outs[c])
 					}
 				}(w)
 			}
 			wg.Wait()
+			cur.release(k)
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
@@ -187,67 +235,63 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				if o.found != nil && res.Violation == nil {
 					res.Violation = o.found
-					res.Violation.Path = realPath(parents, acts, syms, sc.Members, o.foundParent, o.found.Path[0])
+					res.Violation.Path = realPath(pl, sc.Members, o.foundParent, o.found.Path[0])
 				}
 				for i, vf := range o.viols {
 					if levelViolations[vf.Invariant] == nil {
-						vf.Path = realPath(parents, acts, syms, sc.Members, o.violParents[i], vf.Path[0])
+						vf.Path = realPath(pl, sc.Members, o.violParents[i], vf.Path[0])
 						levelViolations[vf.Invariant] = vf
 					}
 				}
 				for i, fd := range o.finds {
 					if findings[fd.Finding] == nil {
-						fd.Path = realPath(parents, acts, syms, sc.Members, o.findParents[i], fd.Path[0])
+						fd.Path = realPath(pl, sc.Members, o.findParents[i], fd.Path[0])
 						findings[fd.Finding] = fd
 					}
 				}
-				for i, cd := range o.cands {
-					if full {
-						break
-					}
-					if i+8 < len(o.cands) {
-						prefetch(&set.keys[set.home(o.cands[i+8].fp)]) // hide the slot's miss
-					}
-					if !set.add(cd.fp, uint32(len(parents))) {
-						continue
-					}
-					if swarm && depth == sc.Split && shardOf(cd.fp, sc.Seed, sc.Shards) != sc.Shard {
-						continue // another shard's root: seen here, expanded there
-					}
-					parents = append(parents, cd.parent)
-					acts = append(acts, cd.act)
-					if syms != nil {
-						syms = append(syms, cd.perm)
-					}
-					nf.arena = append(nf.arena, o.arena[cd.from:cd.to]...)
-					nf.offs = append(nf.offs, uint32(len(nf.arena)))
-					nf.ids = append(nf.ids, uint32(len(parents)-1))
-					if sc.MaxStates > 0 && len(parents) >= sc.MaxStates {
-						full = true
-					}
-				}
+			}
+			if full, err = m.merge(outs[:nChunks], depth, nf); err != nil {
+				return nil, err
+			}
+			if pl.err != nil {
+				return nil, pl.err
 			}
 			if g != nil && !full && res.Violation == nil {
 				if err := g.addWave(set, outs[:nChunks]); err != nil {
 					return nil, err
 				}
 			}
-			memory := set.bytes() + int64(cap(frontier.arena)+cap(nf.arena)) + int64(cap(parents))*8 + int64(cap(syms)) + g.bytes()
-			res.Memory = max(res.Memory, memory)
+			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
+			mem := memory()
+			res.Memory = max(res.Memory, mem)
+			if over(set.bytes(), sh.seen) {
+				if sc.Liveness {
+					return nil, fmt.Errorf("%w: at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
+						ErrLivenessMemory, pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
+				}
+				if err := disk.flush(set); err != nil {
+					return nil, err
+				}
+				set.reset()
+			}
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
-				progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
-					Memory: memory, Elapsed: time.Since(start)})
+				progress(Snapshot{States: pl.len(), Transitions: res.Transitions, Depth: depth, Frontier: cur.n,
+					Memory: mem, Disk: st.disk, Elapsed: time.Since(start)})
 			}
 		}
-		if len(nf.ids) > 0 {
+		if err := nf.finish(); err != nil {
+			return nil, err
+		}
+		if nf.n > 0 {
 			res.Depth = depth
 		}
-		frontier, spare = nf, frontier
+		cur.close()
+		cur, nf = nf, nil
 		if progress != nil {
 			lastReport = time.Now()
-			progress(Snapshot{States: len(parents), Transitions: res.Transitions, Depth: depth, Frontier: len(frontier.ids),
-				Memory: res.Memory, Elapsed: time.Since(start)})
+			progress(Snapshot{States: pl.len(), Transitions: res.Transitions, Depth: depth, Frontier: cur.n,
+				Memory: res.Memory, Disk: st.disk, Elapsed: time.Since(start)})
 		}
 		if res.Violation != nil {
 			break
@@ -257,12 +301,15 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			break
 		}
 	}
-	res.States = len(parents)
-	res.SeenBytes = int64(len(set.keys)) * 8
+	res.States = pl.len()
 	res.Complete = res.Violation == nil && res.Bounded == ""
+	cur.close()
 	if g != nil && res.Complete {
-		res.Liveness = g.check(&sc, parents, acts, syms, findings)
-		res.Memory = max(res.Memory, set.bytes()+int64(cap(parents))*8+int64(cap(syms))+g.bytes())
+		res.Liveness = g.check(&sc, pl, findings)
+		if pl.err != nil {
+			return nil, pl.err
+		}
+		res.Memory = max(res.Memory, set.bytes()+pl.memBytes()+g.bytes())
 	}
 	for _, kf := range KnownFindings {
 		if f := findings[kf.Name]; f != nil {
@@ -274,21 +321,20 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	sort.Slice(res.LevelViolations, func(i, j int) bool { return res.LevelViolations[i].Invariant < res.LevelViolations[j].Invariant })
 	if sc.KeepFingerprints {
-		res.Fingerprints = set.sorted()
+		all, err := disk.appendAll(nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Fingerprints = append(all, set.sorted()...)
+		slices.Sort(res.Fingerprints)
 	}
+	res.DiskBytes, res.spillFiles = st.peak, st.files
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
 			Elapsed: res.Elapsed, Done: true})
 	}
 	return res, nil
-}
-
-// level is one BFS frontier: state encodings back to back, and their ids.
-type level struct {
-	arena []byte
-	offs  []uint32 // state i is arena[offs[i]:offs[i+1]]
-	ids   []uint32
 }
 
 type cand struct {
@@ -449,7 +495,7 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	f := fingerprint(w.buf)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
-	prefetch(&w.set.keys[w.set.home(f)])
+	prefetch(w.set.slotAddr(f))
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
 		return v, f, false, nil

@@ -42,104 +42,82 @@ func fingerprint(b []byte) fp {
 	return fp(h | 1)
 }
 
-// fpSet is an open-addressing hash set of fingerprints with linear probing. A fingerprint's
-// home slot is its top bits scaled to the table size (so the table need not be a power of
-// two); the table grows by half when three quarters full, which keeps it between half and
-// three quarters full once grown: 8 bytes per slot is 10.7 to 16 bytes per state. With ids
-// (liveness) each slot also carries the state's id, 4 bytes more per slot.
+// partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
+// bits pick its partition.
+const partBits = 8
+
+// fpSet is the in-memory part of the seen set: 2^partBits independent open-addressing tables
+// (fpTable), a fingerprint's partition chosen by its top bits. Each partition grows on its own,
+// so a growth step copies 1/256 of the set (no pause, no transient doubling of the whole set),
+// and the partitions can be filled by different goroutines at once (insertParallel) with the
+// result of inserting in candidate order. Every partition stays between half and three
+// quarters full once grown: 8 bytes per slot is 10.7 to 16 bytes per state (plus 4 bytes per
+// slot with ids).
 //
-// It is read by many goroutines while a BFS level expands and written by one between waves.
+// It is read by many goroutines while a BFS wave expands and written between waves.
 type fpSet struct {
-	keys []uint64
-	ids  []uint32 // nil unless the set maps fingerprints to state ids
-	n    int
+	parts [1 << partBits]fpTable
+	n     int
 }
 
 func newFPSet(capacity int, withIDs bool) *fpSet {
-	size := max(1024, capacity*4/3+1)
-	s := &fpSet{keys: allocKeys(size)}
-	releaseWith(s)
-	if withIDs {
-		s.ids = make([]uint32, size)
+	s := &fpSet{}
+	per := capacity >> partBits
+	for i := range s.parts {
+		s.parts[i].init(per, withIDs)
 	}
+	releaseWith(s)
 	return s
 }
 
-// home is f's first slot.
-func (s *fpSet) home(f fp) int {
-	hi, _ := bits.Mul64(uint64(f), uint64(len(s.keys)))
-	return int(hi)
-}
+func (s *fpSet) part(f fp) *fpTable { return &s.parts[uint64(f)>>(64-partBits)] }
 
-// slot returns where f is, or the empty slot where it would go.
-func (s *fpSet) slot(f fp) (int, bool) {
-	k := uint64(f)
-	for i := s.home(f); ; {
-		switch s.keys[i] {
-		case 0:
-			return i, false
-		case k:
-			return i, true
-		}
-		if i++; i == len(s.keys) {
-			i = 0
-		}
-	}
-}
+// has reports whether f is in the set.
+func (s *fpSet) has(f fp) bool { return s.part(f).has(f) }
 
-func (s *fpSet) has(f fp) bool {
-	_, ok := s.slot(f)
-	return ok
+// slotAddr is the address of f's home slot, for prefetching it (the memory access starts
+// early; nothing is read through it).
+func (s *fpSet) slotAddr(f fp) *uint64 {
+	t := s.part(f)
+	return &t.keys[t.home(f)]
 }
 
 // id returns the id stored with f (sets made with ids).
-func (s *fpSet) id(f fp) (uint32, bool) {
-	i, ok := s.slot(f)
-	if !ok {
-		return 0, false
-	}
-	return s.ids[i], true
-}
+func (s *fpSet) id(f fp) (uint32, bool) { return s.part(f).id(f) }
 
 // add inserts f with id and reports whether it was new.
 func (s *fpSet) add(f fp, id uint32) bool {
-	if 4*(s.n+1) > 3*len(s.keys) {
-		s.grow()
+	if s.part(f).add(f, id) {
+		s.n++
+		return true
 	}
-	i, ok := s.slot(f)
-	if ok {
-		return false
-	}
-	s.keys[i] = uint64(f)
-	if s.ids != nil {
-		s.ids[i] = id
-	}
-	s.n++
-	return true
+	return false
 }
 
-func (s *fpSet) grow() {
-	keys, ids := s.keys, s.ids
-	s.keys = allocKeys(len(keys) + len(keys)/2)
-	defer freeKeys(keys)
-	if ids != nil {
-		s.ids = make([]uint32, len(s.keys))
-	}
-	for k, key := range keys {
-		if key == 0 {
-			continue
-		}
-		i, _ := s.slot(fp(key))
-		s.keys[i] = key
-		if ids != nil {
-			s.ids[i] = ids[k]
-		}
+// setID stores id with f, which is in the set.
+func (s *fpSet) setID(f fp, id uint32) {
+	t := s.part(f)
+	if i, ok := t.slot(f); ok {
+		t.ids[i] = id
 	}
 }
 
 // bytes is the memory the set uses.
 func (s *fpSet) bytes() int64 {
-	return int64(len(s.keys))*8 + int64(len(s.ids))*4
+	var b int64
+	for i := range s.parts {
+		b += s.parts[i].bytes()
+	}
+	return b
+}
+
+// slots is the number of fingerprint slots (8 bytes each).
+func (s *fpSet) slots() int64 {
+	var n int64
+	for i := range s.parts {
+		n += int64(len(s.parts[i].keys))
+	}
+	return n
 }
 
 // len is the number of fingerprints in the set.
@@ -148,11 +126,125 @@ func (s *fpSet) len() int { return s.n }
 // sorted returns the fingerprints in ascending order.
 func (s *fpSet) sorted() []uint64 {
 	out := make([]uint64, 0, s.n)
-	for _, k := range s.keys {
+	for i := range s.parts {
+		out = s.parts[i].appendSorted(out)
+	}
+	return out
+}
+
+// reset empties the set and shrinks its tables to their least size.
+func (s *fpSet) reset() {
+	withIDs := s.parts[0].ids != nil
+	for i := range s.parts {
+		freeKeys(s.parts[i].keys)
+		s.parts[i] = fpTable{}
+		s.parts[i].init(0, withIDs)
+	}
+	s.n = 0
+}
+
+// fpTable is one partition: an open-addressing hash table of fingerprints with linear
+// probing. A fingerprint's home slot is its bits below the partition bits scaled to the table
+// size (so the table need not be a power of two); the table grows by half when three quarters
+// full. With ids (liveness) each slot also carries the state's id, 4 bytes more per slot.
+type fpTable struct {
+	keys []uint64
+	ids  []uint32 // nil unless the set maps fingerprints to state ids
+	n    int
+}
+
+// minSlots is a partition's smallest table.
+const minSlots = 64
+
+func (t *fpTable) init(capacity int, withIDs bool) {
+	size := max(minSlots, capacity*4/3+1)
+	t.keys = allocKeys(size)
+	if withIDs {
+		t.ids = make([]uint32, size)
+	}
+}
+
+// home is f's first slot.
+func (t *fpTable) home(f fp) int {
+	hi, _ := bits.Mul64(uint64(f)<<partBits, uint64(len(t.keys)))
+	return int(hi)
+}
+
+// slot returns where f is, or the empty slot where it would go.
+func (t *fpTable) slot(f fp) (int, bool) {
+	k := uint64(f)
+	for i := t.home(f); ; {
+		switch t.keys[i] {
+		case 0:
+			return i, false
+		case k:
+			return i, true
+		}
+		if i++; i == len(t.keys) {
+			i = 0
+		}
+	}
+}
+
+func (t *fpTable) has(f fp) bool {
+	_, ok := t.slot(f)
+	return ok
+}
+
+func (t *fpTable) id(f fp) (uint32, bool) {
+	i, ok := t.slot(f)
+	if !ok {
+		return 0, false
+	}
+	return t.ids[i], true
+}
+
+// add inserts f with id and reports whether it was new.
+func (t *fpTable) add(f fp, id uint32) bool {
+	if 4*(t.n+1) > 3*len(t.keys) {
+		t.grow()
+	}
+	i, ok := t.slot(f)
+	if ok {
+		return false
+	}
+	t.keys[i] = uint64(f)
+	if t.ids != nil {
+		t.ids[i] = id
+	}
+	t.n++
+	return true
+}
+
+func (t *fpTable) grow() {
+	keys, ids := t.keys, t.ids
+	t.keys = allocKeys(len(keys) + len(keys)/2)
+	defer freeKeys(keys)
+	if ids != nil {
+		t.ids = make([]uint32, len(t.keys))
+	}
+	for k, key := range keys {
+		if key == 0 {
+			continue
+		}
+		i, _ := t.slot(fp(key))
+		t.keys[i] = key
+		if ids != nil {
+			t.ids[i] = ids[k]
+		}
+	}
+}
+
+func (t *fpTable) bytes() int64 { return int64(len(t.keys))*8 + int64(len(t.ids))*4 }
+
+// appendSorted appends the table's fingerprints in ascending order.
+func (t *fpTable) appendSorted(out []uint64) []uint64 {
+	from := len(out)
+	for _, k := range t.keys {
 		if k != 0 {
 			out = append(out, k)
 		}
 	}
-	slices.Sort(out)
+	slices.Sort(out[from:])
 	return out
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // hugeMin is the smallest fingerprint array allocated outside the Go heap on huge pages.
-const hugeMin = 8 << 20
+const hugeMin = 2 << 20 // one huge page: the seen set is 256 tables, each mapped on its own once this large
 
 // allocKeys returns a zeroed fingerprint array of n slots. A large one is mapped directly
 // from the kernel and advised onto transparent huge pages: lookups land on random slots,
@@ -33,7 +33,11 @@ func freeKeys(keys []uint64) {
 	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), len(keys)*8))
 }
 
-// releaseWith frees the set's mapped array once the set is unreachable.
+// releaseWith frees the set's mapped arrays once the set is unreachable.
 func releaseWith(s *fpSet) {
-	runtime.SetFinalizer(s, func(s *fpSet) { freeKeys(s.keys) })
+	runtime.SetFinalizer(s, func(s *fpSet) {
+		for i := range s.parts {
+			freeKeys(s.parts[i].keys)
+		}
+	})
 }

@@ -121,7 +121,7 @@ const maxClassified = 20000
 
 // check runs the backward reachability and reports the shallowest stuck state that is not a
 // documented finding; the shallowest stuck state of each finding's shape goes to findings.
-func (g *graph) check(sc *Scope, parents []uint32, acts []Action, syms []uint8, findings map[string]*Found) *LivenessResult {
+func (g *graph) check(sc *Scope, pl *parentLog, findings map[string]*Found) *LivenessResult {
 	n := g.n
 	res := &LivenessResult{Edges: int64(len(g.edges))}
 	// Reverse edges in CSR form: count, prefix sums, fill.
@@ -174,7 +174,8 @@ func (g *graph) check(sc *Scope, parents []uint32, acts []Action, syms []uint8, 
 		classified++
 		var path []Action
 		if s > 0 {
-			path = realPath(parents, acts, syms, sc.Members, parents[s], acts[s])
+			par, act, _ := pl.get(uint32(s))
+			path = realPath(pl, sc.Members, par, act)
 		}
 		name, h := classifyStuck(sc, path)
 		if name != "" && findings[name] != nil {

@@ -66,6 +66,14 @@ type Scope struct {
 	MaxStates int
 	// Workers is the number of goroutines expanding states (0: one per CPU).
 	Workers int
+	// Memory is the budget in bytes for what grows with the number of states (0: no budget,
+	// everything in memory): past their shares of it the seen set, the frontiers and the
+	// parent pointers spill to files in TempDir (spill.go). The result does not depend on it.
+	Memory int64
+	// TempDir is where the spill files go ("": the system's temporary directory).
+	TempDir string
+	// shares, in tests, replaces the shares of Memory.
+	shares *shares
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first
@@ -135,6 +143,8 @@ func (s *Scope) Validate() error {
 		return fmt.Errorf("max states: %d, expected 0 (unbounded) or more", s.MaxStates)
 	case s.Workers < 0:
 		return fmt.Errorf("workers: %d, expected 0 (one per CPU) or more", s.Workers)
+	case s.Memory < 0:
+		return fmt.Errorf("memory: %d bytes, expected 0 (no budget) or more", s.Memory)
 	case s.Shards < 0 || (s.Shards > 0 && (s.Shard < 0 || s.Shard >= s.Shards)):
 		return fmt.Errorf("swarm shard %d of %d, expected 0 <= shard < shards", s.Shard, s.Shards)
 	case s.Shards > 0 && s.Split < 1:

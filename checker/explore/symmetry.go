@@ -77,10 +77,16 @@ func withMember(a Action, m []int16) Action {
 
 // realPath maps the actions from the root to state id, then last (all in the canonical
 // frames they were taken in), to the real member names.
-func realPath(parents []uint32, acts []Action, syms []uint8, members int, id uint32, last Action) []Action {
-	var chain []uint32
-	for s := id; s != 0; s = parents[s] {
-		chain = append(chain, s)
+func realPath(pl *parentLog, members int, id uint32, last Action) []Action {
+	type link struct {
+		act Action
+		sym uint8
+	}
+	var chain []link
+	for s := id; s != 0; {
+		par, act, sym := pl.get(s)
+		chain = append(chain, link{act, sym})
+		s = par
 	}
 	m := make([]int16, max(members, 1))
 	for i := range m {
@@ -90,13 +96,13 @@ func realPath(parents []uint32, acts []Action, syms []uint8, members int, id uin
 	out := make([]Action, 0, len(chain)+1)
 	for i := len(chain) - 1; i >= 0; i-- {
 		s := chain[i]
-		out = append(out, withMember(acts[s], m))
-		if syms == nil || syms[s] == 0 {
+		out = append(out, withMember(s.act, m))
+		if s.sym == 0 {
 			continue
 		}
 		// The child was stored renamed by p: canonical member k is raw member p⁻¹(k),
 		// which is real member m[p⁻¹(k)].
-		p := perms[members][syms[s]]
+		p := perms[members][s.sym]
 		for raw, k := range p {
 			next[k] = m[raw]
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,8 @@ type checkFlags struct {
 	depth         int
 	maxStates     int
 	workers       int
+	memory        string
+	tempDir       string
 	noConsistency bool
 	out           string
 	progress      bool
@@ -73,8 +76,12 @@ invariant.
 
 Exit codes: 0 every reachable state of the scope explored and no invariant broken;
 1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
-cut short (--depth, --max-states) before it
+cut short (--depth, --max-states, or --liveness outgrowing --memory) before it
 found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
+
+--memory bounds what grows with the states (default: half the physical memory, at most
+8GiB): past it the seen set (as TLC's disk-backed fingerprint set), the frontiers and the
+parent pointers spill to files in --temp-dir, removed at the end; the result is the same.
 
 The strict forms of the invariants name documented behaviours of real Kafka
 (docs/findings.md) as findings (--findings, on by default); --fix all applies their fixes.
@@ -120,6 +127,8 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.IntVar(&f.depth, "depth", 0, "stop after this many steps (0: no bound)")
 	fl.IntVar(&f.maxStates, "max-states", 20_000_000, "stop after this many states (0: no bound)")
 	fl.IntVar(&f.workers, "workers", 0, "goroutines expanding states (0: one per CPU)")
+	fl.StringVar(&f.memory, "memory", "auto", "memory budget for the search, such as 8GiB or 512MiB (auto: "+autoMemoryDoc+"; 0: no budget); past it the seen set, frontiers and parent pointers spill to --temp-dir, with the same result")
+	fl.StringVar(&f.tempDir, "temp-dir", "", "where the search spills past --memory (default: the system's temporary directory); the files are removed at the end")
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
 	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
 	fl.BoolVar(&f.progress, "progress", false, "print a progress line to stderr every second and after each BFS level, also when stderr is not a terminal (on a terminal one status line is redrawn without it)")
@@ -218,6 +227,10 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
+	if sc.Memory, err = parseMemory(f.memory); err != nil {
+		return sc, err
+	}
+	sc.TempDir = f.tempDir
 	sc.Liveness, sc.Findings, sc.Symmetry, sc.Window = f.liveness, f.findings, f.symmetry, f.window
 	sc.DeadStore = f.deadStore
 	if sc.Fix, err = model.ParseFixes(sc.Fix); err != nil {
@@ -240,7 +253,11 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if !f.json {
 		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
 	}
+	defer limitHeap(sc.Memory)()
 	res, err := explore.Explore(sc, checkProgress(stderr, f))
+	if errors.Is(err, explore.ErrLivenessMemory) {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
+	}
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -258,8 +275,8 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if res.Violation != nil {
 		status = "stopped at the first violation"
 	}
-	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set)\n", res.States, res.Transitions, res.Depth,
-		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState())
+	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set%s)\n", res.States, res.Transitions, res.Depth,
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState(), diskNote(res.DiskBytes))
 	if l := res.Liveness; l != nil {
 		if l.Stuck == 0 {
 			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)

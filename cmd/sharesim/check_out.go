@@ -38,10 +38,23 @@ func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
 	}
 }
 
-// progressLine renders a snapshot: states, rate, depth, frontier, memory, elapsed.
+// progressLine renders a snapshot: states, rate, depth, frontier, memory, disk (when
+// spilling), elapsed.
 func progressLine(s explore.Snapshot) string {
-	return fmt.Sprintf("  %d states (%.0f/s), depth %d, frontier %d, %s, %s", s.States, s.StatesPerSecond(), s.Depth, s.Frontier,
-		formatBytes(s.Memory), s.Elapsed.Round(100*time.Millisecond))
+	disk := ""
+	if s.Disk > 0 {
+		disk = ", " + formatBytes(s.Disk) + " on disk"
+	}
+	return fmt.Sprintf("  %d states (%.0f/s), depth %d, frontier %d, %s%s, %s", s.States, s.StatesPerSecond(), s.Depth, s.Frontier,
+		formatBytes(s.Memory), disk, s.Elapsed.Round(100*time.Millisecond))
+}
+
+// diskNote says how much the search spilled ("" when nothing).
+func diskNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return ", " + formatBytes(n) + " spilled to disk at most"
 }
 
 // formatBytes renders a byte count in MB or GB.
@@ -65,6 +78,8 @@ type checkJSON struct {
 	ElapsedSec  float64   `json:"elapsed_s"`
 	StatesPerS  float64   `json:"states_per_s"`
 	MemoryBytes int64     `json:"memory_bytes"`
+	BudgetBytes int64     `json:"memory_budget_bytes"`
+	DiskBytes   int64     `json:"disk_bytes"`
 	SeenBPS     float64   `json:"seen_set_bytes_per_state"`
 	Workers     int       `json:"workers"`
 	Violation   *jFound   `json:"violation,omitempty"`
@@ -115,7 +130,7 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 	}
 	j := checkJSON{Scope: sc.String(), Verdict: verdict, ExitCode: verdictExit(verdict), States: res.States, Transitions: res.Transitions,
 		Depth: res.Depth, Complete: res.Complete, Bounded: res.Bounded, ElapsedSec: res.Elapsed.Seconds(), StatesPerS: res.StatesPerSecond(),
-		MemoryBytes: res.Memory, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
+		MemoryBytes: res.Memory, BudgetBytes: sc.Memory, DiskBytes: res.DiskBytes, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
 	if l := res.Liveness; l != nil {
 		j.Liveness = &jLive{Settled: l.Settled, Stuck: l.Stuck, Edges: l.Edges}
 		if j.Violation == nil && l.First != nil {

@@ -35,6 +35,7 @@ func runSwarmShard(stdout, stderr io.Writer, f checkFlags, sc explore.Scope) err
 		out = fmt.Sprintf("swarm-%d-of-%d.json", i, n)
 	}
 	fmt.Fprintf(stdout, "swarm shard %d/%d (seed %d, split depth %d) of %s\n", i, n, f.seed, sc.Split, sc.String())
+	defer limitHeap(sc.Memory)()
 	res, err := explore.Explore(sc, checkProgress(stderr, f))
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -27,6 +27,10 @@ func TestCheckExitCodes(t *testing.T) {
 		{"negative workers", append(small, "--workers", "-1"), exitUsage, "", "PASS"},
 		{"negative depth", append(small, "--depth", "-1"), exitUsage, "", "PASS"},
 		{"negative max states", append(small, "--max-states", "-5"), exitUsage, "", "PASS"},
+		{"bad memory", append(small, "--memory", "12x"), exitUsage, "", "PASS"},
+		{"spilling", append(small, "--fix", "all", "--memory", "1"), exitOK, "spilled to disk at most", "INCOMPLETE"},
+		{"json disk", append(small, "--fix", "all", "--memory", "1", "--json"), exitOK, `"disk_bytes": `, "PASS"},
+		{"liveness over budget", append(small, "--fix", "all", "--memory", "1", "--liveness"), exitIncomplete, "", "PASS"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,5 +48,27 @@ func TestCheckExitCodes(t *testing.T) {
 				t.Errorf("stdout has %q:\n%s", c.noOut, &stdout)
 			}
 		})
+	}
+}
+
+// --memory sizes: binary units by default and with -iB, decimal with -B; auto and 0.
+func TestParseMemory(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"0", 0}, {"1", 1}, {"512MiB", 512 << 20}, {"8GiB", 8 << 30}, {"8G", 8 << 30}, {"2gb", 2e9}, {"1.5k", 1536}, {" 3 MB ", 3e6}, {"auto", defaultMemory()},
+	} {
+		if got, err := parseMemory(c.in); err != nil || got != c.want {
+			t.Errorf("parseMemory(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "x", "12x", "-1", "8 GiBs", "1e30G"} {
+		if _, err := parseMemory(bad); err == nil {
+			t.Errorf("parseMemory(%q): want an error", bad)
+		}
+	}
+	if m := defaultMemory(); m <= 0 || m > 8<<30 {
+		t.Errorf("default budget %d: want between 1 byte and 8 GiB", m)
 	}
 }

@@ -1,0 +1,110 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+)
+
+// Storage under a memory budget (Scope.Memory). The search keeps three kinds of data that grow
+// with the number of states, and each gets a share of the budget; what outgrows its share goes
+// to files in a temporary directory, and the search goes on with the same result:
+//
+//   - the seen set (fpset.go) gets half: when its tables outgrow that, every fingerprint in
+//     memory is merged into one sorted file (diskset.go) and the tables start again empty; from
+//     then on each wave's new candidates are also looked up in the file, in one sorted pass;
+//   - the frontiers (frontier.go) get an eighth: a level is kept as segments of one wave each,
+//     and a finished segment of the next level that does not fit is written to that level's
+//     file and read back when its wave comes;
+//   - the parent pointers (parents.go) get a sixteenth: the records beyond it are appended to a
+//     file, read back (ReadAt) only to rebuild a counterexample's path.
+//
+// The rest (5/16) is left for the waves' buffers, the liveness graph and the garbage
+// collector's headroom: sequential spilling of frontiers and parent records is cheap, and a
+// heap kept well below the budget keeps the collector from running all the time. The
+// directory and its files are removed when Explore returns, also on an error.
+
+// shares are the bytes each store may keep in memory; a negative share is unbounded.
+type shares struct {
+	seen, frontier, parents int64
+}
+
+// budgetShares divides a budget of mem bytes (0: unbounded).
+func budgetShares(mem int64) shares {
+	if mem <= 0 {
+		return shares{-1, -1, -1}
+	}
+	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16}
+}
+
+// over reports whether n bytes exceed share.
+func over(n, share int64) bool { return share >= 0 && n > share }
+
+// storage is the temporary directory of one exploration and the bytes its files hold.
+type storage struct {
+	parent string // where to make the directory ("": the system's)
+	dir    string // made on first use
+	disk   int64  // bytes in the files now
+	peak   int64  // the most bytes they held at once
+	seq    int
+	files  map[string]int // files made, by what they hold (tests)
+}
+
+// create makes a new file in the directory.
+func (st *storage) create(what string) (*os.File, error) {
+	if st.dir == "" {
+		d, err := os.MkdirTemp(st.parent, "sharesim-explore-")
+		if err != nil {
+			return nil, fmt.Errorf("explore: spilling to disk: %w", err)
+		}
+		st.dir = d
+	}
+	st.seq++
+	if st.files == nil {
+		st.files = map[string]int{}
+	}
+	st.files[what]++
+	f, err := os.Create(fmt.Sprintf("%s/%s-%d", st.dir, what, st.seq))
+	if err != nil {
+		return nil, fmt.Errorf("explore: spilling to disk: %w", err)
+	}
+	return f, nil
+}
+
+// grew records n more bytes written.
+func (st *storage) grew(n int64) {
+	st.disk += n
+	st.peak = max(st.peak, st.disk)
+}
+
+// remove closes and deletes f, which holds size bytes.
+func (st *storage) remove(f *os.File, size int64) {
+	if f == nil {
+		return
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	st.disk -= size
+}
+
+// close deletes the directory and everything in it.
+func (st *storage) close() {
+	if st.dir != "" {
+		os.RemoveAll(st.dir)
+		st.dir = ""
+	}
+	st.disk = 0
+}
+
+// byteSize renders a byte count with a binary unit.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

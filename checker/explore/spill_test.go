@@ -1,0 +1,277 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// outcomeOf is everything a search decides, without what it measured (time, memory, disk).
+func outcomeOf(sc *Scope, r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "states %d transitions %d depth %d complete %v bounded %q\n", r.States, r.Transitions, r.Depth, r.Complete, r.Bounded)
+	found := func(what string, f *Found) {
+		if f == nil {
+			return
+		}
+		fmt.Fprintf(&b, "%s %s %q %q:", what, f.Invariant, f.Finding, f.Message)
+		for _, a := range f.Path {
+			fmt.Fprintf(&b, " %s;", a.Describe(sc))
+		}
+		b.WriteByte('\n')
+	}
+	found("violation", r.Violation)
+	for _, f := range r.LevelViolations {
+		found("level violation", f)
+	}
+	for _, f := range r.Findings {
+		found("finding", f)
+	}
+	if l := r.Liveness; l != nil {
+		fmt.Fprintf(&b, "liveness settled %d stuck %d edges %d\n", l.Settled, l.Stuck, l.Edges)
+		found("stuck", l.First)
+	}
+	fmt.Fprintf(&b, "fingerprints %d %x\n", len(r.Fingerprints), fingerprintsHash(r.Fingerprints))
+	return b.String()
+}
+
+func fingerprintsHash(fps []uint64) uint64 {
+	h := uint64(0)
+	for _, f := range fps {
+		h = h*0x100000001b3 ^ f
+	}
+	return h
+}
+
+// spillCases are searches of every kind: complete, cut short by the state bound in the middle
+// of a wave, a violation, findings, a swarm shard with its fingerprints, and liveness. Several
+// have levels of more than one wave (32 768 states).
+var spillCases = []struct {
+	name  string
+	scope func() Scope
+	race  bool // small enough for -race
+}{
+	{"complete", func() Scope {
+		sc := DefaultScope()
+		sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = []int{2}, 2, 2, []int{2}
+		return sc
+	}, false},
+	{"max-states mid-wave", func() Scope {
+		sc := DefaultScope()
+		sc.MaxStates = 123_457
+		return sc
+	}, false},
+	{"violation", func() Scope {
+		sc := DefaultScope()
+		sc.Bug, sc.MaxDepth = model.BugStoreNoFencing, 4
+		return sc
+	}, true},
+	{"violation whose path renames members", func() Scope {
+		sc := DefaultScope()
+		sc.Bug, sc.MaxDepth = model.BugReleaseStopsAtForeign, 5
+		return sc
+	}, true},
+	{"findings, depth 5", func() Scope {
+		sc := DefaultScope()
+		sc.Members, sc.Findings, sc.MaxDepth = 1, true, 5
+		return sc
+	}, true},
+	{"swarm shard with fingerprints", func() Scope {
+		sc := DefaultScope()
+		sc.Shard, sc.Shards, sc.Split, sc.Seed, sc.MaxDepth, sc.KeepFingerprints, sc.StepOrderSeed = 1, 3, 2, 7, 5, true, 9
+		return sc
+	}, true},
+	{"liveness", func() Scope {
+		sc := DefaultScope()
+		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{1, 1}, 2, 2, []int{2}
+		sc.Liveness, sc.Findings = true, true
+		return sc
+	}, true},
+}
+
+// The result does not depend on the memory budget or the number of workers: each case is
+// searched with everything in memory on one worker, and with a budget of one byte (every kind
+// of store spills: the seen set is flushed to disk after every wave, every frontier segment
+// and every parent record goes to a file) on two and three workers (two under -race), and all
+// decide the same: states, transitions, depth, verdict, every path, the fingerprints. Liveness keeps the
+// seen set in memory, so it is run with only the frontiers and the parent pointers spilling,
+// and a budget that would spill the set is refused with a clear error. The spill files are
+// gone afterwards.
+func TestSpillKeepsResults(t *testing.T) {
+	for _, c := range spillCases {
+		t.Run(c.name, func(t *testing.T) {
+			if raceEnabled && !c.race {
+				t.Skip("too slow under -race; runs without it")
+			}
+			t.Parallel()
+			base := c.scope()
+			base.Workers = 1
+			want, err := Explore(base, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.DiskBytes != 0 {
+				t.Errorf("no budget, yet %d bytes spilled", want.DiskBytes)
+			}
+			wantOut := outcomeOf(&base, want)
+			workerCounts := []int{2, 3}
+			if raceEnabled {
+				workerCounts = workerCounts[:1]
+			}
+			for _, workers := range workerCounts {
+				sc := c.scope()
+				sc.Workers, sc.TempDir = workers, t.TempDir()
+				sc.Memory = 1
+				kinds := []string{"seen", "frontier", "parents"}
+				if sc.Liveness {
+					if _, err := Explore(sc, nil); err == nil || !strings.Contains(err.Error(), "liveness needs the seen set in memory") {
+						t.Errorf("liveness with a 1-byte budget: want the seen-set error, got %v", err)
+					}
+					assertEmpty(t, sc.TempDir)
+					sc.shares = &shares{seen: -1, frontier: 0, parents: 0}
+					kinds = kinds[1:]
+				}
+				got, err := Explore(sc, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range kinds {
+					if got.spillFiles[k] == 0 {
+						t.Errorf("%d workers: the %s store did not spill (%v)", workers, k, got.spillFiles)
+					}
+				}
+				if got.DiskBytes == 0 {
+					t.Errorf("%d workers: nothing spilled", workers)
+				}
+				if out := outcomeOf(&sc, got); out != wantOut {
+					t.Errorf("%d workers, spilling: got\n%s\nwant (in memory, 1 worker)\n%s", workers, out, wantOut)
+				}
+				assertEmpty(t, sc.TempDir)
+			}
+			t.Logf("%s", strings.SplitN(wantOut, "\n", 2)[0])
+		})
+	}
+}
+
+func assertEmpty(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 0 {
+		t.Errorf("spill files left in %s: %v", dir, ents)
+	}
+}
+
+// The fingerprint set answers like a plain set whatever is on disk: fingerprints added in
+// rounds, with flushes in between, are found exactly when they were added.
+func TestSeenSetWithDisk(t *testing.T) {
+	st := &storage{parent: t.TempDir()}
+	defer st.close()
+	set := newFPSet(0, false)
+	disk := &diskSet{st: st}
+	defer disk.close()
+	in := map[uint64]bool{}
+	x := uint64(1)
+	next := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x | 1
+	}
+	var all []uint64
+	for round := 0; round < 5; round++ {
+		for i := 0; i < 3000; i++ {
+			f := next()
+			if i%3 == 0 && len(all) > 0 {
+				f = all[int(f>>33)%len(all)] // one already added
+			}
+			all = append(all, f)
+			if !in[f] {
+				onDisk := make([]bool, 1)
+				if err := disk.lookup([]uint64{f}, onDisk, 1); err != nil {
+					t.Fatal(err)
+				}
+				if onDisk[0] || !set.add(fp(f), 0) {
+					t.Fatalf("round %d: %x reported seen before it was added", round, f)
+				}
+				in[f] = true
+			}
+		}
+		if err := disk.flush(set); err != nil {
+			t.Fatal(err)
+		}
+		set.reset()
+		if disk.n != int64(len(in)) {
+			t.Fatalf("round %d: %d fingerprints on disk, want %d", round, disk.n, len(in))
+		}
+	}
+	probe := append([]uint64{}, all...)
+	for i := 0; i < 2000; i++ {
+		probe = append(probe, next()) // almost surely never added
+	}
+	sortU64(probe)
+	seen := make([]bool, len(probe))
+	if err := disk.lookup(probe, seen, 3); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range probe {
+		if seen[i] != in[f] {
+			t.Fatalf("%x: on disk %v, added %v", f, seen[i], in[f])
+		}
+	}
+	got, err := disk.appendAll(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]uint64, 0, len(in))
+	for f := range in {
+		want = append(want, f)
+	}
+	sortU64(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the file holds %d fingerprints, want the %d added, sorted", len(got), len(want))
+	}
+}
+
+func sortU64(s []uint64) { slices.Sort(s) }
+
+// DiskBytes counts what the files hold: with only the parent pointers spilling, and all of
+// them (a share of 0), the file holds 9 bytes per state with symmetry (parent id, action,
+// renaming) and 8 without.
+func TestDiskBytesOfParentPointers(t *testing.T) {
+	for _, symmetry := range []bool{true, false} {
+		sc := DefaultScope()
+		sc.Bug, sc.MaxDepth, sc.Workers, sc.Symmetry, sc.TempDir = model.BugStoreNoFencing, 4, 2, symmetry, t.TempDir()
+		sc.shares = &shares{seen: -1, frontier: -1, parents: 0}
+		res, err := Explore(sc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := int64(8)
+		if symmetry {
+			per = 9
+		}
+		if res.DiskBytes != int64(res.States)*per {
+			t.Errorf("symmetry %v: %d bytes on disk for %d states, want %d per state", symmetry, res.DiskBytes, res.States, per)
+		}
+		assertEmpty(t, sc.TempDir)
+	}
+}
+
+// A budget is divided ½ seen set, ⅛ frontiers, 1/16 parent pointers; no budget bounds nothing.
+func TestBudgetShares(t *testing.T) {
+	if got, want := budgetShares(16<<30), (shares{seen: 8 << 30, frontier: 2 << 30, parents: 1 << 30}); got != want {
+		t.Errorf("16 GiB: %+v, want %+v", got, want)
+	}
+	if got := budgetShares(0); over(1<<62, got.seen) || over(1<<62, got.frontier) || over(1<<62, got.parents) {
+		t.Errorf("no budget: %+v bounds something", got)
+	}
+	if !over(1, budgetShares(1).parents) {
+		t.Error("a one-byte budget keeps a parent record in memory")
+	}
+}
