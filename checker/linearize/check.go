@@ -54,6 +54,18 @@ type Result struct {
 	vis []*class // failing classes, for the visualisation
 }
 
+// addShare appends a share-partition's result; the run's verdict is the worst of them
+// (Illegal over Unknown over Ok).
+func (r *Result) addShare(sr ShareResult) {
+	r.Shares = append(r.Shares, sr)
+	switch {
+	case sr.Verdict == porcupine.Illegal:
+		r.Verdict = porcupine.Illegal
+	case sr.Verdict == porcupine.Unknown && r.Verdict == porcupine.Ok:
+		r.Verdict = porcupine.Unknown
+	}
+}
+
 // ShareResult is the outcome for one share-partition.
 type ShareResult struct {
 	Group, Partition string
@@ -101,14 +113,7 @@ func Check(h []sim.Op, hidden []sim.HiddenEvent, o Options) *Result {
 	o = o.withDefaults()
 	res := &Result{Verdict: porcupine.Ok, Ops: len(h)}
 	for _, sh := range splitShares(h, hidden) {
-		sr := checkShare(sh, h, o, res)
-		res.Shares = append(res.Shares, sr)
-		switch {
-		case sr.Verdict == porcupine.Illegal:
-			res.Verdict = porcupine.Illegal
-		case sr.Verdict == porcupine.Unknown && res.Verdict == porcupine.Ok:
-			res.Verdict = porcupine.Unknown
-		}
+		res.addShare(checkShare(sh, h, o, res))
 	}
 	res.Elapsed = time.Since(start)
 	return res

@@ -216,13 +216,7 @@ func (s *Stream) Finish() *Result {
 		sr := sh.sr
 		sr.Elapsed = sh.spent
 		res.Elapsed += sh.spent
-		res.Shares = append(res.Shares, sr)
-		switch {
-		case sr.Verdict == porcupine.Illegal:
-			res.Verdict = porcupine.Illegal
-		case sr.Verdict == porcupine.Unknown && res.Verdict == porcupine.Ok:
-			res.Verdict = porcupine.Unknown
-		}
+		res.addShare(sr)
 	}
 	return res
 }
