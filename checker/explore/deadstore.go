@@ -23,5 +23,5 @@ package explore
 // storeDead reports whether no step on any path from the current state reads the store's
 // stored state: no failover is left and no stale write is on its way.
 func (h *harness) storeDead() bool {
-	return h.sc.DeadStore && !h.live && int(h.sp.LeaderEpoch())-1 >= h.sc.Failovers && len(h.zombies) == 0
+	return h.sc.DeadStore && int(h.sp.LeaderEpoch())-1 >= h.sc.Failovers && len(h.zombies) == 0
 }
