@@ -83,6 +83,21 @@ var Kfake = []Deviation{
 		Theirs: "kfake's sweep releases records whose now − acquire time ≥ the current lock duration",
 	},
 	{
+		ID:     "cap-budget-ignores-redeliveries",
+		Broker: "kfake",
+		Title:  "under the in-flight cap, kfake lets a fetch that redelivers inside the window also fill the window up to the cap",
+		Kafka:  "SharePartition.lastOffsetAndMaxRecordsToAcquire (4.2) budgets min(max records, cap − in-flight count) offsets per fetch, redelivered ones included",
+		Theirs: "kfake's sharePartition.acquireRecords checks the cap per offset and stops only offsets beyond its window end, so redeliveries do not use up the budget",
+	},
+	{
+		ID:            "ack-touching-batches-invalid-request",
+		Broker:        "kfake",
+		Title:         "an acknowledgement batch starting at the previous batch's last offset gets INVALID_REQUEST",
+		Kafka:         "KafkaApis.validateAcknowledgementBatches refuses a batch only when its first offset is below the previous batch's last offset; the shared offset then reaches SharePartition.acknowledge",
+		Theirs:        "kfake's validateOneAckBatch refuses first ≤ previous last with INVALID_REQUEST",
+		ErrorCodeOnly: true,
+	},
+	{
 		ID:            "ack-empty-window-invalid-request",
 		Broker:        "kfake",
 		Title:         "an acknowledgement when nothing is acquired gets INVALID_REQUEST",
