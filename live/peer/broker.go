@@ -227,6 +227,21 @@ func codeName(code int16) string {
 // shareFetch sends one ShareFetch for member on the given topic and returns the acquired
 // ranges, handling the member's share session epoch.
 func (b *Broker) shareFetch(group, member string, topicID [16]byte, epochs map[string]int32, maxRecords int, mode model.AcquireMode, maxWaitMs int32) ([]Range, error) {
+	rs, err := b.shareFetchRaw(group, member, topicID, epochs, maxRecords, maxRecords, mode, maxWaitMs)
+	return coalesce(rs), err
+}
+
+// FetchRanges is a Fetch step with its own batch size that returns the acquired ranges as
+// the broker cut them, not coalesced.
+func (b *Broker) FetchRanges(member string, maxRecords, batchSize int, mode model.AcquireMode) ([]Range, error) {
+	rs, err := b.shareFetchRaw(b.group, member, b.topicID, b.sessions, maxRecords, batchSize, mode, 0)
+	for _, r := range rs {
+		b.acquireEnd = max(b.acquireEnd, r.Last+1)
+	}
+	return rs, err
+}
+
+func (b *Broker) shareFetchRaw(group, member string, topicID [16]byte, epochs map[string]int32, maxRecords, batchSize int, mode model.AcquireMode, maxWaitMs int32) ([]Range, error) {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.GroupID = kmsg.StringPtr(group)
 	req.MemberID = kmsg.StringPtr(member)
@@ -234,7 +249,7 @@ func (b *Broker) shareFetch(group, member string, topicID [16]byte, epochs map[s
 	req.MaxWaitMillis = maxWaitMs
 	req.MaxBytes = fetchMaxBytes
 	req.MaxRecords = int32(maxRecords)
-	req.BatchSize = int32(maxRecords)
+	req.BatchSize = int32(batchSize)
 	req.ShareAcquireMode = int8(mode)
 	t := kmsg.NewShareFetchRequestTopic()
 	t.TopicID = topicID
@@ -266,7 +281,7 @@ func (b *Broker) shareFetch(group, member string, topicID [16]byte, epochs map[s
 			}
 		}
 	}
-	return coalesce(rs), nil
+	return rs, nil
 }
 
 func (b *Broker) fetch(member string, maxRecords int, mode model.AcquireMode) ([]Range, error) {
@@ -529,4 +544,18 @@ func contains(rs []Range, off int64) bool {
 		}
 	}
 	return false
+}
+
+// Topic returns the current sequence's topic.
+func (b *Broker) Topic() string { return b.topic }
+
+// Describe reads the current share-partition's SPSO and lag.
+func (b *Broker) Describe() (spso, lag int64, err error) { return b.describe(b.group, b.topic) }
+
+// Request sends a raw request to the broker.
+func (b *Broker) Request(req kmsg.Request) (kmsg.Response, error) { return b.request(req) }
+
+// AlterBrokerConfigs sets broker configs with IncrementalAlterConfigs.
+func (b *Broker) AlterBrokerConfigs(kv ...string) error {
+	return b.alterConfigs(kmsg.ConfigResourceTypeBroker, "", kv...)
 }

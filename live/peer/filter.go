@@ -183,7 +183,7 @@ func tail(c *Context) map[int64]bool {
 // record-limit-tail: Kafka caches the rest of a producer batch after a record_limit
 // acquisition (AVAILABLE, delivery count 0) and counts it in the in-flight window; kfake
 // does not. Recognised (a) for a fetch under a small in-flight cap while the model holds a
-// tail, and (b) for an acknowledgement reaching past kfake's window end into the model's
+// tail, where the two sides differ only in which tail or later offsets they acquired, and (b) for an acknowledgement reaching past kfake's window end into the model's
 // tail, which kfake answers INVALID_REQUEST and Kafka INVALID_RECORD_STATE.
 func matchRecordLimitTail(c *Context) bool {
 	t := tail(c)
@@ -192,7 +192,32 @@ func matchRecordLimitTail(c *Context) bool {
 	}
 	switch c.Step.Kind {
 	case Fetch:
-		return c.Setup.PartitionMaxRecordLocks < model.PartitionMaxRecordLocksRangeMin && onlyFields(c, FieldAcquired)
+		if c.Setup.PartitionMaxRecordLocks >= model.PartitionMaxRecordLocksRangeMin || !onlyFields(c, FieldAcquired) {
+			return false
+		}
+		// The tail only changes how much room the cap leaves: offsets both sides acquired
+		// have the same delivery count, the model's extra offsets are tail offsets, and
+		// kfake's extra offsets lie at or after the tail's start.
+		first := int64(-1)
+		for o := range t {
+			if first < 0 || o < first {
+				first = o
+			}
+		}
+		bo, mo := offsets(c.Broker.Acquired), offsets(c.Model.Acquired)
+		for o, dc := range mo {
+			if bdc, ok := bo[o]; ok && bdc != dc {
+				return false
+			} else if !ok && !t[o] {
+				return false
+			}
+		}
+		for o := range bo {
+			if _, ok := mo[o]; !ok && o < first {
+				return false
+			}
+		}
+		return true
 	case Ack:
 		if !onlyFields(c, FieldAckCode) || c.Broker.AckCode != "INVALID_REQUEST" || c.Model.AckCode != "INVALID_RECORD_STATE" {
 			return false

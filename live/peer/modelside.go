@@ -32,6 +32,7 @@ func NewModel(s Setup) (*Model, error) {
 	cfg.DeliveryCountLimit = s.DeliveryCountLimit
 	cfg.PartitionMaxRecordLocks = s.PartitionMaxRecordLocks
 	cfg.RelaxRanges = s.PartitionMaxRecordLocks < model.PartitionMaxRecordLocksRangeMin
+	cfg.Bug = s.ModelBug
 	sp, err := model.New(cfg, 0)
 	if err != nil {
 		return nil, fmt.Errorf("model config %s: %w", s, err)

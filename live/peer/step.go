@@ -75,6 +75,9 @@ type Setup struct {
 	DeliveryCountLimit int
 	// PartitionMaxRecordLocks is group.share.partition.max.record.locks (the in-flight cap).
 	PartitionMaxRecordLocks int
+	// ModelBug selects a bug-zoo variant of the model (model.Config.Bug), to show that the
+	// test finds a model that is wrong; empty for the faithful core.
+	ModelBug string
 }
 
 func (s Setup) String() string {
