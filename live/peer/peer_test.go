@@ -263,8 +263,12 @@ func TestDifferentialKfake(t *testing.T) {
 	el := time.Since(start)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	t.Logf("%d sequences (%d steps) in %.1f s: %.1f sequences/s; %d agreed to the end",
-		tl.sequences, tl.steps, el.Seconds(), float64(tl.sequences)/el.Seconds(), tl.agreed)
+	stopped := 0
+	for _, n := range tl.stopped {
+		stopped += n
+	}
+	t.Logf("%d sequences (%d steps) in %.1f s: %.1f sequences/s; %d compared to the end (%d of them without any disagreement), %d stopped at a tolerated deviation",
+		tl.sequences, tl.steps, el.Seconds(), float64(tl.sequences)/el.Seconds(), tl.sequences-stopped, tl.agreed, stopped)
 	ids := make([]string, 0, len(tl.tolerated))
 	for id := range tl.tolerated {
 		ids = append(ids, id)
