@@ -65,9 +65,8 @@ type Broker struct {
 	// share-partition, as seen in fetch responses.
 	acquireEnd int64
 
-	canaryID       [16]byte
-	canaryEpoch    int32
-	canarySessions bool
+	canaryID     [16]byte
+	canaryEpochs map[string]int32 // the canary member's share session
 }
 
 // NewBroker connects a client to the cluster and creates the canary topic the waits use.
@@ -83,7 +82,7 @@ func NewBroker(ctx context.Context, c *kfake.Cluster) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kgo client: %w", err)
 	}
-	b := &Broker{cluster: c, cl: cl, ctx: ctx}
+	b := &Broker{cluster: c, cl: cl, ctx: ctx, canaryEpochs: map[string]int32{}}
 	if err := cl.Ping(ctx); err != nil {
 		cl.Close()
 		return nil, fmt.Errorf("reaching kfake: %w", err)
@@ -176,8 +175,7 @@ func (b *Broker) Do(s Step) (Outcome, error) {
 	case Wait:
 		err = b.Wait()
 	case Leave:
-		// Alternate the two ways of closing a session; both release the member's records.
-		err = b.leave(s.Member, b.seq%2 == 0)
+		err = b.leave(s.Member, s.ViaAcknowledge)
 	default:
 		err = fmt.Errorf("unknown step kind %d", s.Kind)
 	}
@@ -372,11 +370,9 @@ func (b *Broker) shareAcknowledge(group, member string, topicID [16]byte, epochs
 // leave closes member's share session (ShareFetch or ShareAcknowledge at epoch −1), which
 // releases the records it holds. Without a session there is nothing to close.
 func (b *Broker) leave(member string, viaAcknowledge bool) error {
-	epoch, ok := b.sessions[member]
-	if !ok {
+	if _, ok := b.sessions[member]; !ok {
 		return nil
 	}
-	_ = epoch
 	var code int16
 	if viaAcknowledge {
 		req := kmsg.NewPtrShareAcknowledgeRequest()
@@ -477,15 +473,7 @@ func (b *Broker) alterConfigs(typ kmsg.ConfigResourceType, name string, kv ...st
 // Nothing else runs on the cluster meanwhile (see Broker), so no lock is acquired between
 // steps 2 and 4.
 func (b *Broker) Wait() error {
-	canaryEpochs := map[string]int32{}
-	if b.canarySessions {
-		canaryEpochs[canaryMember] = b.canaryEpoch
-	}
-	defer func() {
-		if e, ok := canaryEpochs[canaryMember]; ok {
-			b.canaryEpoch, b.canarySessions = e, true
-		}
-	}()
+	canaryEpochs := b.canaryEpochs
 	info := b.cluster.PartitionInfo(canaryTopic, 0)
 	if info == nil {
 		return fmt.Errorf("canary partition missing")

@@ -107,7 +107,8 @@ func (g *gen) step(t *rapid.T, i int) Step {
 		g.waits++
 		return Step{Kind: Wait}
 	}
-	return Step{Kind: Leave, Member: rapid.SampledFrom(members).Draw(t, fmt.Sprintf("member%d", i))}
+	return Step{Kind: Leave, Member: rapid.SampledFrom(members).Draw(t, fmt.Sprintf("member%d", i)),
+		ViaAcknowledge: rapid.Bool().Draw(t, fmt.Sprintf("viaAcknowledge%d", i))}
 }
 
 func (g *gen) ranges(t *rapid.T, i int, m string) []model.AckRange {

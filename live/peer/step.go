@@ -32,6 +32,9 @@ type Step struct {
 	Mode       model.AcquireMode
 	// Ranges are an Ack's ranges, in request order.
 	Ranges []model.AckRange
+	// ViaAcknowledge makes a Leave close the session with ShareAcknowledge at epoch −1
+	// instead of ShareFetch at epoch −1 (both release the member's records).
+	ViaAcknowledge bool
 }
 
 // String renders the step as one line of a reproduction, e.g. "fetch(m1, max=3, record_limit)".
@@ -57,7 +60,10 @@ func (s Step) String() string {
 	case Wait:
 		return "wait(past the lock)"
 	case Leave:
-		return fmt.Sprintf("leave(%s)", s.Member)
+		if s.ViaAcknowledge {
+			return fmt.Sprintf("leave(%s, ShareAcknowledge epoch -1)", s.Member)
+		}
+		return fmt.Sprintf("leave(%s, ShareFetch epoch -1)", s.Member)
 	}
 	return fmt.Sprintf("Step(%d)", s.Kind)
 }
