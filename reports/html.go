@@ -264,8 +264,8 @@ func groupGlance(g *sim.GroupMetrics, named bool) []string {
 		out = append(out, fmt.Sprintf("%d record deliveries were redeliveries: %s.", max(redel, t.Redeliveries), causeText(byCause, redeliveryCauseNames)))
 	}
 	if t.Duplicates > 0 {
-		out = append(out, fmt.Sprintf("%d records were processed successfully more than once: %.0f per hour over %s — by cause: %s.",
-			t.Duplicates, r.DuplicatesPerHour, win, causeText(t.DuplicatesByCause, duplicateCauseNames)))
+		out = append(out, fmt.Sprintf("%d records were processed successfully more than once, %d duplicate processings in all: %.1f per hour over %s — by cause: %s.",
+			t.DuplicatedRecords, t.Duplicates, r.DuplicatesPerHour, win, causeText(t.DuplicatesByCause, duplicateCauseNames)))
 	} else {
 		out = append(out, "No record was processed successfully twice.")
 	}
@@ -296,13 +296,13 @@ func groupCards(g *sim.GroupMetrics) groupNumbers {
 	}
 	lockNote := ""
 	if t.AcquisitionLockTimeouts > 0 {
-		lockNote = fmt.Sprintf("%.0f per hour; %d processed after their lock expired", r.LockTimeoutsPerHour, t.ProcessedAfterLockExpiry)
+		lockNote = fmt.Sprintf("%.1f per hour; %d processed after their lock expired", r.LockTimeoutsPerHour, t.ProcessedAfterLockExpiry)
 	}
 	nums := []number{
 		keep,
 		{Label: "arrived", Value: fmt.Sprintf("%.1f/s", r.ArrivalPerSec), Detail: fmt.Sprintf("%d records produced over the run", t.Produced)},
 		{Label: done, Value: fmt.Sprintf("%.1f/s", r.CompletedPerSec), Detail: fmt.Sprintf("%d records over the run", t.Completed)},
-		{Label: "duplicates", Value: fmt.Sprintf("%.0f per hour", r.DuplicatesPerHour), Detail: joinNonEmpty("; ", fmt.Sprintf("%d over the run, %.2f%% of successful processings in the window", t.Duplicates, 100*r.DuplicateFraction), causeText(t.DuplicatesByCause, nil)), Warn: t.Duplicates > 0},
+		{Label: "duplicates", Value: fmt.Sprintf("%.1f per hour", r.DuplicatesPerHour), Detail: joinNonEmpty("; ", fmt.Sprintf("%d over the run, %.2f%% of successful processings in the window", t.Duplicates, 100*r.DuplicateFraction), causeText(t.DuplicatesByCause, nil)), Warn: t.Duplicates > 0},
 		{Label: "deliveries per record", Value: fmt.Sprintf("%.3f", g.DeliveriesPerRecord), Detail: fmt.Sprintf("%d deliveries, %d redeliveries", t.Deliveries, t.Redeliveries)},
 		{Label: "lock timeouts", Value: strconv.FormatInt(t.AcquisitionLockTimeouts, 10), Detail: lockNote, Warn: t.AcquisitionLockTimeouts > 0},
 		latencyCard("produce → first delivery", g.Latency.FirstDelivery),
@@ -344,7 +344,7 @@ func compareTable(gs []sim.GroupMetrics) *aggTable {
 	row("kept up", func(g *sim.GroupMetrics) string { return yesNo(g.KeepUp.KeptUp) })
 	row("arrived, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.ArrivalPerSec) })
 	row("completed, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.CompletedPerSec) })
-	row("duplicates per hour", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.0f", g.Rates.DuplicatesPerHour) })
+	row("duplicates per hour", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.DuplicatesPerHour) })
 	row("produce → first delivery p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.FirstDelivery, p50) })
 	row("produce → processed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Processed, p50) })
 	row("produce → completed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Completed, p50) })

@@ -743,7 +743,10 @@ func (w *World) classicDone(e event) {
 	gc.processedOK++
 	cc.processedOK++
 	cg.processedMax[d.sp] = max(cg.processedMax[d.sp], d.off)
-	if cg.processedOK[d.sp].add(d.off) {
+	if before := cg.processedOK[d.sp].add(d.off); before > 0 {
+		if before == 1 {
+			gc.dupRecords++
+		}
 		gc.classicReprocessed++
 		gc.duplicates[DupRewind]++
 		w.mark("classic-reprocessed")

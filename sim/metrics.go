@@ -298,6 +298,9 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		g.processedOK++
 		cc.processedOK++
 		if !known || l.okCount > 0 {
+			if !known || l.okCount == 1 {
+				g.dupRecords++ // unknown: it may have been counted before (an upper bound then)
+			}
 			g.duplicates[DupLockExpiry]++
 			w.mark("duplicate-processing")
 		}
@@ -322,6 +325,9 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	info.okCount++
 	if info.okCount == 1 && info.seen && w.inWindow(info.producedMs) {
 		w.metrics.lat[s.group].processed.Add(w.now - info.producedMs)
+	}
+	if info.okCount == 2 {
+		g.dupRecords++
 	}
 	if info.okCount >= 2 {
 		cause := info.lostCause

@@ -7,20 +7,21 @@ package sim
 // processed: the work in flight, not the run's length.
 type offsetSet struct {
 	floor int64
-	seen  []bool // seen[i]: offset floor+i was processed successfully
+	seen  []uint8 // seen[i]: how often offset floor+i was processed successfully (saturates at 255)
 }
 
-// add marks off processed and reports whether it was processed before.
-func (s *offsetSet) add(off int64) (before bool) {
+// add counts one successful processing of off and returns how many there were before (2
+// for an offset below the floor: processed, how often is not kept).
+func (s *offsetSet) add(off int64) (before int) {
 	if off < s.floor {
-		return true
+		return 2
 	}
 	i := int(off - s.floor)
 	for i >= len(s.seen) {
-		s.seen = append(s.seen, false)
+		s.seen = append(s.seen, 0)
 	}
-	before = s.seen[i]
-	s.seen[i] = true
+	before = int(s.seen[i])
+	s.seen[i] = uint8(min(before+1, 255))
 	return before
 }
 

@@ -581,7 +581,7 @@ func printAnswer(w io.Writer, s *reports.Summary) {
 		if len(s.Groups) > 1 {
 			who = h.Group + ": "
 		}
-		fmt.Fprintf(w, "  answer: %s%s (over %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
+		fmt.Fprintf(w, "  answer: %s%s (window %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
 	}
 }
 
@@ -614,9 +614,9 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 		}
 	}
 	in := g.InWindow
-	fmt.Fprintf(w, "    duplicates %.0f per hour (%d in the window, %.2f%% of successful processings)%s\n",
+	fmt.Fprintf(w, "    duplicates %.1f per hour (%d in the window, %.2f%% of successful processings)%s\n",
 		r.DuplicatesPerHour, in.Duplicates, 100*r.DuplicateFraction, causes(in.DuplicatesByCause))
-	fmt.Fprintf(w, "    redeliveries %.0f per hour, lock timeouts %.0f per hour; %.3f deliveries per record\n",
+	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record\n",
 		r.RedeliveriesPerHour, r.LockTimeoutsPerHour, g.DeliveriesPerRecord)
 	l := g.Latency
 	fmt.Fprintf(w, "    latency from produce: first delivery %s; processed %s; %s %s\n",
@@ -624,7 +624,11 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	a := g.Accounting
 	fmt.Fprintf(w, "    records over the run: produced %d, completed %d", t.Produced, t.Completed)
 	if g.Type == "share" {
-		fmt.Fprintf(w, "; left the in-flight window as %s", causesList(a.Finished))
+		if len(a.Finished) == 0 {
+			fmt.Fprintf(w, "; no offset left the in-flight window")
+		} else {
+			fmt.Fprintf(w, "; left the in-flight window as %s", causesList(a.Finished))
+		}
 	}
 	if a.DeletedUndelivered > 0 {
 		fmt.Fprintf(w, "; deleted before delivery %d", a.DeletedUndelivered)
