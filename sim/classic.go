@@ -797,6 +797,7 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	c.state = cDead
 	c.gen++
 	c.cl = nil

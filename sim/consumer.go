@@ -595,6 +595,7 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	w.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead
@@ -625,6 +626,7 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("host-loss").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	w.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead

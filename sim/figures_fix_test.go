@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sharesim/sharesim/sim"
@@ -53,5 +54,96 @@ func TestFixClassicThreadsKillStillCountsRewinds(t *testing.T) {
 	}
 	if g.Totals.Duplicates > g.Totals.Redeliveries {
 		t.Errorf("%d duplicates > %d redeliveries: a classic record is processed twice only if a poll returned it twice", g.Totals.Duplicates, g.Totals.Redeliveries)
+	}
+}
+
+// A consumer killed in the middle of a processing was busy until it died: one consumer
+// taking one record at a time, constant 100 s processing, killed at 30 s, in a 60 s window,
+// is 50 % busy (its first record was delivered a few ms after 0), not 0 %.
+func TestFixKilledConsumerWasBusy(t *testing.T) {
+	c := ftConsumer("c", 1, 100_000, 1)
+	c.RestartAfterCrashMs = -1
+	cfg := ftWorld(1, 1, 0, c)
+	cfg.DurationMs = 60_000
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultKill, Target: "c", AtMs: 30_000, RestartAfterMs: -1}}
+	res := ftRun(t, cfg, 1)
+	g := rgGroup(t, res, 0)
+	cs := g.Consumers[0]
+	if cs.Processed != 0 {
+		t.Fatalf("setup: %d processings completed, want 0", cs.Processed)
+	}
+	// Busy from the delivery (a few ms after 0) to the kill at 30 s.
+	if cs.BusyMs < 29_000 || cs.BusyMs > 30_000 || cs.Busy < 0.48 || cs.Busy > 0.5 {
+		t.Errorf("killed consumer busy %d ms (%.3f of the window), want ≈ 30000 ms (0.5)", cs.BusyMs, cs.Busy)
+	}
+}
+
+// A group whose consumers start after production ends did not keep up, and the reason says
+// the consumers had not started, not faults or lock expiries.
+func TestFixKeepUpConsumersNotStarted(t *testing.T) {
+	c := ftConsumer("c", 2, 10, 10)
+	c.StartMs = 70_000
+	cfg := ftWorld(1, 10, 0, c)
+	cfg.DurationMs, cfg.HealMs = 60_000, 60_000
+	res := ftRun(t, cfg, 1)
+	k := rgGroup(t, res, 0).KeepUp
+	if k.KeptUp {
+		t.Fatalf("kept up with no consumer running in the window")
+	}
+	if !strings.Contains(k.Reason, "no consumer of the group ran in the window") || strings.Contains(k.Reason, "fault") {
+		t.Errorf("reason %q: want it to say no consumer ran, and not blame faults", k.Reason)
+	}
+}
+
+// A group that archives everything at the delivery limit (every processing fails and is
+// released) leaves no backlog, but it completed nothing: it did not keep up.
+func TestFixKeepUpNothingCompleted(t *testing.T) {
+	c := ftConsumer("c", 2, 10, 10)
+	c.AckMode, c.FailurePerMillion, c.OnFailure = sim.AckExplicit, 1_000_000, sim.FailRelease
+	cfg := ftWorld(1, 10, 0, c)
+	cfg.DurationMs = 60_000
+	res := ftRun(t, cfg, 1)
+	g := rgGroup(t, res, 0)
+	if g.InWindow.Completed != 0 || g.InWindow.Finished["limit"] < 500 {
+		t.Fatalf("setup: %d completed, %d archived at the limit in the window", g.InWindow.Completed, g.InWindow.Finished["limit"])
+	}
+	if g.KeepUp.KeptUp {
+		t.Errorf("kept up while completing nothing (backlog %d → %d)", g.KeepUp.BacklogStart, g.KeepUp.BacklogEnd)
+	}
+	if !strings.Contains(g.KeepUp.Reason, "limit") {
+		t.Errorf("reason %q: want the archived records named", g.KeepUp.Reason)
+	}
+}
+
+// Blocking consumers wait for the slowest record of each poll. Exponential processing with
+// mean 80 ms, polls of 8 records on 8 threads: a poll takes E[max of 8] = 80 ms × H(8) =
+// 217.4 ms (H the harmonic number), so 4 classic consumers on 4 partitions finish at most
+// 4 × 8 / 0.2174 s = 147.2 records/s — far below the processing bound of 32 slots / 80 ms =
+// 400/s. The diagnosis names that bound, and the group finishes close to it.
+func TestFixKeepUpBlockingStragglerBound(t *testing.T) {
+	c := sim.DefaultConsumer("c")
+	c.Count, c.Threads, c.MaxPollRecords = 4, 8, 8
+	c.Processing = dist.Must(dist.Exponential(80))
+	cfg := ftWorld(4, 300, 0, c)
+	cfg.Groups[0].Type = sim.ClassicGroup
+	cfg.DurationMs = 60_000
+	res := ftRun(t, cfg, 1)
+	k := rgGroup(t, res, 0).KeepUp
+	var got *sim.Limit
+	for i := range k.Limits {
+		if k.Limits[i].Name == "blocking-straggler" {
+			got = &k.Limits[i]
+		}
+	}
+	h8 := 1 + 1/2.0 + 1/3.0 + 1/4.0 + 1/5.0 + 1/6.0 + 1/7.0 + 1/8.0
+	want := 4 * 8 / (80 * h8 / 1000)
+	if got == nil || got.RecordsPerSec < 0.98*want || got.RecordsPerSec > 1.02*want {
+		t.Fatalf("limits %+v: want a blocking-straggler bound of %.1f records/s", k.Limits, want)
+	}
+	if k.KeptUp || !strings.HasPrefix(k.Reason, "blocking-straggler limits it") {
+		t.Errorf("kept up %v, reason %q: want the straggler bound named", k.KeptUp, k.Reason)
+	}
+	if k.FinishedPerSec > got.RecordsPerSec*1.05 || k.FinishedPerSec < got.RecordsPerSec*0.8 {
+		t.Errorf("finished %.1f/s, want close to (and not above) the bound %.1f/s", k.FinishedPerSec, got.RecordsPerSec)
 	}
 }

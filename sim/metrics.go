@@ -272,6 +272,28 @@ func (w *World) noteDropped(c *consumer) {
 	}
 }
 
+// noteAbandoned adds the processing time a dying consumer spent on records it will never
+// finish: its threads were busy until now (busy time is otherwise counted when a
+// processing ends).
+func (w *World) noteAbandoned(c *consumer) {
+	var ms int64
+	if cl := c.cl; cl != nil {
+		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
+			if !cl.done[k] {
+				ms += w.now - cl.held[k].startMs
+			}
+		}
+	} else {
+		for i := 0; i < c.next && i < len(c.batch); i++ {
+			if i >= len(c.done) || !c.done[i] {
+				ms += w.now - c.batch[i].startMs
+			}
+		}
+	}
+	w.gc(c.group).busyMs += ms
+	w.cc(c.idx).busyMs += ms
+}
+
 // noteProcessed records one processing completion that took durMs.
 func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	g, cc := w.gc(c.group), w.cc(c.idx)
