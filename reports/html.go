@@ -206,7 +206,7 @@ func groupViolations(vs []Violation) []violationCard {
 func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) {
 	s := d.sum
 	m := s.Metrics
-	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(d.sc.Title, s.Title), Description: d.sc.Description,
+	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(TitleWithOverrides(d.sc.Title, s.Overrides), s.Title), Description: d.sc.Description,
 		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: groupViolations(s.Violations),
 		Linear: hasFile(d.files, LinearizabilityFile), Command: s.Command, Overrides: s.Overrides,
 		Figures: pageFigures(figs, svgs), YAML: d.sc.YAML, YAMLNote: d.sc.Problem, Files: fileLinks(d.files)}

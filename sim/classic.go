@@ -836,6 +836,9 @@ func (w *World) classicFinal(g *groupState) []FinalState {
 func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
 	cg := w.groups[c.group].classic
 	g := w.gc(c.group)
+	if gx := &w.metrics.gx[c.group]; gx.firstDeliveryMs < 0 {
+		gx.firstDeliveryMs = w.now
+	}
 	g.deliveries++
 	w.cc(c.idx).deliveries++
 	if off <= cg.readMax[i] {

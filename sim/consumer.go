@@ -321,6 +321,7 @@ func (w *World) transmit(c *consumer, id int32) {
 	if r.kind == reqAck || len(r.acks) > 0 {
 		w.metrics.ackRequests++
 	}
+	w.noteAcksSent(r)
 	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
 	if w.now < c.cutUntil {
 		w.mark("request-lost-netcut")

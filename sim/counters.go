@@ -67,6 +67,8 @@ type counters struct {
 	busyMs int64
 	// classicReprocessed counts classic-group records processed again after a member died.
 	classicReprocessed int64
+	// kafka are the counts of Kafka's meters (kafkametrics.go).
+	kafka kafkaCounts
 }
 
 // add adds o to c, field by field (window differences use sub).
@@ -102,6 +104,7 @@ func (c *counters) add(o *counters, sign int64) {
 	c.reordered += sign * o.reordered
 	c.busyMs += sign * o.busyMs
 	c.classicReprocessed += sign * o.classicReprocessed
+	c.kafka.add(&o.kafka, sign)
 }
 
 func (c *counters) duplicatesTotal() int64 {

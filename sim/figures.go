@@ -660,7 +660,11 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
 	if k.FinishedPerSec < 0.8*tight.RecordsPerSec {
 		// Far below even the tightest bound: something else held the group back as well.
-		reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", fmtMsShort(w.metrics.gx[gi].spsoStuckMaxMs))
+		if stuck := w.metrics.gx[gi].spsoStuckMaxMs; stuck > 0 && w.groups[gi].classic == nil {
+			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", fmtMsShort(stuck))
+		} else {
+			reason += ", well below that bound: something else held it back too (faults, lock expiries, rebalances?)"
+		}
 	}
 	switch tight.Name {
 	case "processing":

@@ -519,7 +519,7 @@ func writeJSONTo(w io.Writer, v any) error {
 
 func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string, cmdline string) *reports.Summary {
 	s := &reports.Summary{
-		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
+		Scenario: sc.Name(), Title: reports.TitleWithOverrides(sc.Title(), sets), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
 		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
 		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(),
@@ -593,7 +593,14 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	if g.Type == "classic" {
 		done = "completed (offset committed)"
 	}
-	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s:\n", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
+	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
+	if late := g.FirstDeliveryMs - win.StartMs; win.WarmupMs == 0 && win.LengthMs() > 0 && 100*late >= win.LengthMs() {
+		// Rates include the start, before the consumers got going: say by how much.
+		// At least 1 % of the window passed before the first delivery: rates read that much low.
+		fmt.Fprintf(w, " (no warm-up: the first record reached a consumer at %s, %.1f%% into the window, so the rates read about that much below the steady state)",
+			fmtDuration(g.FirstDeliveryMs), 100*float64(min(late, win.LengthMs()))/float64(win.LengthMs()))
+	}
+	fmt.Fprintln(w, ":")
 	if k.KeptUp {
 		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
 		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
