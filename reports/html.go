@@ -42,6 +42,7 @@ type pageData struct {
 	Numbers     []number
 	Groups      []groupNumbers // a run's headline numbers, per group
 	Compare     *aggTable      // groups side by side (two or more groups)
+	Kafka       *aggTable      // the share groups' metrics under Kafka's names
 	Violations  []violationCard
 	ChecksNote  string
 	Linear      bool
@@ -231,6 +232,7 @@ func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) 
 	if len(groups) > 1 {
 		pd.Compare = compareTable(groups)
 	}
+	pd.Kafka = kafkaTable(groups)
 	return executePage(pd)
 }
 
@@ -550,6 +552,9 @@ footer { color: var(--muted); font-size: 12.5px; margin-top: 40px; word-break: b
 {{if .Compare}}<table class="agg"><tr>{{range .Compare.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Compare.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 {{range .Groups}}<h3>{{.Name}} ({{.Type}}), window {{.Window}}</h3>
 <div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>{{end}}
+{{if .Kafka}}<h3 id="kafka-metrics">Kafka's metrics</h3>
+<p>The share groups' figures under Kafka's names and with Kafka's meaning, beside sharesim's own (docs/metrics.md, Kafka's metrics, gives each MBean and how the two differ).</p>
+<table class="agg"><tr>{{range .Kafka.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Kafka.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 {{end}}
 {{if .Aggregate}}<h2 id="numbers">Grid</h2>
 <p>Seeds {{.Seeds}}. Swept parameters:</p>
