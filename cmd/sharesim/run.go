@@ -603,6 +603,10 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	fmt.Fprintln(w, ":")
 	if k.KeptUp {
 		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
+		if r.CompletedPerSec > r.ArrivalPerSec && k.BacklogStart > 0 {
+			// More completed than arrived: the backlog waiting at the window's start drained.
+			fmt.Fprintf(w, ", the backlog of %d at the window's start included", k.BacklogStart)
+		}
 		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
 			ended := withoutKey(g.InWindow.Finished, "accepted")
 			if n := g.InWindow.DeletedUndelivered; n > 0 {
