@@ -61,20 +61,22 @@ func TestFixClassicThreadsKillStillCountsRewinds(t *testing.T) {
 // taking one record at a time, constant 100 s processing, killed at 30 s, in a 60 s window,
 // is 50 % busy (its first record was delivered a few ms after 0), not 0 %.
 func TestFixKilledConsumerWasBusy(t *testing.T) {
-	c := ftConsumer("c", 1, 100_000, 1)
-	c.RestartAfterCrashMs = -1
-	cfg := ftWorld(1, 1, 0, c)
-	cfg.DurationMs = 60_000
-	cfg.Faults = []sim.Fault{{Kind: sim.FaultKill, Target: "c", AtMs: 30_000, RestartAfterMs: -1}}
-	res := ftRun(t, cfg, 1)
-	g := rgGroup(t, res, 0)
-	cs := g.Consumers[0]
-	if cs.Processed != 0 {
-		t.Fatalf("setup: %d processings completed, want 0", cs.Processed)
-	}
-	// Busy from the delivery (a few ms after 0) to the kill at 30 s.
-	if cs.BusyMs < 29_000 || cs.BusyMs > 30_000 || cs.Busy < 0.48 || cs.Busy > 0.5 {
-		t.Errorf("killed consumer busy %d ms (%.3f of the window), want ≈ 30000 ms (0.5)", cs.BusyMs, cs.Busy)
+	for _, typ := range []sim.GroupType{sim.ShareGroup, sim.ClassicGroup} {
+		c := ftConsumer("c", 1, 100_000, 1)
+		c.RestartAfterCrashMs = -1
+		cfg := ftWorld(1, 1, 0, c)
+		cfg.Groups[0].Type = typ
+		cfg.DurationMs = 60_000
+		cfg.Faults = []sim.Fault{{Kind: sim.FaultKill, Target: "c", AtMs: 30_000, RestartAfterMs: -1}}
+		res := ftRun(t, cfg, 1)
+		cs := rgGroup(t, res, 0).Consumers[0]
+		if cs.Processed != 0 {
+			t.Fatalf("%v: setup: %d processings completed, want 0", typ, cs.Processed)
+		}
+		// Busy from the delivery (a few hundred ms after 0 at most) to the kill at 30 s.
+		if cs.BusyMs < 29_000 || cs.BusyMs > 30_000 || cs.Busy < 0.48 || cs.Busy > 0.5 {
+			t.Errorf("%v: killed consumer busy %d ms (%.3f of the window), want ≈ 30000 ms (0.5)", typ, cs.BusyMs, cs.Busy)
+		}
 	}
 }
 
