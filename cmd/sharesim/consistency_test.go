@@ -125,6 +125,13 @@ func checkGroupConsistent(t *testing.T, cfg sim.Config, g *sim.GroupMetrics, gi 
 			bad("the reason says no bound is below the arrival rate %.1f/s, but %s allows %.1f/s", k.ArrivalPerSec, l.Name, l.RecordsPerSec)
 		}
 	}
+	for _, l := range k.Limits {
+		// Bounds that hold for any poll size: the group cannot finish faster (10 % for the
+		// estimate from mean processing times).
+		if (l.Name == "processing" || l.Name == "blocking-straggler" || l.Name == "partitions") && r.CompletedPerSec > 1.1*l.RecordsPerSec {
+			bad("completed %.1f/s, above the %s bound of %.1f/s", r.CompletedPerSec, l.Name, l.RecordsPerSec)
+		}
+	}
 	started := false
 	for _, cs := range cfg.Groups[gi].Consumers {
 		started = started || cs.StartMs < g.Window.EndMs
