@@ -149,3 +149,23 @@ func TestFixKeepUpBlockingStragglerBound(t *testing.T) {
 		t.Errorf("finished %.1f/s, want close to (and not above) the bound %.1f/s", k.FinishedPerSec, got.RecordsPerSec)
 	}
 }
+
+// "N records were processed successfully more than once" counts records, not processings:
+// constant 40 s processing against the 30 s lock with delivery limit 4, one record every 10
+// s for a minute. Every delivery is processed to success after its lock expired, so each
+// record is processed 4 times: 3 duplicate processings per record, 1 duplicated record.
+func TestFixDuplicatedRecordsCountsRecords(t *testing.T) {
+	c := ftConsumer("c", 24, 40_000, 1) // enough that no delivery waits for a consumer
+	cfg := ftWorld(1, 0.1, 0, c)
+	cfg.Kafka.DeliveryCountLimit = 4
+	cfg.DurationMs, cfg.HealMs = 60_000, 300_000
+	res := ftRun(t, cfg, 1)
+	g := rgGroup(t, res, 0)
+	n := g.Totals.Produced
+	if n != 6 || g.Totals.Deliveries != 4*n {
+		t.Fatalf("setup: %d produced, %d deliveries; want 6 and 24", n, g.Totals.Deliveries)
+	}
+	if g.Totals.Duplicates != 3*n || g.Totals.DuplicatedRecords != n {
+		t.Errorf("%d duplicate processings of %d duplicated records, want %d of %d", g.Totals.Duplicates, g.Totals.DuplicatedRecords, 3*n, n)
+	}
+}

@@ -74,6 +74,9 @@ func TestKafkaMetricsByHand(t *testing.T) {
 			}
 		case s.TimeMs >= 9_000 && s.TimeMs <= 12_000: // the second write outstanding
 			seen["second"] = true
+			if ks.InFlightBatchCount != 1 {
+				t.Errorf("at %d ms: InFlightBatchCount %d, want 1 (the producer batch was acquired whole)", s.TimeMs, ks.InFlightBatchCount)
+			}
 			if p.Lag != n || p.Backlog != 0 || ks.AcceptCount != first || ks.AcksSentTotal != total || ks.InFlightMessageCount != n {
 				t.Errorf("at %d ms: lag %d, backlog %d, Accept %d, sent %d, in flight %d; want %d, 0, %d, %d, %d",
 					s.TimeMs, p.Lag, p.Backlog, ks.AcceptCount, ks.AcksSentTotal, ks.InFlightMessageCount, n, first, total, n)
