@@ -118,6 +118,7 @@ func (sp *SharePartition) ExpireLocks(nowMs int64, out []*Write) []*Write {
 // fire applies T-EXPIRE to the offsets still holding the entry's lock. A pending record
 // only remembers that its lock fired (§7.3); its write's outcome decides later.
 func (sp *SharePartition) fire(e lockEntry, out []*Write) []*Write {
+	sp.stats.LockTimerOffsets += sp.timerOffsets(e)
 	for i := sp.firstEndingAtOrAfter(e.first); i < len(sp.batches) && sp.batches[i].first <= e.last; i++ {
 		b := &sp.batches[i]
 		if b.recs == nil {
@@ -150,6 +151,30 @@ func (sp *SharePartition) fire(e lockEntry, out []*Write) []*Write {
 		}
 	}
 	return out
+}
+
+// timerOffsets is how many offsets Kafka's timer for the entry covers when it fires: the
+// offsets still holding the lock while ACQUIRED or with a write outstanding (Kafka cancels a
+// timer only when the state change commits, or when it archives the record). Kafka's
+// AcquisitionLockTimeoutPerSec is marked with that count before the timeout handler looks
+// at any record's state.
+func (sp *SharePartition) timerOffsets(e lockEntry) int64 {
+	var n int64
+	for i := sp.firstEndingAtOrAfter(e.first); i < len(sp.batches) && sp.batches[i].first <= e.last; i++ {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if r := &b.whole; r.lock == e.id && (r.pending() || r.state == Acquired) {
+				n += b.last - b.first + 1
+			}
+			continue
+		}
+		for off := max(e.first, b.first); off <= min(e.last, b.last); off++ {
+			if r := &b.recs[off-b.first]; r.lock == e.id && (r.pending() || r.state == Acquired) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func (sp *SharePartition) issueExpiry(w *Write, out []*Write) []*Write {

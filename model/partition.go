@@ -161,8 +161,12 @@ func (sp *SharePartition) logFinal(r *rec, first, last int64) {
 // Stats are running counters of what the share-partition did, for metrics. They use
 // Kafka's metric names where Kafka has one.
 type Stats struct {
-	AcquiredRecords                               int64 // offsets acquired (delivery attempts)
-	AcquisitionLockTimeouts                       int64 // AcquisitionLockTimeoutPerSec: offsets whose lock fired
+	AcquiredRecords         int64 // offsets acquired (delivery attempts)
+	AcquisitionLockTimeouts int64 // offsets a firing lock released or archived (ACQUIRED, no write outstanding)
+	// LockTimerOffsets is Kafka's AcquisitionLockTimeoutPerSec count: every offset of a
+	// firing timer's range, whatever the timeout handler then does with it (an
+	// acknowledgement's write outstanding included).
+	LockTimerOffsets                              int64
 	Accepted, Released, Rejected, Gapped, Renewed int64 // RecordAcknowledgementsPerSec by type
 	ArchivedAtLimit                               int64 // offsets archived because the delivery count reached the limit
 	ArchivedByLogStart                            int64 // AVAILABLE offsets archived by a log-start move

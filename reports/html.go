@@ -42,6 +42,7 @@ type pageData struct {
 	Numbers     []number
 	Groups      []groupNumbers // a run's headline numbers, per group
 	Compare     *aggTable      // groups side by side (two or more groups)
+	Kafka       *aggTable      // the share groups' metrics under Kafka's names
 	Violations  []violationCard
 	ChecksNote  string
 	Linear      bool
@@ -206,7 +207,7 @@ func groupViolations(vs []Violation) []violationCard {
 func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) {
 	s := d.sum
 	m := s.Metrics
-	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(d.sc.Title, s.Title), Description: d.sc.Description,
+	pd := pageData{Kind: "run", Name: s.Scenario, Title: orDefault(TitleWithOverrides(d.sc.Title, s.Overrides), s.Title), Description: d.sc.Description,
 		Questions: questionsText(d.sc.Questions), Verdict: strings.ToUpper(s.Verdict), Violations: groupViolations(s.Violations),
 		Linear: hasFile(d.files, LinearizabilityFile), Command: s.Command, Overrides: s.Overrides,
 		Figures: pageFigures(figs, svgs), YAML: d.sc.YAML, YAMLNote: d.sc.Problem, Files: fileLinks(d.files)}
@@ -231,6 +232,7 @@ func runPage(d *runData, figs []figure, svgs map[string][]byte) ([]byte, error) 
 	if len(groups) > 1 {
 		pd.Compare = compareTable(groups)
 	}
+	pd.Kafka = kafkaTable(groups)
 	return executePage(pd)
 }
 
@@ -264,8 +266,8 @@ func groupGlance(g *sim.GroupMetrics, named bool) []string {
 		out = append(out, fmt.Sprintf("%d record deliveries were redeliveries: %s.", max(redel, t.Redeliveries), causeText(byCause, redeliveryCauseNames)))
 	}
 	if t.Duplicates > 0 {
-		out = append(out, fmt.Sprintf("%d records were processed successfully more than once: %.0f per hour over %s — by cause: %s.",
-			t.Duplicates, r.DuplicatesPerHour, win, causeText(t.DuplicatesByCause, duplicateCauseNames)))
+		out = append(out, fmt.Sprintf("%d records were processed successfully more than once, %d duplicate processings in all: %.1f per hour over %s — by cause: %s.",
+			t.DuplicatedRecords, t.Duplicates, r.DuplicatesPerHour, win, causeText(t.DuplicatesByCause, duplicateCauseNames)))
 	} else {
 		out = append(out, "No record was processed successfully twice.")
 	}
@@ -296,13 +298,13 @@ func groupCards(g *sim.GroupMetrics) groupNumbers {
 	}
 	lockNote := ""
 	if t.AcquisitionLockTimeouts > 0 {
-		lockNote = fmt.Sprintf("%.0f per hour; %d processed after their lock expired", r.LockTimeoutsPerHour, t.ProcessedAfterLockExpiry)
+		lockNote = fmt.Sprintf("%.1f per hour; %d processed after their lock expired", r.LockTimeoutsPerHour, t.ProcessedAfterLockExpiry)
 	}
 	nums := []number{
 		keep,
 		{Label: "arrived", Value: fmt.Sprintf("%.1f/s", r.ArrivalPerSec), Detail: fmt.Sprintf("%d records produced over the run", t.Produced)},
 		{Label: done, Value: fmt.Sprintf("%.1f/s", r.CompletedPerSec), Detail: fmt.Sprintf("%d records over the run", t.Completed)},
-		{Label: "duplicates", Value: fmt.Sprintf("%.0f per hour", r.DuplicatesPerHour), Detail: joinNonEmpty("; ", fmt.Sprintf("%d over the run, %.2f%% of successful processings in the window", t.Duplicates, 100*r.DuplicateFraction), causeText(t.DuplicatesByCause, nil)), Warn: t.Duplicates > 0},
+		{Label: "duplicates", Value: fmt.Sprintf("%.1f per hour", r.DuplicatesPerHour), Detail: joinNonEmpty("; ", fmt.Sprintf("%d over the run, %.2f%% of successful processings in the window", t.Duplicates, 100*r.DuplicateFraction), causeText(t.DuplicatesByCause, nil)), Warn: t.Duplicates > 0},
 		{Label: "deliveries per record", Value: fmt.Sprintf("%.3f", g.DeliveriesPerRecord), Detail: fmt.Sprintf("%d deliveries, %d redeliveries", t.Deliveries, t.Redeliveries)},
 		{Label: "lock timeouts", Value: strconv.FormatInt(t.AcquisitionLockTimeouts, 10), Detail: lockNote, Warn: t.AcquisitionLockTimeouts > 0},
 		latencyCard("produce → first delivery", g.Latency.FirstDelivery),
@@ -344,7 +346,7 @@ func compareTable(gs []sim.GroupMetrics) *aggTable {
 	row("kept up", func(g *sim.GroupMetrics) string { return yesNo(g.KeepUp.KeptUp) })
 	row("arrived, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.ArrivalPerSec) })
 	row("completed, records/s", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.CompletedPerSec) })
-	row("duplicates per hour", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.0f", g.Rates.DuplicatesPerHour) })
+	row("duplicates per hour", func(g *sim.GroupMetrics) string { return fmt.Sprintf("%.1f", g.Rates.DuplicatesPerHour) })
 	row("produce → first delivery p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.FirstDelivery, p50) })
 	row("produce → processed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Processed, p50) })
 	row("produce → completed p50", func(g *sim.GroupMetrics) string { return lat(g.Latency.Completed, p50) })
@@ -550,6 +552,9 @@ footer { color: var(--muted); font-size: 12.5px; margin-top: 40px; word-break: b
 {{if .Compare}}<table class="agg"><tr>{{range .Compare.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Compare.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 {{range .Groups}}<h3>{{.Name}} ({{.Type}}), window {{.Window}}</h3>
 <div class="numbers">{{range .Numbers}}<div class="num{{if .Warn}} warn{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</div>{{end}}</div>{{end}}
+{{if .Kafka}}<h3 id="kafka-metrics">Kafka's metrics</h3>
+<p>The share groups' figures under Kafka's names and with Kafka's meaning, beside sharesim's own (docs/metrics.md, Kafka's metrics, gives each MBean and how the two differ).</p>
+<table class="agg"><tr>{{range .Kafka.Header}}<th>{{.}}</th>{{end}}</tr>{{range .Kafka.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 {{end}}
 {{if .Aggregate}}<h2 id="numbers">Grid</h2>
 <p>Seeds {{.Seeds}}. Swept parameters:</p>

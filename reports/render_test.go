@@ -97,7 +97,7 @@ func TestRunPageContent(t *testing.T) {
 		`<span class="verdict FAIL"`, "no-accepted-redelivery", "offset 42 of orders/0 was delivered again after ACCEPT",
 		"<code>sharesim run quickstart --seed 1</code>", `href="linearizability.html"`,
 		"A small share group with default settings", "Answers questions 1, 16.", "share.record.lock.duration.ms",
-		"name: quickstart", "80 record deliveries were redeliveries: 80 after their lock expired.", "The backlog of all partitions together peaked at",
+		"name: quickstart", "70 record deliveries were redeliveries: 70 after their lock expired.", "records were processed successfully more than once, 60 duplicate processings in all", "SharePartitionMetrics InFlightMessageCount", "The backlog of all partitions together peaked at",
 	} {
 		if !strings.Contains(string(page), strings.ReplaceAll(want, "'", "&#39;")) {
 			t.Errorf("index.html lacks %q", want)

@@ -59,6 +59,16 @@ type Headline struct {
 	KeepUpReason      string  `json:"keep_up_reason,omitempty"`
 }
 
+// TitleWithOverrides is a scenario's title for a run with --set overrides: the title
+// describes the scenario as written (its numbers may no longer hold), so the overrides
+// follow it. Without overrides it is the title.
+func TitleWithOverrides(title string, sets []string) string {
+	if title == "" || len(sets) == 0 {
+		return title
+	}
+	return title + " — as written; this run changed " + strings.Join(sets, ", ")
+}
+
 // HeadlineOf copies one group's headline numbers.
 func HeadlineOf(g *sim.GroupMetrics) Headline {
 	t := &g.Totals
@@ -250,9 +260,14 @@ var metricsColumns = []string{"time_ms", "group", "partition", "InFlightMessageC
 	"start_offset", "log_start_offset", "log_end_offset", "lag", "backlog", "oldest_unacked_ms"}
 
 // groupsColumns are the columns of groups.csv, one row per sample and group: the group's
-// running totals since the start of the run (docs/metrics.md).
+// running totals since the start of the run, then its figures under Kafka's names (gauges
+// summed over its share-partitions, meters as running counts; docs/metrics.md).
 var groupsColumns = []string{"time_ms", "group", "produced", "deliveries", "redeliveries", "duplicates",
-	"processed_ok", "completed", "lock_timeouts", "backlog"}
+	"processed_ok", "completed", "lock_timeouts", "backlog",
+	"InFlightMessageCount", "InFlightBatchCount", "share_partition_lag", "AcquisitionLockTimeoutPerSec_count",
+	"RecordAcknowledgementsPerSec_Accept_count", "RecordAcknowledgementsPerSec_Release_count",
+	"RecordAcknowledgementsPerSec_Reject_count", "RecordAcknowledgementsPerSec_Renew_count",
+	"acknowledgements-send-total", "acknowledgements-error-total"}
 
 // WriteMetricsCSV writes metrics.csv (per partition) at path and groups.csv (per group)
 // beside it.

@@ -39,6 +39,7 @@ func runFigures(d *runData) []figure {
 		timelineFigure(d),
 		throughputFigure(d),
 		latencyFigure(d),
+		kafkaMetersFigure(d),
 	}
 	if len(groupNames(d)) > 1 {
 		figs = append(figs, groupsFigure(d))

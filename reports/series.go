@@ -97,8 +97,11 @@ func writeSampleRows(s *sim.Sample, partition, group func(cols ...string)) {
 			i64(p.StartOffset), i64(p.LogStartOffset), i64(p.LogEndOffset), i64(p.Lag), i64(p.Backlog), i64(p.OldestUnackedMs))
 	}
 	for _, g := range s.Groups {
+		k := &g.Kafka
 		group(i64(s.TimeMs), g.Group, i64(g.Produced), i64(g.Deliveries), i64(g.Redeliveries), i64(g.Duplicates),
-			i64(g.ProcessedOK), i64(g.Completed), i64(g.LockTimeouts), i64(g.Backlog))
+			i64(g.ProcessedOK), i64(g.Completed), i64(g.LockTimeouts), i64(g.Backlog),
+			i64(k.InFlightMessageCount), i64(k.InFlightBatchCount), i64(k.Lag), i64(k.AcquisitionLockTimeoutCount),
+			i64(k.AcceptCount), i64(k.ReleaseCount), i64(k.RejectCount), i64(k.RenewCount), i64(k.AcksSentTotal), i64(k.AcksErrorTotal))
 	}
 }
 

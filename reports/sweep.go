@@ -127,7 +127,8 @@ func GroupMetricNames() []string {
 	return out
 }
 
-// DescribeFigure words one per-group figure of a headline: "duplicates 17364 per hour",
+// DescribeFigure words one per-group figure of a headline with its unit: "duplicates
+// 17364.0 per hour" (a rate over the window), "lock timeouts 1721 over the run" (a total),
 // durations printed by ms (nil: the report's format). ok is false for an unknown name.
 func DescribeFigure(name string, h *Headline, ms func(int64) string) (text string, ok bool) {
 	if ms == nil {
@@ -142,7 +143,7 @@ func DescribeFigure(name string, h *Headline, ms func(int64) string) (text strin
 		case "/s":
 			return fmt.Sprintf("%s %.1f records/s", m.label, v), true
 		case "/h":
-			return fmt.Sprintf("%s %.0f per hour", m.label, v), true
+			return fmt.Sprintf("%s %.1f per hour", m.label, v), true
 		case "ms":
 			if (name == "e2e_p50_ms" && h.E2EP50Ms == nil) || (name == "e2e_p99_ms" && h.E2EP99Ms == nil) {
 				return m.label + " n/a (nothing completed)", true
@@ -156,7 +157,7 @@ func DescribeFigure(name string, h *Headline, ms func(int64) string) (text strin
 			}
 			return "did not keep up", true
 		}
-		return fmt.Sprintf("%s %.0f", m.label, v), true
+		return fmt.Sprintf("%s %.0f over the run", m.label, v), true // a total, not a rate
 	}
 	return "", false
 }

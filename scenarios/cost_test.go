@@ -45,12 +45,12 @@ func TestLimits(t *testing.T) {
 		want string // "" loads
 	}{
 		{"one week", edit("duration: 3m", "duration: 7d"), ""},
-		{"31 years", edit("duration: 3m", "duration: 11574d"), "q.yaml:19:11: duration: found 11574d6m of virtual time"},
-		{"heal too long", edit("heal: 6m", "heal: 400d"), "q.yaml:20:7: heal: found 400d3m of virtual time"},
-		{"100000 consumers", edit("count: 3", "count: 100000"), "q.yaml:35:16: groups[0].consumers[0].count: found 100000 consumer instances in all, expected at most 20000"},
-		{"partitions x consumers", edit("partitions: 2", "partitions: 10000", "count: 3", "count: 19000"), "groups[0].consumers: found 10000 partitions × 19000 consumers"},
-		{"a million records/s in batches of a million", edit("rate: 100/s", "rate: 1000000/s", "batch_records: 10", "batch_records: 1000000"), "q.yaml:28:20: producers[0].batch_records: found 1000000 records in one producer batch, expected at most 100000"},
-		{"six million records/s", edit("rate: 100/s", "rate: 6000000/s"), "q.yaml:27:11: producers[0].rate: found producers writing 6000000 records/s in all, expected at most 5000000"},
+		{"31 years", edit("duration: 3m", "duration: 11574d"), "q.yaml:25:11: duration: found 11574d6m of virtual time"},
+		{"heal too long", edit("heal: 6m", "heal: 400d"), "q.yaml:26:7: heal: found 400d3m of virtual time"},
+		{"100000 consumers", edit("count: 8", "count: 100000"), "q.yaml:41:16: groups[0].consumers[0].count: found 100000 consumer instances in all, expected at most 20000"},
+		{"partitions x consumers", edit("partitions: 4", "partitions: 10000", "count: 8", "count: 19000"), "groups[0].consumers: found 10000 partitions × 19000 consumers"},
+		{"a million records/s in batches of a million", edit("rate: 100/s", "rate: 1000000/s", "batch_records: 10", "batch_records: 1000000"), "q.yaml:34:20: producers[0].batch_records: found 1000000 records in one producer batch, expected at most 100000"},
+		{"six million records/s", edit("rate: 100/s", "rate: 6000000/s"), "q.yaml:33:11: producers[0].rate: found producers writing 6000000 records/s in all, expected at most 5000000"},
 		{"too many records", edit("rate: 100/s", "rate: 50000/s", "duration: 3m", "duration: 1d"), "producers[0].rate: found ~4.32G records over the run"},
 	}
 	for _, c := range cases {

@@ -233,9 +233,16 @@ func (w *World) tryAcquire(id int32) {
 		}
 		if s.core == nil {
 			w.ensureLoad(s, id)
+			if s.loading && !r.parked {
+				w.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
+			}
 			continue
 		}
+		locked, seq := w.fetchLockTake(s), s.readSeq
 		got := w.acquireFrom(id, r, s)
+		if locked && s.readSeq == seq {
+			w.fetchLockRelease(s) // no log read started: the lock is released at once
+		}
 		r.acquired += got
 		r.budget -= got
 	}
@@ -322,6 +329,9 @@ func (w *World) logReadDone(e event) {
 	if e.x == s.readSeq {
 		core = s.fetching
 		s.fetching = nil
+		if core == s.core {
+			w.fetchLockRelease(s)
+		}
 	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
 	switch {
@@ -487,6 +497,7 @@ func (w *World) afterCoreOp(s *sharePart) {
 	if core == nil {
 		return
 	}
+	w.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
 	for _, f := range s.finals {
 		w.noteFinalized(s, f)
@@ -513,8 +524,9 @@ func (w *World) expire(sp int32) {
 	if s.core == nil {
 		return
 	}
-	before := s.core.Stats().AcquisitionLockTimeouts
+	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
 	ws := s.core.ExpireLocks(w.now, nil)
+	w.noteLockTimers(s, timers)
 	if d, ok := s.core.NextDeadline(); ok && d <= w.now {
 		// The core promised a lock due at d, but firing the locks due now left it due:
 		// rescheduling would spin at the same virtual time forever.
@@ -634,6 +646,7 @@ func (w *World) ensureLoad(s *sharePart, req int32) {
 		return
 	}
 	s.loading, s.initCore, s.loadReq = true, core, req
+	w.noteLoadStart(s)
 	if req >= 0 {
 		s.loadGen = w.reqs[req].gen
 	}
@@ -662,6 +675,7 @@ func (w *World) loadDone(sp int32) {
 		fc := model.CodeOf(err)
 		w.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
 		w.mark("load-failed")
+		w.noteLoadDone(s)
 		if id := s.loadReq; id >= 0 {
 			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
 				r.result(s.id).err = fc
@@ -689,6 +703,7 @@ func (w *World) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
+	w.noteLoadDone(s)
 	if s.frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
 		// (share.auto.offset.reset).

@@ -18,8 +18,12 @@ type classicGroup struct {
 	owner []int32
 	// position[i] is the owner's next offset to read.
 	position []int64
-	// processedMax[i] is the highest offset ever processed (for reprocessing counts).
+	// processedMax[i] is the highest offset ever processed.
 	processedMax []int64
+	// processedOK[i] holds the offsets of the i-th partition processed successfully at or
+	// above its committed offset: a processing of one of them again is a duplicate. (Threads
+	// finish records out of order, so an offset below processedMax may be a first.)
+	processedOK []offsetSet
 	// lastCommitMs[c] is when consumer c last committed.
 	lastCommitMs map[int32]int64
 	// doneTo[i] is the accounting frontier of the i-th partition: every offset below it was
@@ -41,7 +45,7 @@ type classicGroup struct {
 func newClassicGroup(w *World, g *groupState) *classicGroup {
 	n := len(g.parts)
 	cg := &classicGroup{g: g, committed: make([]int64, n), owner: make([]int32, n), position: make([]int64, n),
-		processedMax: make([]int64, n), lastCommitMs: map[int32]int64{}, doneTo: make([]int64, n), readMax: make([]int64, n)}
+		processedMax: make([]int64, n), processedOK: make([]offsetSet, n), lastCommitMs: map[int32]int64{}, doneTo: make([]int64, n), readMax: make([]int64, n)}
 	for i := range cg.committed {
 		cg.committed[i], cg.owner[i], cg.position[i], cg.processedMax[i], cg.doneTo[i], cg.readMax[i] = -1, -1, -1, -1, -1, -1
 	}
@@ -54,6 +58,7 @@ func newClassicGroup(w *World, g *groupState) *classicGroup {
 func (w *World) classicCommit(g *groupState, i int32, off int64) {
 	cg := g.classic
 	cg.committed[i] = off
+	cg.processedOK[i].raiseFloor(off)
 	from := cg.doneTo[i]
 	if from < 0 || off <= from {
 		return
@@ -590,6 +595,7 @@ func (w *World) classicAnswer(c *consumer) {
 			if pos < 0 {
 				pos, _ = model.ResolveStartOffset(w.cfg.Kafka.AutoOffsetReset, w.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
 				cg.committed[i] = pos
+				cg.processedOK[i].raiseFloor(pos)
 				w.classicFirstRead(g, i, pos)
 			}
 		}
@@ -736,12 +742,15 @@ func (w *World) classicDone(e event) {
 	}
 	gc.processedOK++
 	cc.processedOK++
-	if d.off <= cg.processedMax[d.sp] {
+	cg.processedMax[d.sp] = max(cg.processedMax[d.sp], d.off)
+	if before := cg.processedOK[d.sp].add(d.off); before > 0 {
+		if before == 1 {
+			gc.dupRecords++
+		}
 		gc.classicReprocessed++
 		gc.duplicates[DupRewind]++
 		w.mark("classic-reprocessed")
 	} else {
-		cg.processedMax[d.sp] = d.off
 		if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
 			w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
 		}
@@ -788,6 +797,7 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	c.state = cDead
 	c.gen++
 	c.cl = nil
@@ -826,6 +836,9 @@ func (w *World) classicFinal(g *groupState) []FinalState {
 func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
 	cg := w.groups[c.group].classic
 	g := w.gc(c.group)
+	if gx := &w.metrics.gx[c.group]; gx.firstDeliveryMs < 0 {
+		gx.firstDeliveryMs = w.now
+	}
 	g.deliveries++
 	w.cc(c.idx).deliveries++
 	if off <= cg.readMax[i] {

@@ -321,6 +321,7 @@ func (w *World) transmit(c *consumer, id int32) {
 	if r.kind == reqAck || len(r.acks) > 0 {
 		w.metrics.ackRequests++
 	}
+	w.noteAcksSent(r)
 	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
 	if w.now < c.cutUntil {
 		w.mark("request-lost-netcut")
@@ -595,6 +596,7 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	w.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead
@@ -625,6 +627,7 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("host-loss").str("client", string(c.member)).end()
+	w.noteAbandoned(c)
 	w.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead

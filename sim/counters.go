@@ -31,6 +31,9 @@ type counters struct {
 	processed, processedOK, failedProcessing int64
 	// duplicates counts successful processings beyond a record's first, by cause.
 	duplicates [dupCauses]int64
+	// dupRecords counts records processed successfully more than once, each once (when its
+	// second successful processing ends).
+	dupRecords int64
 	// processedLate counts successful processings that ended after the record's lock expired.
 	processedLate int64
 	// completed counts records whose completion committed, each once: for a share group the
@@ -64,6 +67,8 @@ type counters struct {
 	busyMs int64
 	// classicReprocessed counts classic-group records processed again after a member died.
 	classicReprocessed int64
+	// kafka are the counts of Kafka's meters (kafkametrics.go).
+	kafka kafkaCounts
 }
 
 // add adds o to c, field by field (window differences use sub).
@@ -79,6 +84,7 @@ func (c *counters) add(o *counters, sign int64) {
 	for i := range c.duplicates {
 		c.duplicates[i] += sign * o.duplicates[i]
 	}
+	c.dupRecords += sign * o.dupRecords
 	c.processedLate += sign * o.processedLate
 	c.completed += sign * o.completed
 	for i := range c.finished {
@@ -98,6 +104,7 @@ func (c *counters) add(o *counters, sign int64) {
 	c.reordered += sign * o.reordered
 	c.busyMs += sign * o.busyMs
 	c.classicReprocessed += sign * o.classicReprocessed
+	c.kafka.add(&o.kafka, sign)
 }
 
 func (c *counters) duplicatesTotal() int64 {

@@ -203,8 +203,9 @@ func (w *World) partitionFault(f Fault) {
 				continue
 			}
 			w.recordHidden(HiddenLockExpiry, s, 0, 0)
-			before := s.core.Stats().AcquisitionLockTimeouts
+			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
 			ws := s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil)
+			w.noteLockTimers(s, timers)
 			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
 			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
 				w.gc(s.group).lockTimeouts += n

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/dist"
 	"github.com/sharesim/sharesim/sim/hist"
 )
 
@@ -34,6 +37,7 @@ type Counts struct {
 	ProcessedOK              int64            `json:"processed_ok"`
 	FailedProcessing         int64            `json:"failed_processing"`
 	Duplicates               int64            `json:"duplicates"`
+	DuplicatedRecords        int64            `json:"duplicated_records"`
 	DuplicatesByCause        map[string]int64 `json:"duplicates_by_cause"`
 	ProcessedAfterLockExpiry int64            `json:"processed_after_lock_expiry"`
 	Completed                int64            `json:"completed"`
@@ -57,7 +61,7 @@ func countsOf(c *counters) Counts {
 	out := Counts{
 		Produced: c.produced, ControlRecords: c.controls, Deliveries: c.deliveries, Redeliveries: c.redeliveries,
 		Processed: c.processed, ProcessedOK: c.processedOK, FailedProcessing: c.failedProcessing,
-		Duplicates: c.duplicatesTotal(), DuplicatesByCause: map[string]int64{}, ProcessedAfterLockExpiry: c.processedLate,
+		Duplicates: c.duplicatesTotal(), DuplicatedRecords: c.dupRecords, DuplicatesByCause: map[string]int64{}, ProcessedAfterLockExpiry: c.processedLate,
 		Completed: c.completed, Finished: map[string]int64{}, DeletedUndelivered: c.deletedUndelivered,
 		DeletedBeforeFirstLoad: c.deletedBeforeLoad, SkippedByOffsetReset: c.skippedByReset,
 		AcquisitionLockTimeouts: c.lockTimeouts, RecordAcknowledgements: map[string]int64{},
@@ -423,12 +427,44 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 		}
 		k.Top10Share = ratio(topN, all)
 	}
-	k.KeptUp = float64(growth) <= keepUpTolerance*float64(arrivedHalf)+float64(slack)
+	backlogOK := float64(growth) <= keepUpTolerance*float64(arrivedHalf)+float64(slack)
+	// Records that left the backlog without completing (archived at the delivery limit, by
+	// retention, rejected) count as finished, so the backlog alone calls a group that gives
+	// up on most of its records one that kept up: it must also complete at least half of
+	// what arrived (plus one poll per consumer, for a window with few arrivals).
+	completedOK := 2*(in.completed+slack) >= in.produced
+	k.KeptUp = backlogOK && completedOK
 	k.Limits = w.capacityLimits(gi, in)
-	if !k.KeptUp {
+	switch {
+	case !backlogOK:
 		k.Reason, k.Advice = w.explainOverload(gi, k)
+	case !completedOK:
+		k.Reason = fmt.Sprintf("the backlog did not grow, but only %.1f of the %.1f records/s that arrived completed: %.1f/s ended otherwise (%s)",
+			perSec(in.completed, win.LengthMs()), k.ArrivalPerSec, math.Max(0, k.FinishedPerSec-perSec(in.completed, win.LengthMs())), endedOtherwise(in))
+		k.Advice = "look at why records end without completing: the delivery count limit, failures, retention"
 	}
 	return k
+}
+
+// endedOtherwise lists the window's offsets that ended without completing, by cause.
+func endedOtherwise(in *counters) string {
+	var parts []string
+	for cause, n := range in.finished {
+		switch model.Cause(cause) {
+		case model.CauseAccepted, model.CauseRestored, model.CauseNone, model.CauseGap:
+			continue
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", model.Cause(cause), n))
+		}
+	}
+	if in.deletedUndelivered > 0 {
+		parts = append(parts, fmt.Sprintf("deleted before delivery %d", in.deletedUndelivered))
+	}
+	if len(parts) == 0 {
+		return "none finished otherwise: nothing completed"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // capacityLimits are the bounds the configuration puts on a group's completion rate. The
@@ -466,6 +502,9 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 			Explain: fmt.Sprintf("%.0f processing slots ÷ mean processing %.0f ms ÷ %.2f deliveries per record", slots, meanMs, perRecord)})
 	}
 	parts := len(g.parts)
+	if l, ok := w.stragglerLimit(gi, perRecord); ok {
+		out = append(out, l)
+	}
 	if g.cfg.Type == ClassicGroup {
 		if meanMs > 0 && parts < count {
 			perThread := float64(threads) / float64(count)
@@ -493,6 +532,66 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 				parts, capRecs, holdMs, hold, meanMs, perThread, busyPer)})
 	}
 	return out
+}
+
+// stragglerLimit is the blocking-straggler bound: a blocking consumer polls again only
+// when every record of its poll is done, so a poll of h records on t threads takes at least
+// max(h × mean ÷ t, E[the slowest of h processing times]) and the consumer finishes at most
+// h records per that time. Only blocking specs count; a classic group's consumers without a
+// partition do nothing, so a spec counts for at most its share of the partitions.
+func (w *World) stragglerLimit(gi int32, perRecord float64) (Limit, bool) {
+	g := w.groups[gi]
+	var rate float64 // records per ms
+	var explain []string
+	tighter := false // the slowest record, not the sum of the poll, sets some spec's pace
+	total := 0
+	for _, cs := range g.cfg.Consumers {
+		total += max(cs.Count, 1)
+	}
+	for _, cs := range g.cfg.Consumers {
+		if cs.Style != StyleBlocking || cs.Processing == nil {
+			return Limit{}, false // a continuous client does not wait for its slowest record
+		}
+		n := float64(max(cs.Count, 1))
+		if g.cfg.Type == ClassicGroup && total > len(g.parts) {
+			n = n * float64(len(g.parts)) / float64(total)
+		}
+		t := float64(max(cs.Threads, 1))
+		h := float64(max(cs.MaxPollRecords, 1))
+		if g.cfg.Type != ClassicGroup {
+			h = w.recordsPerFetch(gi, h)
+		}
+		f := slowFactor(&cs)
+		mean := cs.Processing.Mean() * f
+		slowest := expectedMax(cs.Processing, int(h)) * f
+		poll := math.Max(h*mean/t, slowest)
+		if poll <= 0 {
+			return Limit{}, false
+		}
+		tighter = tighter || slowest > h*mean/t
+		rate += n * h / poll
+		explain = append(explain, fmt.Sprintf("%.0f consumers × %.0f records per poll ÷ %.0f ms per poll (the slowest of %.0f records ≈ %.0f ms; %.0f × %.0f ms ÷ %.0f threads = %.0f ms)",
+			n, h, poll, h, slowest, h, mean, t, h*mean/t))
+	}
+	if rate <= 0 || !tighter {
+		return Limit{}, false
+	}
+	return Limit{Name: "blocking-straggler", RecordsPerSec: rate * 1000 / perRecord, Explain: strings.Join(explain, " + ")}, true
+}
+
+// expectedMax is the expected largest of n independent draws of d, by the midpoint rule
+// over its quantile function: E[max] = ∫₀¹ Q(u^(1/n)) du.
+func expectedMax(d dist.Dist, n int) float64 {
+	if n <= 1 {
+		return d.Mean()
+	}
+	const steps = 400
+	var sum float64
+	for i := 0; i < steps; i++ {
+		u := (float64(i) + 0.5) / steps
+		sum += d.Quantile(math.Pow(u, 1/float64(n)))
+	}
+	return sum / steps
 }
 
 // recordsPerFetch is how many records one fetch of a consumer asking for poll records
@@ -536,20 +635,44 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 			tight = l
 		}
 	}
-	// A bound explains the backlog only if the group came close to it; far below it, something
-	// else (faults, lock expiries, a stuck start offset) held the group back.
-	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec || k.FinishedPerSec < 0.8*tight.RecordsPerSec {
-		return fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
+	win := w.win.atMs
+	if first, ok := w.firstConsumerStart(gi); !ok || first >= win[snapEnd] {
+		at := "never"
+		if ok {
+			at = "at " + fmtMsShort(first)
+		}
+		return fmt.Sprintf("no consumer of the group ran in the window (%s–%s): the first starts %s, so the %d records that arrived waited",
+				fmtMsShort(win[snapStart]), fmtMsShort(win[snapEnd]), at, k.BacklogEnd),
+			"start the consumers earlier, or measure from when they run (warmup)"
+	} else if late := first - win[snapStart]; late > (win[snapEnd]-win[snapStart])/10 {
+		reason = fmt.Sprintf("no consumer ran before %s, %s into the window, so the records of that time waited; ", fmtMsShort(first), fmtMsShort(late))
+		if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
+			return reason + fmt.Sprintf("no capacity bound is below the arrival rate of %.1f/s", k.ArrivalPerSec),
+				"a warmup of at least " + fmtMsShort(late) + " measures the group once it runs"
+		}
+	}
+	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
+		return reason + fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
 			"look at the redeliveries by cause and the start offset plot"
 	}
 	need := k.ArrivalPerSec / math.Max(tight.RecordsPerSec, 1e-9)
-	reason = fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
+	reason += fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
 		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
+	if k.FinishedPerSec < 0.8*tight.RecordsPerSec {
+		// Far below even the tightest bound: something else held the group back as well.
+		if stuck := w.metrics.gx[gi].spsoStuckMaxMs; stuck > 0 && w.groups[gi].classic == nil {
+			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", fmtMsShort(stuck))
+		} else {
+			reason += ", well below that bound: something else held it back too (faults, lock expiries, rebalances?)"
+		}
+	}
 	switch tight.Name {
 	case "processing":
 		advice = fmt.Sprintf("about %.1f× the processing slots (more consumers or threads) or processing %.1f× faster", need, need)
 	case "partitions":
 		advice = fmt.Sprintf("about %.1f× the partitions, or a share group", need)
+	case "blocking-straggler":
+		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
 		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
@@ -568,6 +691,30 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the in-flight capacity: %s, or more partitions", need, hint)
 	}
 	return reason, advice
+}
+
+// firstConsumerStart is when the group's first consumer instance starts (false: none).
+func (w *World) firstConsumerStart(gi int32) (int64, bool) {
+	first, ok := int64(0), false
+	for _, cs := range w.groups[gi].cfg.Consumers {
+		if !ok || cs.StartMs < first {
+			first, ok = cs.StartMs, true
+		}
+	}
+	return first, ok
+}
+
+// fmtMsShort prints virtual ms as the printed summary does: 850ms, 12.5s, 3m20s, 1h02m.
+func fmtMsShort(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
+	case ms < 3_600_000:
+		return fmt.Sprintf("%dm%02ds", ms/60_000, ms%60_000/1000)
+	}
+	return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms%3_600_000/60_000)
 }
 
 // groupAcquireMode is the share.acquire.mode of the group's first consumer spec.

@@ -151,6 +151,8 @@ type metrics struct {
 	c   []consumerCounters // by consumer slot
 	gx  []groupExtra       // by group: distributions over the whole run
 	lat []latencies        // by group: records produced inside the measurement window
+	kx  []kafkaGroup       // by group: Kafka's distributions and gauge maxima
+	kp  []kafkaPart        // by share-partition: the state Kafka's metrics need
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
@@ -166,6 +168,8 @@ type groupExtra struct {
 	reorderMaxOffsets int64
 	reorderMaxMs      int64
 	spsoStuckMaxMs    int64
+	// firstDeliveryMs is when a consumer of the group was first handed a record (-1: never).
+	firstDeliveryMs int64
 	// noRecord counts offsets a start offset passed that held no record (compaction,
 	// transaction markers) and that no finalization covered.
 	noRecord int64
@@ -187,6 +191,9 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := w.parts[s.part]
 	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
 	n := ar.Last - ar.First + 1
+	if gx.firstDeliveryMs < 0 {
+		gx.firstDeliveryMs = w.now
+	}
 	g.deliveries += n
 	w.cc(r.consumer).deliveries += n
 	if ar.DeliveryCount > 1 {
@@ -272,6 +279,28 @@ func (w *World) noteDropped(c *consumer) {
 	}
 }
 
+// noteAbandoned adds the processing time a dying consumer spent on records it will never
+// finish: its threads were busy until now (busy time is otherwise counted when a
+// processing ends).
+func (w *World) noteAbandoned(c *consumer) {
+	var ms int64
+	if cl := c.cl; cl != nil {
+		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
+			if !cl.done[k] {
+				ms += w.now - cl.held[k].startMs
+			}
+		}
+	} else {
+		for i := 0; i < c.next && i < len(c.batch); i++ {
+			if i >= len(c.done) || !c.done[i] {
+				ms += w.now - c.batch[i].startMs
+			}
+		}
+	}
+	w.gc(c.group).busyMs += ms
+	w.cc(c.idx).busyMs += ms
+}
+
 // noteProcessed records one processing completion that took durMs.
 func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	g, cc := w.gc(c.group), w.cc(c.idx)
@@ -298,6 +327,9 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		g.processedOK++
 		cc.processedOK++
 		if !known || l.okCount > 0 {
+			if !known || l.okCount == 1 {
+				g.dupRecords++ // unknown: it may have been counted before (an upper bound then)
+			}
 			g.duplicates[DupLockExpiry]++
 			w.mark("duplicate-processing")
 		}
@@ -322,6 +354,9 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	info.okCount++
 	if info.okCount == 1 && info.seen && w.inWindow(info.producedMs) {
 		w.metrics.lat[s.group].processed.Add(w.now - info.producedMs)
+	}
+	if info.okCount == 2 {
+		g.dupRecords++
 	}
 	if info.okCount >= 2 {
 		cause := info.lostCause
@@ -673,6 +708,8 @@ type GroupSample struct {
 	Completed    int64  `json:"completed"`
 	LockTimeouts int64  `json:"lock_timeouts"`
 	Backlog      int64  `json:"backlog"`
+	// Kafka are the group's figures under Kafka's names (zero for a classic group, lag -1).
+	Kafka KafkaSample `json:"kafka"`
 }
 
 // sampleMetrics records one time-series point.
@@ -708,6 +745,9 @@ func (w *World) sampleMetrics() {
 			}
 		}
 	}
+	for gi := range smp.Groups {
+		smp.Groups[gi].Kafka = w.kafkaSample(int32(gi), smp.Partitions)
+	}
 	for _, c := range w.consumers {
 		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
 	}
@@ -723,7 +763,7 @@ func (w *World) partitionSample(s *sharePart) PartitionSample {
 	ps := PartitionSample{Group: w.groups[s.group].cfg.Name, Partition: p.name,
 		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
 	if st, dcc := s.store.StartOffset(), s.store.DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
-		ps.Lag = max(0, p.log.EndOffset()-st-dcc)
+		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
 	}
 	if s.core == nil {
 		ps.StartOffset = max(s.store.StartOffset(), 0)
@@ -831,6 +871,8 @@ type GroupMetrics struct {
 	Latency             Latencies  `json:"latency"`
 	Accounting          Accounting `json:"accounting"`
 	KeepUp              KeepUp     `json:"keep_up"`
+	// Kafka are the group's figures under Kafka's metric names (share groups only).
+	Kafka *KafkaMetrics `json:"kafka,omitempty"`
 	// Consumers are each consumer slot's figures in the window.
 	Consumers []ConsumerFigures `json:"consumers"`
 	// DeliveryCountHist[i] counts the group's finished offsets delivered i times (last
@@ -845,6 +887,10 @@ type GroupMetrics struct {
 	// SPSOStuckMaxMs is the longest a share-partition's start offset stayed put while
 	// records after it were in flight.
 	SPSOStuckMaxMs int64 `json:"spso_stuck_max_ms"`
+	// FirstDeliveryMs is when a consumer of the group was first handed a record (-1: never).
+	// Without a warm-up the window starts before it, so the rates include the group's start
+	// (they read lower than the steady state by about its share of the window).
+	FirstDeliveryMs int64 `json:"first_delivery_ms"`
 	// E2E* repeat Latency.Completed for the plots (0 when nothing completed).
 	E2EP50Ms   int64        `json:"e2e_p50_ms"`
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
@@ -951,12 +997,14 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}
 	gm.KeepUp = w.keepUp(gi, win, &in, gm.Consumers)
+	gm.Kafka = w.kafkaMetrics(gi, win, &in)
 	gx := &m.gx[gi]
 	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
 	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
 	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
 	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
 	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
+	gm.FirstDeliveryMs = gx.firstDeliveryMs
 	gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs = quantileOr0(&lat.completed, 0.5), quantileOr0(&lat.completed, 0.99), lat.completed.Max()
 	gm.E2EBuckets = histBuckets(&lat.completed)
 	gm.ReorderBuckets = histBuckets(&gx.reorderDist)

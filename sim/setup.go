@@ -54,6 +54,10 @@ func (w *World) build() error {
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
 	w.metrics.g = make([]counters, len(cfg.Groups))
 	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
+	for gi := range w.metrics.gx {
+		w.metrics.gx[gi].firstDeliveryMs = -1
+	}
+	w.initKafkaMetrics()
 	w.metrics.lat = make([]latencies, len(cfg.Groups))
 	w.metrics.silentLossFirst = -1
 	w.initWindows()

@@ -84,8 +84,8 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 				}
 				// The printed summary.
 				for _, want := range []string{
-					fmt.Sprintf("group %s (%s, %d consumers) over the window %s–%s:", g.Name, g.Type, len(g.Consumers), fmtDuration(g.Window.StartMs), fmtDuration(g.Window.EndMs)),
-					fmt.Sprintf("duplicates %.0f per hour (%d in the window", g.Rates.DuplicatesPerHour, g.InWindow.Duplicates),
+					fmt.Sprintf("group %s (%s, %d consumers) over the window %s–%s", g.Name, g.Type, len(g.Consumers), fmtDuration(g.Window.StartMs), fmtDuration(g.Window.EndMs)),
+					fmt.Sprintf("duplicates %.1f per hour (%d in the window", g.Rates.DuplicatesPerHour, g.InWindow.Duplicates),
 					fmt.Sprintf("produced %d, completed %d", g.Totals.Produced, g.Totals.Completed),
 				} {
 					if !strings.Contains(printed, want) {
@@ -100,7 +100,7 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 					t.Errorf("the printed summary lacks %q", arrived)
 				}
 				// The report page.
-				for _, want := range []string{fmt.Sprintf("%.0f per hour", g.Rates.DuplicatesPerHour), fmt.Sprintf("%.1f/s", g.Rates.ArrivalPerSec), fmt.Sprintf("%.3f", g.DeliveriesPerRecord)} {
+				for _, want := range []string{fmt.Sprintf("%.1f per hour", g.Rates.DuplicatesPerHour), fmt.Sprintf("%.1f/s", g.Rates.ArrivalPerSec), fmt.Sprintf("%.3f", g.DeliveriesPerRecord)} {
 					if page && !bytes.Contains(html, []byte(want)) {
 						t.Errorf("index.html lacks %q for group %s", want, g.Name)
 					}
@@ -114,6 +114,18 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 					"duplicates": g.Totals.Duplicates, "processed_ok": g.Totals.ProcessedOK, "completed": g.Totals.Completed, "lock_timeouts": g.Totals.AcquisitionLockTimeouts} {
 					if row[col] != want {
 						t.Errorf("groups.csv ends with %s %s = %d, summary.json says %d", g.Name, col, row[col], want)
+					}
+				}
+				// Kafka's meters: the series' running counts end at the summary's totals.
+				if k := g.Kafka; k != nil {
+					sg := k.ShareGroup.RecordAcknowledgementsCount
+					for col, want := range map[string]int64{"AcquisitionLockTimeoutPerSec_count": k.SharePartition.AcquisitionLockTimeoutCount,
+						"RecordAcknowledgementsPerSec_Accept_count": sg["Accept"], "RecordAcknowledgementsPerSec_Release_count": sg["Release"],
+						"RecordAcknowledgementsPerSec_Reject_count": sg["Reject"], "RecordAcknowledgementsPerSec_Renew_count": sg["Renew"],
+						"acknowledgements-send-total": k.Consumer.AcknowledgementsSendTotal, "acknowledgements-error-total": k.Consumer.AcknowledgementsErrorTotal} {
+						if row[col] != want {
+							t.Errorf("groups.csv ends with %s %s = %d, summary.json says %d", g.Name, col, row[col], want)
+						}
 					}
 				}
 			}

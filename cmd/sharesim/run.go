@@ -519,7 +519,7 @@ func writeJSONTo(w io.Writer, v any) error {
 
 func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string, cmdline string) *reports.Summary {
 	s := &reports.Summary{
-		Scenario: sc.Name(), Title: sc.Title(), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
+		Scenario: sc.Name(), Title: reports.TitleWithOverrides(sc.Title(), sets), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
 		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
 		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(),
@@ -581,7 +581,7 @@ func printAnswer(w io.Writer, s *reports.Summary) {
 		if len(s.Groups) > 1 {
 			who = h.Group + ": "
 		}
-		fmt.Fprintf(w, "  answer: %s%s (over %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
+		fmt.Fprintf(w, "  answer: %s%s (window %s–%s)\n", who, strings.Join(parts, "; "), fmtDuration(h.WindowStartMs), fmtDuration(h.WindowEndMs))
 	}
 }
 
@@ -593,9 +593,20 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	if g.Type == "classic" {
 		done = "completed (offset committed)"
 	}
-	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s:\n", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
+	fmt.Fprintf(w, "  group %s (%s, %d consumers) over the window %s–%s", g.Name, g.Type, len(g.Consumers), fmtDuration(win.StartMs), fmtDuration(win.EndMs))
+	if late := g.FirstDeliveryMs - win.StartMs; win.WarmupMs == 0 && win.LengthMs() > 0 && 100*late >= win.LengthMs() {
+		// Rates include the start, before the consumers got going: say by how much.
+		// At least 1 % of the window passed before the first delivery: rates read that much low.
+		fmt.Fprintf(w, " (no warm-up: the first record reached a consumer at %s, %.1f%% into the window, so the rates read about that much below the steady state)",
+			fmtDuration(g.FirstDeliveryMs), 100*float64(min(late, win.LengthMs()))/float64(win.LengthMs()))
+	}
+	fmt.Fprintln(w, ":")
 	if k.KeptUp {
 		fmt.Fprintf(w, "    kept up: %.1f records/s arrived, %.1f/s %s", r.ArrivalPerSec, r.CompletedPerSec, done)
+		if r.CompletedPerSec > r.ArrivalPerSec && k.BacklogStart > 0 {
+			// More completed than arrived: the backlog waiting at the window's start drained.
+			fmt.Fprintf(w, ", the backlog of %d at the window's start included", k.BacklogStart)
+		}
 		if other := r.FinishedPerSec - r.CompletedPerSec; r.ArrivalPerSec > 0 && other > 0.05*r.ArrivalPerSec {
 			ended := withoutKey(g.InWindow.Finished, "accepted")
 			if n := g.InWindow.DeletedUndelivered; n > 0 {
@@ -614,9 +625,9 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 		}
 	}
 	in := g.InWindow
-	fmt.Fprintf(w, "    duplicates %.0f per hour (%d in the window, %.2f%% of successful processings)%s\n",
+	fmt.Fprintf(w, "    duplicates %.1f per hour (%d in the window, %.2f%% of successful processings)%s\n",
 		r.DuplicatesPerHour, in.Duplicates, 100*r.DuplicateFraction, causes(in.DuplicatesByCause))
-	fmt.Fprintf(w, "    redeliveries %.0f per hour, lock timeouts %.0f per hour; %.3f deliveries per record\n",
+	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record\n",
 		r.RedeliveriesPerHour, r.LockTimeoutsPerHour, g.DeliveriesPerRecord)
 	l := g.Latency
 	fmt.Fprintf(w, "    latency from produce: first delivery %s; processed %s; %s %s\n",
@@ -624,7 +635,11 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	a := g.Accounting
 	fmt.Fprintf(w, "    records over the run: produced %d, completed %d", t.Produced, t.Completed)
 	if g.Type == "share" {
-		fmt.Fprintf(w, "; left the in-flight window as %s", causesList(a.Finished))
+		if len(a.Finished) == 0 {
+			fmt.Fprintf(w, "; no offset left the in-flight window")
+		} else {
+			fmt.Fprintf(w, "; left the in-flight window as %s", causesList(a.Finished))
+		}
 	}
 	if a.DeletedUndelivered > 0 {
 		fmt.Fprintf(w, "; deleted before delivery %d", a.DeletedUndelivered)

@@ -154,7 +154,7 @@ edit('limit-two-specs', Q.replace('      - name: worker\n', '      - {name: extr
 cases.append(('confirm-big-run', 2, r'run quickstart is big \(estimated ~.* events, above 100M\): pass --yes', ['run', 'quickstart', '--set', 'duration=20d']))
 cases.append(('confirm-history-memory', 2, r'the history checks would hold ~4.47 GB for the records in flight on 10000 share-partitions.*pass --yes', ['run', 'quickstart', '--set', 'topics.0.partitions=10000', '--set', 'producers.0.rate=10000/s', '--set', 'duration=40m', '--set', 'kafka.group.share.partition.max.record.locks=4000']))
 cases.append(('max-events-incomplete', 3, r'^INCOMPLETE quickstart \(seed 1\): cut short', ['run', 'quickstart', '--set', 'max_events=1000']))
-cases.append(('lin-time-limit-zero', 3, r'linearizability unknown on 2 share-partition', ['run', 'quickstart', '--lin-time-limit', '0s', '-q']))
+cases.append(('lin-time-limit-zero', 3, r'linearizability unknown on 4 share-partition', ['run', 'quickstart', '--lin-time-limit', '0s', '-q']))
 
 # --- overrides (--set names the override)
 for i, (kv, what) in enumerate([('duration=banana', 'duration: found'), ('duration=1000d', 'duration: found 1000d6m'), ('nosuch.key=1', '.*nosuch'),
