@@ -33,12 +33,25 @@ type Deviation struct {
 // Kfake lists kfake's known deviations from Kafka 4.2's share-partition rules.
 var Kfake = []Deviation{
 	{
-		ID:     "log-start-not-followed",
+		ID:       "log-start-not-followed",
+		Broker:   "kfake",
+		Title:    "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
+		Kafka:    "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
+		Theirs:   "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
+		Checks:   []string{"nothing-below-spso-acquired", "no-silent-loss", "records-accounted", "linearizable"},
+		PinnedBy: "TestPinLogStartNotFollowed",
+	},
+	{
+		ID:     "piggybacked-ack-error-dropped",
 		Broker: "kfake",
-		Title:  "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
-		Kafka:  "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
-		Theirs: "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
-		Checks: []string{"nothing-below-spso-acquired", "no-silent-loss", "records-accounted", "linearizable"},
+		Title:  "a ShareFetch whose piggy-backed acknowledgement fails and that then waits for records answers AcknowledgeErrorCode 0: the client is told a failed acknowledgement succeeded",
+		Kafka:  "KafkaApis.handleShareFetchRequest completes the acknowledgements first and puts their error codes in the response whatever the fetch does (the same INVALID_RECORD_STATE a ShareAcknowledge gets)",
+		Theirs: "handleShareFetch sets the error on the first invocation's response, then parks the request (watchShareFetch keeps only the acknowledged partitions); the re-invocation builds a new response and ensureAckedParts adds those partitions with code 0",
+		Checks: []string{"linearizable", "accepted-never-redelivered"},
+		// The records' state is right (the acknowledgement did not apply); only the answer
+		// is wrong, so live mode re-checks with those answers taken as unknown.
+		ErrorCodeOnly: true,
+		PinnedBy:      "TestPinPiggybackedAckErrorDropped",
 	},
 	{
 		ID:     "acquire-exact-max-records",
