@@ -1,9 +1,14 @@
 package live
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -17,14 +22,14 @@ import (
 type recorder struct {
 	start time.Time
 
-	mu     sync.Mutex
-	ops    []sim.Op
+	mu  sync.Mutex
+	ops []sim.Op
 	// suspect marks the operations (by index) whose reported outcome a broker deviation
 	// may have falsified (an acknowledgement piggy-backed on a ShareFetch that answered
 	// NONE: deviation piggybacked-ack-error-dropped).
 	suspect map[int]bool
-	hidden []sim.HiddenEvent
-	out    *reports.HistoryWriter // nil: not streamed
+	hidden  []sim.HiddenEvent
+	out     *reports.HistoryWriter // nil: not streamed
 	// onOp, when set, sees every operation as it is recorded (the meter).
 	onOp func(op *sim.Op, suspect bool)
 }
@@ -78,4 +83,37 @@ func (r *recorder) snapshot() ([]sim.Op, []sim.HiddenEvent, map[int]bool) {
 		sus[k] = true
 	}
 	return append([]sim.Op(nil), r.ops...), append([]sim.HiddenEvent(nil), r.hidden...), sus
+}
+
+// ReadHistory reads a history.ndjson file (reports.HistoryWriter's format: live mode's and
+// `sharesim run --history`'s) into a checker.History.
+func ReadHistory(path string) (checker.History, error) {
+	var h checker.History
+	f, err := os.Open(path)
+	if err != nil {
+		return h, fmt.Errorf("reading the history: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	line := 0
+	for sc.Scan() {
+		line++
+		var l reports.HistoryLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return h, fmt.Errorf("%s:%d: expected a JSON history line ({\"op\":…} or {\"hidden\":…}): %w", path, line, err)
+		}
+		switch {
+		case l.Op != nil:
+			h.Ops = append(h.Ops, *l.Op)
+		case l.Hidden != nil:
+			h.Hidden = append(h.Hidden, *l.Hidden)
+		default:
+			return h, fmt.Errorf("%s:%d: expected \"op\" or \"hidden\"", path, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return h, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
 }

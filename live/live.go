@@ -107,6 +107,9 @@ type Result struct {
 	Drained     bool          `json:"drained"`
 	WallSeconds []float64     `json:"wall_seconds"`
 	Operations  int           `json:"operations"`
+	// HistoryOffsetMs: history.ndjson's times count from the start of the clients; the
+	// figures' and the verdicts' from the start of production, this much later.
+	HistoryOffsetMs int64 `json:"history_offset_ms"`
 	// Accounting is the first attempt's per-group accounting.
 	Accounting map[string]sim.Accounting `json:"accounting"`
 
@@ -220,7 +223,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 		}
 		if i == 0 {
 			res.Applied, res.Checks, res.Accounting, res.Operations = a.applied, checks, a.accounting, len(a.ops)
-			res.Drained, res.measured = a.drained, a.meter.series
+			res.Drained, res.measured, res.HistoryOffsetMs = a.drained, a.meter.series, a.offsetMs
 		} else {
 			mergeChecks(res.Checks, checks, i+1)
 		}

@@ -28,6 +28,7 @@ type attempt struct {
 	notes       []string
 	applied     []string
 	elapsed     time.Duration
+	offsetMs    int64 // production started this long after the clients
 }
 
 // runner drives one live attempt.
@@ -228,7 +229,7 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	shift(ops, hidden, offset)
 	r.meter.shift(offset)
 	a := &attempt{ops: ops, hidden: hidden, suspect: suspect, meter: r.meter, accounting: final, interrupted: interrupted, drained: drained,
-		notes: r.notes, applied: cl.applied, elapsed: time.Since(began)}
+		notes: r.notes, applied: cl.applied, elapsed: time.Since(began), offsetMs: offset}
 	if ferr != nil {
 		a.notes = append(a.notes, "accounting: "+ferr.Error())
 	}
