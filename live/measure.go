@@ -32,6 +32,9 @@ type groupMeter struct {
 	// unsure: per partition, the offsets whose final outcome came from an answer a broker
 	// deviation may have falsified (recorder.suspect); a later sure outcome replaces it.
 	unsure map[string]map[int64]bool
+	// maybe: per partition, the offsets a terminal acknowledgement named whose answer was
+	// lost (it may have applied).
+	maybe map[string]map[int64]bool
 	// maxDC: per partition, offset → highest delivery count seen.
 	maxDC map[string]map[int64]int16
 	// completedAt: per partition, offset → time the ACCEPT (or classic processing) returned.
@@ -59,7 +62,7 @@ func newMeter(cfg *sim.Config) *meter {
 	m := &meter{produced: map[string]map[int64]int64{}, groups: map[string]*groupMeter{}, topicGroups: map[string][]string{}, limit: cfg.Kafka.DeliveryCountLimit}
 	for _, g := range cfg.Groups {
 		m.groups[g.Name] = &groupMeter{share: g.Type == sim.ShareGroup, final: map[string]map[int64]string{}, maxDC: map[string]map[int64]int16{},
-			completedAt: map[string]map[int64]int64{}, processedOK: map[string]map[int64]int{}, unsure: map[string]map[int64]bool{}}
+			completedAt: map[string]map[int64]int64{}, processedOK: map[string]map[int64]int{}, unsure: map[string]map[int64]bool{}, maybe: map[string]map[int64]bool{}}
 		for _, t := range g.Topics {
 			m.topicGroups[t] = append(m.topicGroups[t], g.Name)
 		}
@@ -126,7 +129,22 @@ func (m *meter) op(op *sim.Op, suspect bool) {
 			}
 		}
 	case "ack":
-		if op.Code != model.ErrNone.String() || op.ReturnMs < 0 {
+		if op.Code == "LOST" || op.ReturnMs < 0 {
+			mb := sub(g.maybe, op.Partition)
+			for _, r := range op.Acks {
+				for off := r.First; off <= r.Last; off++ {
+					t := r.Types[0]
+					if len(r.Types) > 1 {
+						t = r.Types[off-r.First]
+					}
+					if t != model.AckRelease && t != model.AckRenew {
+						mb[off] = true
+					}
+				}
+			}
+			return
+		}
+		if op.Code != model.ErrNone.String() {
 			return
 		}
 		fin := sub(g.final, op.Partition)
@@ -368,7 +386,8 @@ func (m *meter) shift(offset int64) {
 //   - a final outcome seen (ACCEPT, REJECT, GAP, RELEASE at the limit): finished below the
 //     start offset, terminal in the cache above it;
 //   - delivered, no final outcome: below the start offset, archived at the limit (lock
-//     expiry at the limit), archived by the log start, or silently lost; above it, unfinished;
+//     expiry at the limit), archived by the log start, finished by an acknowledgement whose
+//     answer was lost ("unconfirmed"), or silently lost; above it, unfinished;
 //   - never delivered: below the log start, deleted before delivery; below the group's
 //     first delivery on the partition and the start offset, skipped by the offset reset;
 //     below the start offset otherwise, silently lost; above it, unfinished (unread).
@@ -413,6 +432,9 @@ func (m *meter) accounting(g sim.Group, spso, logStart, logEnd map[string]int64)
 				a.Finished["limit"]++
 			case dc > 0 && below && off < ls:
 				a.Finished["log-start"]++
+			case dc > 0 && below && gm.maybe[p][off]:
+				// Acknowledged by a request whose answer was lost: it may have applied.
+				a.Finished["unconfirmed"]++
 			case dc > 0 && below:
 				a.SilentLoss++
 			case dc > 0:
