@@ -269,10 +269,12 @@ func mergeChecks(into, more []CheckResult, run int) {
 
 // CheckNames are the checks a live run is asked for: the scenario's, or the defaults.
 // "all" is every check of the catalogue, "none" none.
+// Live mode adds nothing-below-spso-acquired to the defaults: a broker delivering below a
+// log start it already reported moved is what a live run is best placed to see.
 func CheckNames(s *scenarios.Scenario) []string {
 	cs := s.Checks()
 	if len(cs) == 0 {
-		return checker.DefaultChecks
+		return append(append([]string(nil), checker.DefaultChecks...), "nothing-below-spso-acquired")
 	}
 	var out []string
 	for _, n := range cs {
