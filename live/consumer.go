@@ -96,12 +96,13 @@ func (in *instance) start() error {
 	inc.cl = cl
 	inc.ctx, inc.cancel = context.WithCancel(in.r.ctx)
 	in.inc = inc
-	in.r.wg.Add(1)
-	go func() {
-		defer in.r.wg.Done()
+	if !in.r.spawn(func() {
 		defer close(inc.done)
 		inc.loop()
-	}()
+	}) {
+		close(inc.done)
+		cl.Close()
+	}
 	return nil
 }
 
@@ -264,7 +265,9 @@ func (inc *incarnation) loop() {
 		close(stopRenew)
 		if crashed {
 			r.note(fmt.Sprintf("%s crashed processing a record (on_failure/on_poison: crash)", inc.m.client))
-			go in.fault(sim.FaultKill, sp.RestartAfterCrashMs, 0)
+			if !r.spawn(func() { in.fault(sim.FaultKill, sp.RestartAfterCrashMs, 0) }) {
+				inc.conns.kill()
+			}
 			<-inc.ctx.Done()
 			return
 		}

@@ -465,6 +465,12 @@ func (r *Result) Summary(w io.Writer) {
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: production stopped early; the result covers what ran")
 	}
+	if len(r.Scaling.Scaled) > 0 {
+		fmt.Fprintf(w, "scaled by %g: %d durations and rates (live.json lists each), e.g. %s\n", r.Scaling.Factor, len(r.Scaling.Scaled), r.Scaling.Scaled[0])
+	}
+	for _, n := range r.NotApplied {
+		fmt.Fprintln(w, "not applied: "+n)
+	}
 	if len(r.Scaling.Floors) > 0 {
 		fmt.Fprintln(w, "not scaled (broker minimums):")
 		for _, f := range r.Scaling.Floors {

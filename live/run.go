@@ -58,6 +58,22 @@ func (r *runner) note(s string) {
 	r.mu.Unlock()
 }
 
+// spawn runs f on a goroutine the run waits for, unless the run is stopping (then it
+// reports false): no goroutine is added once the run waits for them.
+func (r *runner) spawn(f func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return false
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+	return true
+}
+
 func (r *runner) stopping() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -53,7 +53,6 @@ type tapConn struct {
 	wstart  int64 // call time of the frame being assembled in wbuf
 	rbuf    []byte
 	pending map[int32]*pendingReq
-	closed  bool
 }
 
 type pendingReq struct {
@@ -146,14 +145,11 @@ func (t *tapConn) Close() error {
 	return t.Conn.Close()
 }
 
-// lose records every request still waiting for its response as lost, once.
+// lose records every request still waiting for its response as lost (each once: they
+// leave the pending set).
 func (t *tapConn) lose() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	t.closed = true
 	corrs := make([]int32, 0, len(t.pending))
 	for c := range t.pending {
 		corrs = append(corrs, c)
