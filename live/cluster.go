@@ -247,20 +247,6 @@ func (c *cluster) setGroupConfigs(ctx context.Context, g sim.Group, k model.Conf
 	return nil
 }
 
-// alterTopicConfig changes one topic config (the scenario's config-change fault).
-func (c *cluster) alterTopicConfig(ctx context.Context, topic, key, value string) error {
-	v := value
-	resps, err := c.admin.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &v}}, c.topic(topic))
-	if err == nil {
-		for _, r := range resps {
-			if r.Err != nil {
-				err = r.Err
-			}
-		}
-	}
-	return err
-}
-
 // offsets lists a topic's start and end offsets per partition.
 func (c *cluster) offsets(ctx context.Context, topic string) (start, end map[int32]int64, err error) {
 	real := c.topic(topic)

@@ -322,8 +322,16 @@ func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) 
 	var out []CheckResult
 	for _, n := range names {
 		cr := CheckResult{Check: n}
+		isHist, isAcc := false, n == "no-silent-loss" || n == "records-accounted"
+		for _, h := range hv.Ran {
+			isHist = isHist || h == n
+		}
 		switch {
-		case !ran[n] && (n == "no-silent-loss" || n == "records-accounted"):
+		case isHist && len(a.ops) == 0:
+			cr.Status, cr.Detail = NotRun, "no share-group operation was recorded (no share group, or nothing fetched)"
+		case isAcc && len(a.accounting) == 0 && ran[n]:
+			cr.Status, cr.Detail = NotRun, "no share group to account for"
+		case !ran[n] && isAcc:
 			cr.Status, cr.Detail = NotRun, "the end-of-run accounting could not be read from the broker"
 		case !ran[n] && n == "liveness":
 			cr.Status, cr.Detail = NotRun, "needs the simulator's capacity figures (kept up or not); live mode reports whether the groups drained"
