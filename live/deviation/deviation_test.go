@@ -1,6 +1,10 @@
 package deviation
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestCatalogueIDsUniqueAndComplete(t *testing.T) {
 	seen := map[string]bool{}
@@ -21,5 +25,18 @@ func TestCatalogueIDsUniqueAndComplete(t *testing.T) {
 	}
 	if got := ForCheck("kafka", "linearizable"); len(got) != 0 {
 		t.Errorf("a broker without a catalogue has no deviations, got %v", got)
+	}
+}
+
+// Every PinnedBy names a test of this package.
+func TestPinnedByNamesATest(t *testing.T) {
+	src, err := os.ReadFile("pin_kfake_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Kfake {
+		if d.PinnedBy != "" && !strings.Contains(string(src), "func "+d.PinnedBy+"(t *testing.T)") {
+			t.Errorf("%s: PinnedBy %s is not a test in pin_kfake_test.go", d.ID, d.PinnedBy)
+		}
 	}
 }
