@@ -44,7 +44,7 @@ type LivePage struct {
 	Checks              []LiveCheck
 }
 
-// WriteLivePage writes index.html and its plots (live-*.svg) into dir.
+// WriteLivePage writes index.html and its plots (live-*.svg, live-*.png) into dir.
 func WriteLivePage(dir string, p LivePage) error {
 	figs := []figure{
 		liveFigure("live-completed", "Records completed (ACCEPT), running total", "completed", p, func(l LivePoint) float64 { return l.Completed }),
@@ -73,12 +73,14 @@ func WriteLivePage(dir string, p LivePage) error {
 	}
 	b.WriteString("</table>\n")
 	for _, f := range figs {
-		data, err := f.render("svg")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name+".svg"), data, 0o644); err != nil {
-			return fmt.Errorf("writing %s.svg: %w", f.Name, err)
+		for _, format := range []string{"svg", "png"} {
+			data, err := f.render(format)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, f.Name+"."+format), data, 0o644); err != nil {
+				return fmt.Errorf("writing %s.%s: %w", f.Name, format, err)
+			}
 		}
 		fmt.Fprintf(&b, "<h3>%s</h3>\n<img src=\"%s.svg\" alt=\"%s\">\n", html.EscapeString(f.Title), f.Name, html.EscapeString(f.Title))
 	}
