@@ -82,6 +82,8 @@ type Checker struct {
 	out     []Violation
 	limit   int
 	lin     *linearize.Result
+	// perCheck, when set, counts the violations kept per check (CheckHistory).
+	perCheck map[string]int
 
 	// The history checks' state (history.go).
 	streaming bool // Attach: the history comes as it is recorded
@@ -148,10 +150,19 @@ func Names() []string {
 // NeedsHistory reports whether a history check is on (the run must record the history:
 // Attach, or sim.Options.RecordHistory).
 func (c *Checker) NeedsHistory() bool {
-	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] || c.on["linearizable"] || c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit]
+	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] || c.on["linearizable"] || c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit] || c.on[checkBelowLogStart]
 }
 
 func (c *Checker) report(v Violation) {
+	if c.perCheck != nil {
+		// CheckHistory: the limit is per check, so that one check's many violations do
+		// not hide another's.
+		if c.perCheck[v.Check] < c.limit {
+			c.perCheck[v.Check]++
+			c.out = append(c.out, v)
+		}
+		return
+	}
 	if len(c.out) < c.limit {
 		c.out = append(c.out, v)
 	}

@@ -43,6 +43,9 @@ type histShare struct {
 	accepted map[int64]int64
 	// deliveries lists an open offset's deliveries, in history order.
 	deliveries map[int64][]delivery
+	// logStarts are the log-start moves seen (hidden events), by time: atMs the time,
+	// floor the new log start (nothing-below-spso-acquired).
+	logStarts []floorMark
 }
 
 type floorMark struct{ atMs, floor int64 }
@@ -106,6 +109,7 @@ func (c *Checker) historyOp(op *sim.Op) {
 
 // hiddenEvent takes one hidden event from the simulator.
 func (c *Checker) hiddenEvent(ev *sim.HiddenEvent) {
+	c.noteHidden(ev)
 	if c.linOn() {
 		c.stream().Hidden(ev)
 	}
@@ -200,6 +204,9 @@ func (c *Checker) checkOp(op *sim.Op) {
 	if op.Kind != "fetch" {
 		return
 	}
+	if c.on[checkBelowLogStart] && len(hs.logStarts) > 0 {
+		c.checkBelow(hs, op)
+	}
 	prev := int64(-1)
 	for _, r := range op.Acquired {
 		if c.on["acquired-ranges-ordered"] && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
@@ -269,28 +276,12 @@ func (c *Checker) finishHistory(res *sim.Result) {
 	}
 	c.drain(inf)
 	if !c.streaming {
-		for i := range res.History {
-			op := &res.History[i]
-			if c.linOn() {
-				c.stream().Add(op)
-			}
-			c.checkOp(op)
-		}
-		if c.linOn() {
-			for i := range res.HiddenEvents {
-				c.stream().Hidden(&res.HiddenEvents[i])
-			}
-		}
 		if res.History == nil {
-			return // nothing recorded: the linearizability check did not run
+			return // nothing recorded: the history checks did not run
 		}
+		c.feedHistory(res.History, res.HiddenEvents)
 	}
-	if c.linOn() {
-		c.lin = c.stream().Finish()
-		for _, f := range c.lin.Failures() {
-			c.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
-		}
-	}
+	c.finishLinearizable()
 }
 
 const inf = int64(^uint64(0) >> 1)

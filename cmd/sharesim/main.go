@@ -141,6 +141,7 @@ Exit codes:
 	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
 	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())
+	root.AddCommand(newLiveCmd())
 	wireCompletion(root)
 	return root
 }

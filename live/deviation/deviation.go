@@ -43,6 +43,18 @@ var Kfake = []Deviation{
 		PinnedBy: "live/peer.TestPinLogStartNotFollowed",
 	},
 	{
+		ID:     "piggybacked-ack-error-dropped",
+		Broker: "kfake",
+		Title:  "a ShareFetch whose piggy-backed acknowledgement fails and that then waits for records answers AcknowledgeErrorCode 0: the client is told a failed acknowledgement succeeded",
+		Kafka:  "KafkaApis.handleShareFetchRequest completes the acknowledgements first and puts their error codes in the response whatever the fetch does (the same INVALID_RECORD_STATE a ShareAcknowledge gets)",
+		Theirs: "handleShareFetch sets the error on the first invocation's response, then parks the request (watchShareFetch keeps only the acknowledged partitions); the re-invocation builds a new response and ensureAckedParts adds those partitions with code 0",
+		Checks: []string{"linearizable", "accepted-never-redelivered"},
+		// The records' state is right (the acknowledgement did not apply); only the answer
+		// is wrong, so live mode re-checks with those answers taken as unknown.
+		ErrorCodeOnly: true,
+		PinnedBy:      "live/deviation.TestPinPiggybackedAckErrorDropped",
+	},
+	{
 		ID:       "acquire-exact-max-records",
 		Broker:   "kfake",
 		Title:    "in batch_optimized mode kfake acquires exactly max records instead of rounding up to the end of the producer batch",

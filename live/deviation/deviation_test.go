@@ -1,6 +1,10 @@
 package deviation
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestCatalogueIDsUniqueAndComplete(t *testing.T) {
 	seen := map[string]bool{}
@@ -21,5 +25,26 @@ func TestCatalogueIDsUniqueAndComplete(t *testing.T) {
 	}
 	if got := ForCheck("kafka", "linearizable"); len(got) != 0 {
 		t.Errorf("a broker without a catalogue has no deviations, got %v", got)
+	}
+}
+
+// Every entry is pinned: by a test of this package (PinnedBy "live/deviation.TestX", checked
+// here) or by one of the differential test's pins ("live/peer.TestX", checked there by
+// TestCatalogueNamesPins).
+func TestPinnedByNamesATest(t *testing.T) {
+	src, err := os.ReadFile("pin_kfake_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Kfake {
+		if name, ok := strings.CutPrefix(d.PinnedBy, "live/deviation."); ok {
+			if !strings.Contains(string(src), "func "+name+"(t *testing.T)") {
+				t.Errorf("%s: PinnedBy %s is not a test in pin_kfake_test.go", d.ID, d.PinnedBy)
+			}
+			continue
+		}
+		if !strings.HasPrefix(d.PinnedBy, "live/peer.") {
+			t.Errorf("%s: PinnedBy %q names no pin test of live/deviation or live/peer", d.ID, d.PinnedBy)
+		}
 	}
 }

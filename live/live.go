@@ -1,0 +1,535 @@
+// Package live runs a scenario through a real Kafka client (franz-go's kgo: producers,
+// its share consumer, classic consumer groups) against a real broker — an embedded kfake
+// cluster by default, or a cluster given by its bootstrap servers — records the
+// client-visible history in the simulator's operation types, checks it with the same
+// checker entry point as a simulated run (checker.CheckHistory, checker.CheckAccounting),
+// and sets the simulator's prediction for the same scaled scenario beside the measurement.
+//
+// Wall time and goroutines live here and nowhere else in sharesim. Times in the history
+// and the figures are milliseconds since the start of production, in the scaled scenario's
+// time (--time-scale), so they compare one to one with the simulator's.
+package live
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sharesim/sharesim/checker"
+	"github.com/sharesim/sharesim/live/deviation"
+	"github.com/sharesim/sharesim/scenarios"
+	"github.com/sharesim/sharesim/sim"
+)
+
+// Options configure a live run.
+type Options struct {
+	Target Target
+	// TimeScale multiplies every duration of the scenario (and divides every rate); 0 is 1.
+	TimeScale float64
+	// Seed overrides the scenario's seed when non-zero.
+	Seed uint64
+	// Out, when set, is the result folder: history, verdict, figures and the report page.
+	Out string
+	// Repeat is how many live runs measure the noise between runs (0 or 1: one).
+	Repeat int
+	// Progress receives one-line progress messages (nil: none).
+	Progress io.Writer
+	// MaxWall bounds the whole run's wall time per attempt (0: the scaled scenario's
+	// duration and healing phase plus two minutes). Past it the attempt is interrupted.
+	MaxWall time.Duration
+}
+
+// Status is one check's verdict.
+type Status string
+
+// Check statuses.
+const (
+	Pass Status = "PASS"
+	// Deviation: the check failed, and passes once the outcomes a known error-code-only
+	// deviation of the broker can misreport are taken as unknown; the run is not failed
+	// for it, and the deviation is named.
+	Deviation Status = "DEVIATION"
+	Fail      Status = "FAIL"
+	Undecided Status = "UNDECIDED"
+	NotRun    Status = "NOT RUN"
+)
+
+// CheckResult is one check's verdict on a live run.
+type CheckResult struct {
+	Check  string `json:"check"`
+	Status Status `json:"status"`
+	// Detail says why a check did not run or could not decide.
+	Detail     string              `json:"detail,omitempty"`
+	Violations []checker.Violation `json:"violations,omitempty"`
+	// Deviations are the broker's known deviations (live/deviation) that can make this
+	// check fail, named when it failed.
+	Deviations []string `json:"deviations,omitempty"`
+}
+
+// Row is one headline figure, predicted and measured.
+type Row struct {
+	Group     string    `json:"group"`
+	Figure    string    `json:"figure"`
+	Predicted *float64  `json:"predicted"`
+	Measured  *float64  `json:"measured"`
+	Runs      []float64 `json:"runs,omitempty"`
+	// Ratio is measured ÷ predicted (nil when either is missing or the prediction is 0).
+	Ratio *float64 `json:"ratio"`
+	// Noise is the relative standard deviation between repeated live runs (nil: one run).
+	Noise *float64 `json:"noise"`
+	// Flagged: the difference is beyond the run-to-run noise (Why says by how much).
+	Flagged bool   `json:"flagged"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Result is a live run's outcome.
+type Result struct {
+	Scenario string  `json:"scenario"`
+	Broker   string  `json:"broker"`
+	Seed     uint64  `json:"seed"`
+	Scaling  Scaling `json:"scaling"`
+	// NotApplied lists scenario settings the real system decides (nothing is dropped
+	// without being named here); Applied the broker and group settings the run set.
+	NotApplied []string `json:"not_applied"`
+	Applied    []string `json:"applied"`
+	Notes      []string `json:"notes,omitempty"`
+	// Checks are the first attempt's verdicts (a later attempt's failure is added).
+	Checks      []CheckResult `json:"checks"`
+	Comparison  []Row         `json:"comparison"`
+	Runs        int           `json:"runs"`
+	Interrupted bool          `json:"interrupted"`
+	Drained     bool          `json:"drained"`
+	WallSeconds []float64     `json:"wall_seconds"`
+	Operations  int           `json:"operations"`
+	// HistoryOffsetMs: history.ndjson's times count from the start of the clients; the
+	// figures' and the verdicts' from the start of production, this much later.
+	HistoryOffsetMs int64 `json:"history_offset_ms"`
+	// Accounting is the first attempt's per-group accounting.
+	Accounting map[string]sim.Accounting `json:"accounting"`
+
+	predicted *sim.Result
+	measured  []point
+}
+
+// ExitCode is the command's exit code: 3 interrupted or a check undecided (unless one
+// failed), 1 a check failed, 0 every check that ran passed.
+func (r *Result) ExitCode() int {
+	if r.Interrupted {
+		return 3
+	}
+	undecided := false
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return 1
+		}
+		if c.Status == Undecided {
+			undecided = true
+		}
+	}
+	if undecided {
+		return 3
+	}
+	return 0
+}
+
+// Run runs the scenario live. ctx cancelled (Ctrl-C) interrupts it: production stops, the
+// consumers drain for a short while and close, and the result is complete but Interrupted.
+// A scenario feature live mode cannot do is an *UnsupportedError.
+func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error) {
+	if s.Kind() != scenarios.KindWorkload {
+		return nil, &UnsupportedError{Key: "kind", Why: "a scripted scenario drives one share-partition step by step; live mode runs workloads"}
+	}
+	cfg, err := s.SimConfig()
+	if err != nil {
+		return nil, err
+	}
+	f := o.TimeScale
+	if f == 0 {
+		f = 1
+	}
+	notApplied, err := support(&cfg, o.Target)
+	if err != nil {
+		return nil, err
+	}
+	scaled, scaling, err := Scale(cfg, f, o.Target.FloorsFor())
+	if err != nil {
+		return nil, fmt.Errorf("scaling the scenario by %g: %w", f, err)
+	}
+	seed := s.Seed()
+	if o.Seed != 0 {
+		seed = o.Seed
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	res := &Result{Scenario: s.Name(), Broker: o.Target.Broker(), Seed: seed, Scaling: scaling, NotApplied: notApplied}
+	if o.Out != "" {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", o.Out, err)
+		}
+	}
+
+	fmt.Fprintf(progress, "live: predicting %s (seed %d, time scale %g) in the simulator\n", s.Name(), seed, f)
+	pred, err := sim.Run(scaled, seed, sim.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("the simulator's prediction: %w", err)
+	}
+	res.predicted = pred
+
+	runs := max(o.Repeat, 1)
+	maxWall := o.MaxWall
+	if maxWall == 0 {
+		maxWall = time.Duration(scaled.DurationMs+max(scaled.HealMs, 2*scaled.Kafka.RecordLockDurationMs))*time.Millisecond + 2*time.Minute
+	}
+	var figs [][]Figures
+	for i := 0; i < runs; i++ {
+		hist := ""
+		if o.Out != "" {
+			hist = filepath.Join(o.Out, "history.ndjson")
+			if i > 0 {
+				hist = filepath.Join(o.Out, fmt.Sprintf("history-%d.ndjson", i+1))
+			}
+		}
+		actx, cancel := context.WithTimeout(ctx, maxWall)
+		fmt.Fprintf(progress, "live: run %d of %d\n", i+1, runs)
+		a, err := runAttempt(actx, scaled, seed, o.Target, hist, progress)
+		timedOut := actx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if timedOut {
+			a.notes = append(a.notes, fmt.Sprintf("run %d reached the wall-time bound %s and was interrupted", i+1, maxWall))
+		}
+		res.WallSeconds = append(res.WallSeconds, a.elapsed.Seconds())
+		res.Notes = append(res.Notes, a.notes...)
+		res.Runs++
+		var fs []Figures
+		win := windowOf(pred)
+		for _, g := range scaled.Groups {
+			fs = append(fs, a.meter.figures(g.Name, win.StartMs, win.EndMs))
+		}
+		figs = append(figs, fs)
+		checks, err := verdict(&scaled, s, o.Target.Broker(), a)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			res.Applied, res.Checks, res.Accounting, res.Operations = a.applied, checks, a.accounting, len(a.ops)
+			res.Drained, res.measured, res.HistoryOffsetMs = a.drained, a.meter.series, a.offsetMs
+		} else {
+			mergeChecks(res.Checks, checks, i+1)
+		}
+		if a.interrupted {
+			res.Interrupted = true
+			break
+		}
+	}
+	res.Comparison = compare(scaled, pred, figs)
+	if o.Out != "" {
+		if err := writeResult(o.Out, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func windowOf(res *sim.Result) sim.Window {
+	if len(res.Metrics.Groups) > 0 {
+		return res.Metrics.Groups[0].Window
+	}
+	return res.Metrics.Window
+}
+
+// mergeChecks adds a later attempt's failures to the first attempt's verdicts.
+func mergeChecks(into, more []CheckResult, run int) {
+	for i := range into {
+		for _, m := range more {
+			if m.Check != into[i].Check {
+				continue
+			}
+			if m.Status == Fail && into[i].Status != Fail {
+				into[i].Status, into[i].Deviations = Fail, m.Deviations
+				into[i].Detail = fmt.Sprintf("failed in run %d", run)
+			}
+			if m.Status == Undecided && into[i].Status == Pass {
+				into[i].Status, into[i].Detail = Undecided, fmt.Sprintf("run %d: %s", run, m.Detail)
+			}
+			into[i].Violations = append(into[i].Violations, m.Violations...)
+		}
+	}
+}
+
+// CheckNames are the checks a live run is asked for: the scenario's, or the defaults.
+// "all" is every check of the catalogue, "none" none.
+// Live mode adds nothing-below-spso-acquired to the defaults: a broker delivering below a
+// log start it already reported moved is what a live run is best placed to see.
+func CheckNames(s *scenarios.Scenario) []string {
+	cs := s.Checks()
+	if len(cs) == 0 {
+		return append(append([]string(nil), checker.DefaultChecks...), "nothing-below-spso-acquired")
+	}
+	var out []string
+	for _, n := range cs {
+		switch n {
+		case "all":
+			return checker.Names()
+		case "none":
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// verdict runs the checks on one attempt: the history checks through
+// checker.CheckHistory, the accounting checks through checker.CheckAccounting, and names
+// the rest as not run (they read the broker's internal state).
+func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) ([]CheckResult, error) {
+	names := CheckNames(s)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	hv, err := checker.CheckHistory(*cfg, names, checker.History{Ops: a.ops, Hidden: a.hidden})
+	if err != nil {
+		return nil, err
+	}
+	res := &sim.Result{}
+	groups := make([]string, 0, len(a.accounting))
+	for g := range a.accounting {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		res.Metrics.Groups = append(res.Metrics.Groups, sim.GroupMetrics{Name: g, Type: "share", Accounting: a.accounting[g]})
+	}
+	av, aran := checker.CheckAccounting(names, res)
+	byCheck := map[string][]checker.Violation{}
+	for _, v := range append(append([]checker.Violation(nil), hv.Violations...), av...) {
+		byCheck[v.Check] = append(byCheck[v.Check], v)
+	}
+	ran := map[string]bool{}
+	for _, n := range append(append([]string(nil), hv.Ran...), aran...) {
+		ran[n] = true
+	}
+	var out []CheckResult
+	for _, n := range names {
+		cr := CheckResult{Check: n}
+		isHist, isAcc := false, n == "no-silent-loss" || n == "records-accounted"
+		for _, h := range hv.Ran {
+			isHist = isHist || h == n
+		}
+		switch {
+		case isHist && len(a.ops) == 0:
+			cr.Status, cr.Detail = NotRun, "no share-group operation was recorded (no share group, or nothing fetched)"
+		case isAcc && len(a.accounting) == 0 && ran[n]:
+			cr.Status, cr.Detail = NotRun, "no share group to account for"
+		case !ran[n] && isAcc:
+			cr.Status, cr.Detail = NotRun, "the end-of-run accounting could not be read from the broker"
+		case !ran[n] && n == "liveness":
+			cr.Status, cr.Detail = NotRun, "needs the simulator's capacity figures (kept up or not); live mode reports whether the groups drained"
+		case !ran[n]:
+			cr.Status, cr.Detail = NotRun, "reads the broker's internal share-partition state, which a client cannot see"
+		case len(byCheck[n]) > 0:
+			cr.Status, cr.Violations = Fail, byCheck[n]
+			for _, d := range deviation.ForCheck(broker, n) {
+				cr.Deviations = append(cr.Deviations, d.ID)
+			}
+			if ids, ok := recheck(cfg, n, broker, a); ok {
+				cr.Status, cr.Deviations = Deviation, ids
+				cr.Detail = fmt.Sprintf("%d violations, all gone once the %d acknowledgement outcomes %s can misreport are taken as unknown", len(byCheck[n]), len(a.suspect), broker)
+			}
+		case n == "linearizable" && hv.Undecided():
+			var parts []string
+			for _, u := range hv.Linearizability.Unknown() {
+				parts = append(parts, u.Group+"/"+u.Partition)
+			}
+			cr.Status, cr.Detail = Undecided, "the linearizability search ran out of time on "+strings.Join(parts, ", ")
+		case (n == "no-silent-loss" || n == "records-accounted") && a.interrupted:
+			cr.Status, cr.Detail = Undecided, "the run was interrupted: records still in flight cannot be told from lost ones"
+		default:
+			cr.Status = Pass
+		}
+		out = append(out, cr)
+	}
+	return out, nil
+}
+
+// recheck runs a failed history check again with the outcomes that the broker's known
+// error-code-only deviations can misreport taken as unknown (LOST, return time kept: the
+// broker did whatever it did before it answered). It reports those deviations when the
+// check then passes: the failure is explained by them, not by a state the broker got wrong.
+func recheck(cfg *sim.Config, check, broker string, a *attempt) ([]string, bool) {
+	var ids []string
+	for _, d := range deviation.ForCheck(broker, check) {
+		if d.ErrorCodeOnly {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 || len(a.suspect) == 0 {
+		return nil, false
+	}
+	ops := append([]sim.Op(nil), a.ops...)
+	for i := range a.suspect {
+		ops[i].Code = "LOST"
+	}
+	hv, err := checker.CheckHistory(*cfg, []string{check}, checker.History{Ops: ops, Hidden: a.hidden})
+	if err != nil || len(hv.Violations) > 0 || hv.Undecided() || len(hv.Ran) == 0 {
+		return nil, false
+	}
+	return ids, true
+}
+
+// compare builds the predicted / measured table. With several runs, the measured value
+// is their mean and the noise their relative standard deviation; a difference is flagged
+// when it exceeds three times the noise (or 25 % when the noise is unknown or smaller) and
+// an absolute floor (two events, or 2 ms), so that small counts do not flag on chance.
+func compare(cfg sim.Config, pred *sim.Result, figs [][]Figures) []Row {
+	win := windowOf(pred)
+	winH := float64(max(win.LengthMs(), 1)) / 3_600_000
+	type fig struct {
+		name  string
+		get   func(Figures) *float64
+		floor float64
+	}
+	val := func(v float64) *float64 { return &v }
+	list := []fig{
+		{"throughput_per_sec", func(f Figures) *float64 { return val(f.ThroughputPerSec) }, 2 / (winH * 3600)},
+		{"duplicates_per_hour", func(f Figures) *float64 { return val(f.DuplicatesPerHour) }, 2 / winH},
+		{"redeliveries", func(f Figures) *float64 { return val(f.Redeliveries) }, 2},
+		{"e2e_p50_ms", func(f Figures) *float64 { return f.E2EP50Ms }, 2},
+		{"e2e_p99_ms", func(f Figures) *float64 { return f.E2EP99Ms }, 2},
+		{"backlog_max", func(f Figures) *float64 { return val(f.BacklogMax) }, 2},
+	}
+	var rows []Row
+	for gi, g := range cfg.Groups {
+		p := predicted(pred, g.Name)
+		for _, fg := range list {
+			row := Row{Group: g.Name, Figure: fg.name, Predicted: fg.get(p)}
+			var sum float64
+			for _, run := range figs {
+				if gi < len(run) {
+					if v := fg.get(run[gi]); v != nil {
+						row.Runs = append(row.Runs, *v)
+						sum += *v
+					}
+				}
+			}
+			if n := len(row.Runs); n > 0 {
+				row.Measured = val(sum / float64(n))
+				if n > 1 {
+					var ss float64
+					for _, v := range row.Runs {
+						ss += (v - *row.Measured) * (v - *row.Measured)
+					}
+					sd := math.Sqrt(ss / float64(n-1))
+					if *row.Measured != 0 {
+						row.Noise = val(sd / math.Abs(*row.Measured))
+					} else {
+						row.Noise = val(0)
+					}
+				}
+			}
+			if row.Predicted != nil && row.Measured != nil {
+				pv, mv := *row.Predicted, *row.Measured
+				if pv != 0 {
+					row.Ratio = val(mv / pv)
+				}
+				tol := 0.25
+				if row.Noise != nil {
+					tol = max(tol, 3**row.Noise)
+				}
+				diff := math.Abs(mv - pv)
+				if diff > tol*math.Max(math.Abs(pv), math.Abs(mv)) && diff > fg.floor {
+					row.Flagged = true
+					row.Why = fmt.Sprintf("differs by %.3g, beyond %.0f%% (noise %s) and the floor %.3g", diff, tol*100, noiseString(row.Noise), fg.floor)
+				}
+			} else if (row.Predicted == nil) != (row.Measured == nil) {
+				row.Flagged, row.Why = true, "one side has no value"
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func noiseString(n *float64) string {
+	if n == nil {
+		return "not estimated: one run"
+	}
+	return fmt.Sprintf("%.1f%%", *n*100)
+}
+
+// Summary writes the human summary: scaling, predicted / measured / ratio, verdicts.
+func (r *Result) Summary(w io.Writer) {
+	fmt.Fprintf(w, "sharesim live %s on %s (seed %d, time scale %g, %d run(s), %d operations recorded)\n", r.Scenario, r.Broker, r.Seed, r.Scaling.Factor, r.Runs, r.Operations)
+	if r.Interrupted {
+		fmt.Fprintln(w, "INTERRUPTED: production stopped early; the result covers what ran")
+	}
+	if len(r.Scaling.Scaled) > 0 {
+		fmt.Fprintf(w, "scaled by %g: %d durations and rates (live.json lists each), e.g. %s\n", r.Scaling.Factor, len(r.Scaling.Scaled), r.Scaling.Scaled[0])
+	}
+	for _, n := range r.NotApplied {
+		fmt.Fprintln(w, "not applied: "+n)
+	}
+	if len(r.Scaling.Floors) > 0 {
+		fmt.Fprintln(w, "not scaled (broker minimums):")
+		for _, f := range r.Scaling.Floors {
+			fmt.Fprintln(w, "  "+f)
+		}
+	}
+	fmt.Fprintf(w, "\n%-10s %-20s %12s %12s %8s %s\n", "group", "figure", "predicted", "measured", "ratio", "")
+	for _, row := range r.Comparison {
+		flag := ""
+		if row.Flagged {
+			flag = "DIFFERS: " + row.Why
+		}
+		fmt.Fprintf(w, "%-10s %-20s %12s %12s %8s %s\n", row.Group, row.Figure, num(row.Predicted), num(row.Measured), num(row.Ratio), flag)
+	}
+	fmt.Fprintln(w)
+	for _, c := range r.Checks {
+		line := fmt.Sprintf("%-9s %s", c.Status, c.Check)
+		if c.Detail != "" {
+			line += " (" + c.Detail + ")"
+		}
+		fmt.Fprintln(w, line)
+		for i, v := range c.Violations {
+			if i == 3 {
+				fmt.Fprintf(w, "          … %d more\n", len(c.Violations)-3)
+				break
+			}
+			fmt.Fprintln(w, "          "+v.String())
+		}
+		for _, id := range c.Deviations {
+			if d, ok := deviation.ByID(r.Broker, id); ok {
+				fmt.Fprintf(w, "          known %s deviation %s: %s\n", r.Broker, d.ID, d.Title)
+			}
+		}
+	}
+	if !r.Drained {
+		fmt.Fprintln(w, "note: the share groups had not drained when the run ended")
+	}
+}
+
+func num(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	x := *v
+	switch {
+	case x == 0:
+		return "0"
+	case math.Abs(x) >= 1000:
+		return fmt.Sprintf("%.0f", x)
+	case math.Abs(x) >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}

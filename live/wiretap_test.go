@@ -1,0 +1,135 @@
+package live
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// fakeConn is a net.Conn whose reads come from a buffer and whose writes are kept.
+type fakeConn struct {
+	net.Conn
+	in  *bytes.Reader
+	out bytes.Buffer
+}
+
+func (c *fakeConn) Read(p []byte) (int, error) {
+	if len(p) > 7 {
+		p = p[:7] // answers arrive in small pieces
+	}
+	return c.in.Read(p)
+}
+func (c *fakeConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+func (c *fakeConn) Close() error                { return nil }
+
+func frame(b []byte) []byte {
+	out := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
+	return append(out, b...)
+}
+
+// requestFrame is a flexible request: key, version, correlation ID, client ID, no tags, body.
+func requestFrame(r kmsg.Request, corr int32) []byte {
+	b := binary.BigEndian.AppendUint16(nil, uint16(r.Key()))
+	b = binary.BigEndian.AppendUint16(b, uint16(r.GetVersion()))
+	b = binary.BigEndian.AppendUint32(b, uint32(corr))
+	b = binary.BigEndian.AppendUint16(b, 4)
+	b = append(b, "test"...)
+	b = append(b, 0) // no tagged fields
+	return frame(r.AppendTo(b))
+}
+
+func responseFrame(r kmsg.Response, corr int32) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(corr))
+	b = append(b, 0)
+	return frame(r.AppendTo(b))
+}
+
+// The tap turns a ShareFetch with a piggy-backed acknowledgement and its answer, written and
+// read in pieces, into an acknowledgement and a fetch operation; a request left without an
+// answer becomes lost operations when the connection closes.
+func TestWireTapRecordsShareFetch(t *testing.T) {
+	id := [16]byte{1}
+	req := kmsg.NewPtrShareFetchRequest()
+	req.Version = 1
+	req.GroupID, req.MemberID = kmsg.StringPtr("g"), kmsg.StringPtr("m")
+	tp := kmsg.NewShareFetchRequestTopic()
+	tp.TopicID = id
+	p := kmsg.NewShareFetchRequestTopicPartition()
+	ab := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+	ab.FirstOffset, ab.LastOffset, ab.AcknowledgeTypes = 3, 4, []int8{1}
+	p.AcknowledgementBatches = append(p.AcknowledgementBatches, ab)
+	tp.Partitions = append(tp.Partitions, p)
+	req.Topics = append(req.Topics, tp)
+
+	resp := kmsg.NewPtrShareFetchResponse()
+	resp.Version = 1
+	rt := kmsg.NewShareFetchResponseTopic()
+	rt.TopicID = id
+	ackEntry := kmsg.NewShareFetchResponseTopicPartition()
+	ackEntry.AcknowledgeErrorCode = kerr.InvalidRecordState.Code
+	fetchEntry := kmsg.NewShareFetchResponseTopicPartition()
+	fetchEntry.AcquiredRecords = []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord{{FirstOffset: 5, LastOffset: 9, DeliveryCount: 2}}
+	rt.Partitions = append(rt.Partitions, ackEntry, fetchEntry) // kfake's two entries for one partition
+	resp.Topics = append(resp.Topics, rt)
+
+	fc := &fakeConn{in: bytes.NewReader(responseFrame(resp, 7))}
+	rec := newRecorder(time.Now(), nil)
+	tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func(got [16]byte) string {
+		if got == id {
+			return "t"
+		}
+		return ""
+	}, &partSet{m: map[string]bool{}})
+	w := requestFrame(req, 7)
+	for _, chunk := range [][]byte{w[:3], w[3:11], w[11:]} {
+		if _, err := tap.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(fc.out.Bytes(), w) {
+		t.Fatal("the tap changed the bytes on the wire")
+	}
+	buf := make([]byte, 64)
+	for {
+		if _, err := tap.Read(buf); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ops, _, suspect := rec.snapshot()
+	if len(ops) != 2 {
+		t.Fatalf("recorded %d operations, want an ack and a fetch: %+v", len(ops), ops)
+	}
+	ack, fetch := ops[0], ops[1]
+	if ack.Kind != "ack" || ack.Partition != "t/0" || ack.Code != "INVALID_RECORD_STATE" || ack.Acks[0].First != 3 || ack.Acks[0].Types[0] != model.AckAccept {
+		t.Errorf("ack %+v", ack)
+	}
+	if fetch.Kind != "fetch" || fetch.Code != "NONE" || len(fetch.Acquired) != 1 || fetch.Acquired[0] != (model.AcquiredRange{First: 5, Last: 9, DeliveryCount: 2}) {
+		t.Errorf("fetch %+v", fetch)
+	}
+	if ack.ReturnMs < ack.CallMs || fetch.CallMs != ack.CallMs {
+		t.Errorf("times: ack [%d, %d], fetch [%d, %d]", ack.CallMs, ack.ReturnMs, fetch.CallMs, fetch.ReturnMs)
+	}
+	if len(suspect) != 0 {
+		t.Errorf("an acknowledgement answered with an error is not suspect: %v", suspect)
+	}
+
+	// A second request, never answered: lost when the connection closes.
+	if _, err := tap.Write(requestFrame(req, 8)); err != nil {
+		t.Fatal(err)
+	}
+	tap.Close()
+	ops, _, _ = rec.snapshot()
+	if len(ops) != 4 || ops[2].Code != "LOST" || ops[2].ReturnMs != -1 || ops[3].Kind != "fetch" || ops[3].Code != "LOST" {
+		t.Fatalf("after close: %+v", ops[2:])
+	}
+}
