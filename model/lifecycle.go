@@ -86,9 +86,9 @@ func (sp *SharePartition) Reset(leaderEpoch int32) error {
 // clear empties the cache, the members, the locks and the outstanding writes.
 func (sp *SharePartition) clear() {
 	next := sp.nextWrite
-	cfg, final := sp.cfg, sp.finalOn
+	cfg, final, raw := sp.cfg, sp.finalOn, sp.raw
 	*sp = *newPartition(cfg)
-	sp.nextWrite, sp.finalOn = next, final
+	sp.nextWrite, sp.finalOn, sp.raw = next, final, raw
 }
 
 // activeOrError is the answer of an operation that needs an ACTIVE share-partition:

@@ -117,6 +117,12 @@ type SharePartition struct {
 	// limitLowered: the delivery count limit was lowered (4.3), so AVAILABLE records may
 	// hold counts at or above it.
 	limitLowered bool
+	// raw are the group values as last set (Kafka stores them unclamped and clamps them
+	// to the broker's bounds when it reads them, 4.3).
+	raw struct {
+		limit, locks int
+		lockMs       int64
+	}
 
 	finalOn bool
 	final   []Finalized
@@ -188,17 +194,21 @@ func New(cfg Config, startOffset int64) (*SharePartition, error) {
 }
 
 func newPartition(cfg Config) *SharePartition {
-	return &SharePartition{
+	sp := &SharePartition{
 		cfg:       cfg,
 		memberIdx: make(map[MemberID]int32),
 	}
+	sp.raw.limit, sp.raw.locks, sp.raw.lockMs = cfg.DeliveryCountLimit, cfg.PartitionMaxRecordLocks, cfg.RecordLockDurationMs
+	return sp
 }
 
 // Config returns the configuration in force.
 func (sp *SharePartition) Config() Config { return sp.cfg }
 
 // SetRecordLockDurationMs changes the lock duration for locks created from now on
-// (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs.
+// (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs. A
+// value outside group.share.min/max.record.lock.duration.ms is refused, as Kafka's
+// IncrementalAlterConfigs does.
 func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
 	c := sp.cfg
 	c.RecordLockDurationMs = ms
@@ -206,13 +216,16 @@ func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
 		return err
 	}
 	sp.cfg = c
+	sp.raw.lockMs = ms
 	return nil
 }
 
 // SetDeliveryCountLimit changes the delivery count limit from now on: Kafka 4.3's group
 // config share.delivery.count.limit is dynamic and read at every use (acquisition,
 // release, expiry, throttling). Records keep their counts; the new limit applies to their
-// next transition. Before 4.3 the limit is a static broker config: INVALID_ARGUMENT.
+// next transition. A value outside the broker's bounds (Config.Bounds) is refused, as
+// Kafka's IncrementalAlterConfigs does (GroupConfig.validate). Before 4.3 the limit is a
+// static broker config: INVALID_ARGUMENT.
 func (sp *SharePartition) SetDeliveryCountLimit(limit int) error {
 	if sp.cfg.Version < Kafka43 {
 		return errf(ErrInvalidArgument, -1, "share.delivery.count.limit is a group config from Kafka 4.3")
@@ -222,18 +235,24 @@ func (sp *SharePartition) SetDeliveryCountLimit(limit int) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	sp.setLimit(c)
+	sp.raw.limit = limit
+	return nil
+}
+
+// setLimit installs c, whose delivery count limit may differ from the one in force.
+func (sp *SharePartition) setLimit(c Config) {
 	// Kafka applies the limit only on the way back to AVAILABLE
 	// (InFlightState.tryUpdateState), so a record already AVAILABLE at or above a lowered
 	// limit is acquired once more before it is archived.
-	sp.limitLowered = sp.limitLowered || limit < sp.cfg.DeliveryCountLimit
+	sp.limitLowered = sp.limitLowered || c.DeliveryCountLimit < sp.cfg.DeliveryCountLimit
 	sp.cfg = c
-	return nil
 }
 
 // SetPartitionMaxRecordLocks changes the in-flight cap from now on (Kafka 4.3's dynamic
 // group config share.partition.max.record.locks, read by the gate and the cap trim at
 // every fetch). A window already above a lowered cap stays; fetches then only redeliver
-// inside it. Before 4.3: INVALID_ARGUMENT.
+// inside it. A value outside the broker's bounds is refused. Before 4.3: INVALID_ARGUMENT.
 func (sp *SharePartition) SetPartitionMaxRecordLocks(n int) error {
 	if sp.cfg.Version < Kafka43 {
 		return errf(ErrInvalidArgument, -1, "share.partition.max.record.locks is a group config from Kafka 4.3")
@@ -244,6 +263,52 @@ func (sp *SharePartition) SetPartitionMaxRecordLocks(n int) error {
 		return err
 	}
 	sp.cfg = c
+	sp.raw.locks = n
+	return nil
+}
+
+// SetBrokerBounds changes the broker's bounds on the group values (Kafka 4.3,
+// group.share.min/max.* for the delivery count limit, the record-lock cap and the lock
+// duration; a broker restart with new settings). The group values set earlier stay stored
+// as they were and are read clamped to the new bounds (GroupConfig.clampToRange), so
+// widening the bounds again restores them. Bounds outside Kafka's ranges are refused.
+// Before 4.3: INVALID_ARGUMENT.
+func (sp *SharePartition) SetBrokerBounds(b Bounds, minLockMs, maxLockMs int64) error {
+	if sp.cfg.Version < Kafka43 {
+		return errf(ErrInvalidArgument, -1, "the group.share.min/max bounds on group configs exist from Kafka 4.3")
+	}
+	c := sp.cfg
+	c.Bounds, c.MinRecordLockDurationMs, c.MaxRecordLockDurationMs = b, minLockMs, maxLockMs
+	if !c.RelaxRanges {
+		if err := b.validate(); err != nil {
+			return err
+		}
+		if err := inRange("group.share.min.record.lock.duration.ms", minLockMs, RecordLockDurationRangeMinMs, MinRecordLockDurationRangeMaxMs); err != nil {
+			return err
+		}
+		if err := inRange("group.share.max.record.lock.duration.ms", maxLockMs, MaxRecordLockDurationRangeMinMs, RecordLockDurationRangeMaxMs); err != nil {
+			return err
+		}
+		c.DeliveryCountLimit = clamp(sp.raw.limit, b.MinDeliveryCountLimit, b.MaxDeliveryCountLimit)
+		c.PartitionMaxRecordLocks = clamp(sp.raw.locks, b.MinPartitionMaxRecordLocks, b.MaxPartitionMaxRecordLocks)
+		c.RecordLockDurationMs = clamp(sp.raw.lockMs, minLockMs, maxLockMs)
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sp.setLimit(c)
+	return nil
+}
+
+// SetDLQTopic sets or clears (empty) the group config errors.deadletterqueue.topic.name
+// from now on (Kafka 4.4). The dead-letter-queue gate is read at every transition, so
+// records already ARCHIVING finish their DLQ step and later transitions follow the new
+// setting. Before 4.4: INVALID_ARGUMENT.
+func (sp *SharePartition) SetDLQTopic(name string) error {
+	if sp.cfg.Version < Kafka44 {
+		return errf(ErrInvalidArgument, -1, "errors.deadletterqueue.topic.name is a group config from Kafka 4.4")
+	}
+	sp.cfg.DLQTopic = name
 	return nil
 }
 

@@ -117,7 +117,7 @@ func RunScript(s *Scenario) (*ScriptResult, error) {
 		return nil, &Error{File: s.file, Path: "kafka", Found: err.Error(), Expected: "a configuration the share-partition accepts"}
 	}
 	r := &runner{
-		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1),
+		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1).ForVersion(sc.Kafka.Version),
 		hw: sc.StartOffset, logStart: sc.StartOffset, epoch: 1,
 		res: &ScriptResult{Name: s.Name(), File: s.file},
 	}
@@ -283,7 +283,9 @@ func (r *runner) do(st *Step) outcome {
 		o.desc = fmt.Sprintf("%s's read at %d: %q", pr.member, pr.f, o.acquired)
 	case ActReinitialize:
 		start := st.Offset
-		r.store.Reinitialize(st.StateEpoch, start)
+		if err := r.store.Reinitialize(st.StateEpoch, start); err != nil {
+			setErr(err)
+		}
 		o.desc = fmt.Sprintf("state epoch %d, start offset %d", st.StateEpoch, start)
 	case ActLoadState:
 		if r.sp.State() != model.PartitionInitializing {

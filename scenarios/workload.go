@@ -221,11 +221,11 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 	c := &ks.cfg
 	if f != nil {
 		if v := f.get("version"); v != nil {
-			if s, ok := d.scalar(v, f.p("version"), "4.1, 4.2 or 4.3"); ok {
+			if s, ok := d.scalar(v, f.p("version"), model.VersionNames); ok {
 				if ver, err := model.ParseVersion(s); err == nil {
 					c.Version = ver
 				} else {
-					d.fail(v, f.p("version"), describe(v), `"4.1", "4.2" or "4.3"`)
+					d.fail(v, f.p("version"), describe(v), `"4.1", "4.2", "4.3" or "4.4"`)
 				}
 			}
 		}
@@ -259,6 +259,33 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 		if v := f.get("group.share.partition.max.record.locks"); v != nil {
 			if x, ok := d.integer(v, f.p("group.share.partition.max.record.locks"), math.MinInt32, math.MaxInt32); ok {
 				c.PartitionMaxRecordLocks = int(x)
+			}
+		}
+		for _, b := range []struct {
+			key string
+			dst *int
+		}{
+			{"group.share.min.delivery.count.limit", &c.Bounds.MinDeliveryCountLimit},
+			{"group.share.max.delivery.count.limit", &c.Bounds.MaxDeliveryCountLimit},
+			{"group.share.min.partition.max.record.locks", &c.Bounds.MinPartitionMaxRecordLocks},
+			{"group.share.max.partition.max.record.locks", &c.Bounds.MaxPartitionMaxRecordLocks},
+		} {
+			if v := f.get(b.key); v != nil {
+				if c.Version < model.Kafka43 {
+					d.fail(f.key[b.key], f.p(b.key), b.key+" with Kafka "+c.Version.String(), "version 4.3 or later (the broker bounds of KIP-1240)")
+				} else if x, ok := d.integer(v, f.p(b.key), math.MinInt32, math.MaxInt32); ok {
+					*b.dst = int(x)
+				}
+			}
+		}
+		if v := f.get("share.version"); v != nil {
+			if x, ok := d.integer(v, f.p("share.version"), 1, 2); ok {
+				c.ShareVersion = int(x)
+			}
+		}
+		if v := f.get("errors.deadletterqueue.topic.name"); v != nil {
+			if s, ok := d.scalar(v, f.p("errors.deadletterqueue.topic.name"), "a topic name"); ok {
+				c.DLQTopic = strings.TrimSpace(s)
 			}
 		}
 		if v := f.get("share.renew.acknowledge.enable"); v != nil {

@@ -182,7 +182,7 @@ func newHarness(sc *Scope) (*harness, error) {
 	sp.AddMembers(h.members...)
 	sp.SetEpochs(0, 1)
 	h.sp = sp
-	h.store = model.NewStateStore(0, -1)
+	h.store = model.NewStateStore(0, -1).ForVersion(sc.StoreVersion())
 	if _, err := h.store.Read(1); err != nil {
 		return nil, err
 	}

@@ -79,9 +79,10 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	se := int32(rapid.IntRange(0, 3).Draw(t, "stateEpoch"))
 	m := &machine{
 		cfg: cfg, core: core, spec: refspec.New(specConfig(cfg), 0),
-		cstore: model.NewStateStore(se, -1), sstore: refspec.NewStore(se, -1), stateEpoch: se,
+		cstore: model.NewStateStore(se, -1).ForVersion(v), sstore: refspec.NewStore(se, -1), stateEpoch: se,
 		held: map[string][]model.AcquiredRange{}, lastViews: map[int64]model.RecordView{},
 	}
+	m.sstore.V = specConfig(cfg).Version
 	m.core.SetEpochs(se, 0)
 	m.spec.SetEpochs(se, 0)
 	return m
@@ -104,6 +105,8 @@ func specConfig(c model.Config) refspec.Config {
 		v = refspec.V41
 	case model.Kafka43:
 		v = refspec.V43
+	case model.Kafka44:
+		v = refspec.V44
 	}
 	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
 		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted,

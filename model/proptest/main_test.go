@@ -63,11 +63,16 @@ func TestCoreMatchesSpec43(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka43) })
 }
 
+func TestCoreMatchesSpec44(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka44) })
+}
+
 // FuzzCoreMatchesSpec runs the same property under go's fuzzing engine:
 // go test ./model/proptest -run '^$' -fuzz FuzzCoreMatchesSpec
 func FuzzCoreMatchesSpec(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		v := rapid.SampledFrom([]model.Version{model.Kafka41, model.Kafka42, model.Kafka43}).Draw(t, "version")
+		v := rapid.SampledFrom(model.Versions).Draw(t, "version")
 		runMachine(t, v)
 	}))
 }

@@ -79,6 +79,7 @@ const (
 	V41 Version = 41
 	V42 Version = 42
 	V43 Version = 43 // 4.2 plus share.renew.acknowledge.enable (Config.NoRenew)
+	V44 Version = 44 // 4.3 plus the dead-letter queue (Config.DLQ) and the 4.4 coordinator rules
 )
 
 // Mode is share.acquire.mode.
