@@ -107,8 +107,11 @@ type SharePartition struct {
 
 	// writes are the outstanding writes in ascending id order (ids only grow, so issuing
 	// appends; few are outstanding at once, so a slice beats a map).
-	writes     []*Write
-	nextWrite  WriteID
+	writes    []*Write
+	nextWrite WriteID
+	// dlqs are the outstanding dead-letter-queue produces (Kafka 4.4), in the order asked.
+	dlqs       []DLQRequest
+	nextDLQ    DLQID
 	freeWrites []*Write
 	freeRecs   [][]rec
 	journal    []undo
@@ -135,6 +138,8 @@ type Finalized struct {
 	State         State // ACKNOWLEDGED or ARCHIVED
 	DeliveryCount int16
 	Cause         Cause
+	// DLQ is true for records archived at the end of a dead-letter-queue step (4.4).
+	DLQ bool
 }
 
 // TrackFinalized turns on the log of finalized offsets read by DrainFinalized. Off by
@@ -156,12 +161,12 @@ func (sp *SharePartition) DrainFinalized(out []Finalized) []Finalized {
 func (sp *SharePartition) logFinal(r *rec, first, last int64) {
 	if n := len(sp.final); n > 0 {
 		p := &sp.final[n-1]
-		if p.Last+1 == first && p.State == r.state && p.DeliveryCount == r.dc && p.Cause == r.cause() {
+		if p.Last+1 == first && p.State == r.state && p.DeliveryCount == r.dc && p.Cause == r.cause() && p.DLQ == r.dlqStarted() {
 			p.Last = last
 			return
 		}
 	}
-	sp.final = append(sp.final, Finalized{First: first, Last: last, State: r.state, DeliveryCount: r.dc, Cause: r.cause()})
+	sp.final = append(sp.final, Finalized{First: first, Last: last, State: r.state, DeliveryCount: r.dc, Cause: r.cause(), DLQ: r.dlqStarted()})
 }
 
 // Stats are running counters of what the share-partition did, for metrics. They use
@@ -177,6 +182,11 @@ type Stats struct {
 	WritesIssued                                  int64
 	WritesFailed                                  int64
 	Throttled                                     int64 // acquisitions cut short by throttled redelivery (4.2)
+	// Dead-letter queue (4.4): produces asked for, and records produced by cause or whose
+	// produce failed (Kafka's DeadLetterQueueRecordCount counts the produced ones).
+	DLQRequests                         int64
+	DLQRecordsRejected, DLQRecordsLimit int64
+	DLQProduceFailed                    int64
 }
 
 // New returns an ACTIVE share-partition with an empty cache starting at startOffset

@@ -242,7 +242,7 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 			return errf(ErrInvalidArgument, pb.First, "stored batch starts below the start offset %d", spso)
 		case i > 0 && pb.First <= snap.Batches[i-1].Last:
 			return errf(ErrInvalidArgument, pb.First, "stored batches overlap or are out of order")
-		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived:
+		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived && (pb.State != Archiving || cfg.Version < Kafka44):
 			return errf(ErrInvalidArgument, pb.First, "stored state %s cannot be loaded", pb.State)
 		case pb.DeliveryCount < 0:
 			return errf(ErrInvalidArgument, pb.First, "negative delivery count")
@@ -252,6 +252,8 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 			sp.limitLowered = true // written under a higher limit (4.3's dynamic group config)
 		}
 		switch {
+		case pb.State == Archiving:
+			r.setCause(sp.inferDLQCause(pb.DeliveryCount))
 		case pb.State == Archived && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit:
 			r.setCause(CauseLimit) // archived on its last attempt: the limit is the best guess
 		case pb.State.Terminal():
@@ -267,6 +269,13 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 		sp.gap = gapWindow{active: true, start: spso, end: sp.speo}
 	}
 	sp.findNext = true
+	// Kafka 4.4 (KAFKA-20672): batches persisted ARCHIVING had not finished their DLQ
+	// step; it is resumed at once, whether or not the queue is still on.
+	for i := range sp.batches {
+		if b := &sp.batches[i]; b.whole.state == Archiving {
+			sp.startDLQ(b.first, b.last, CauseNone, true)
+		}
+	}
 	sp.advanceHead()
 	return nil
 }

@@ -82,10 +82,16 @@ func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error)
 	}
 	switch {
 	case w.Kind == WriteExpiry:
+		// Kafka 4.4: the DLQ step of records the lock sent to ARCHIVING starts after the
+		// head rule, whatever the write's result, always as DELIVERY_COUNT_EXCEEDED.
+		sp.advanceHead()
+		sp.startDLQForWrite(w, CauseLimit)
+	case w.Kind == WriteDLQ:
 		sp.advanceHead()
 	case writeErr == nil:
 		sp.forEachWritten(w, sp.commitRec)
 		sp.advanceHead()
+		sp.startDLQForWrite(w, CauseNone)
 	default:
 		dec := w.decremented
 		sp.forEachWritten(w, func(r *rec, off, n int64) { sp.rollbackRec(r, off, n, dec) })
