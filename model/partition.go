@@ -187,6 +187,9 @@ type Stats struct {
 	DLQRequests                         int64
 	DLQRecordsRejected, DLQRecordsLimit int64
 	DLQProduceFailed                    int64
+	// ArchivedNoDLQ counts offsets a failed write's rollback archived at the limit after
+	// their lock fired while the queue was on: they never reach the dead-letter topic.
+	ArchivedNoDLQ int64
 }
 
 // New returns an ACTIVE share-partition with an empty cache starting at startOffset

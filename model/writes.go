@@ -161,6 +161,9 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
 		}
 		sp.countArchivedAtLimit(o, false, n)
+		if o.state == Archived && sp.cfg.DLQEnabled() {
+			sp.stats.ArchivedNoDLQ += n
+		}
 		sp.apply(r, o, off, n)
 		r.lock, r.owner = 0, noOwner
 		return

@@ -438,6 +438,7 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	w.producersSection(top.get("producers"))
 	w.groupsSection(top.get("groups"))
 	w.coordinator(top.get("coordinator"))
+	w.deadLetterQueue(top.get("dead_letter_queue"))
 	w.network(top.get("network"))
 	w.membership(top.get("membership"))
 	w.faultsSection(top.get("faults"))
@@ -1078,6 +1079,28 @@ func (w *wctx) coordinator(n *yaml.Node) {
 	}
 }
 
+// deadLetterQueue decodes the dead-letter topic's produce path (Kafka 4.4).
+func (w *wctx) deadLetterQueue(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "dead_letter_queue", workloadShape.lookup("dead_letter_queue"))
+	if f == nil {
+		return
+	}
+	if v := f.get("produce_latency"); v != nil {
+		if x, ok := d.distribution(v, f.p("produce_latency"), 0); ok {
+			w.cfg.DeadLetterQueue.ProduceLatency = x
+		}
+	}
+	if v := f.get("produce_failure"); v != nil {
+		if x, ok := d.perMillion(v, f.p("produce_failure")); ok {
+			w.cfg.DeadLetterQueue.ProduceFailPerMillion = x
+		}
+	}
+}
+
 func (w *wctx) network(n *yaml.Node) {
 	if n == nil {
 		return
@@ -1141,7 +1164,7 @@ func (w *wctx) membership(n *yaml.Node) {
 // Fault kinds by what their parameters mean.
 func faultUsesDuration(k sim.FaultKind) bool {
 	switch k {
-	case sim.FaultNetCut, sim.FaultPause, sim.FaultWriteFail, sim.FaultCoordinatorSlow, sim.FaultDownstreamOutage, sim.FaultRenewStall:
+	case sim.FaultNetCut, sim.FaultPause, sim.FaultWriteFail, sim.FaultCoordinatorSlow, sim.FaultDownstreamOutage, sim.FaultRenewStall, sim.FaultDLQFail, sim.FaultDLQSlow:
 		return true
 	}
 	return false
@@ -1252,7 +1275,7 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 		}
 		if v := f.get("duration"); v != nil {
 			if !faultUsesDuration(k) {
-				d.fail(f.key["duration"], f.p("duration"), "duration for a "+k.String()+" fault", "no duration (only netcut, pause, write-fail, coordinator-slow, downstream-outage and renew-stall last a while)")
+				d.fail(f.key["duration"], f.p("duration"), "duration for a "+k.String()+" fault", "no duration (only netcut, pause, write-fail, coordinator-slow, downstream-outage, renew-stall, dlq-fail and dlq-slow last a while)")
 			} else if x, ok := d.duration(v, f.p("duration"), durPositive); ok {
 				flt.DurationMs = x
 			}
@@ -1274,6 +1297,12 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 			if x, ok := d.duration(v, f.p("value"), durPositive); ok {
 				flt.ValueMs = x
 			}
+		case k == sim.FaultDLQSlow && v == nil:
+			d.fail(it, f.p("value"), "no value", "the dead-letter-queue produce latency during the fault (e.g. 2s)")
+		case k == sim.FaultDLQSlow:
+			if x, ok := d.duration(v, f.p("value"), durPositive); ok {
+				flt.ValueMs = x
+			}
 		case k == sim.FaultDeleteRecords && v == nil:
 			d.fail(it, f.p("value"), "no value", "the number of records to delete from the log start")
 		case k == sim.FaultDeleteRecords:
@@ -1281,7 +1310,7 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 				flt.ValueMs = x
 			}
 		case v != nil:
-			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow and delete-records take one)")
+			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow, dlq-slow and delete-records take one)")
 		}
 		for _, key := range []string{"error", "reads"} {
 			if x := f.get(key); x != nil && k != sim.FaultWriteFail {

@@ -47,6 +47,8 @@ type sharePart struct {
 	healFrontier int64
 	// lingering follows records that left the cache while clients held them (metrics).
 	lingering map[int64]lingering
+	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
+	dlqDone map[int64]uint8
 
 	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
 	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
@@ -489,8 +491,10 @@ func (w *World) afterCoreOp(s *sharePart) {
 	}
 	s.finals = core.DrainFinalized(s.finals[:0])
 	for _, f := range s.finals {
+		w.noteDLQFinal(s, f)
 		w.noteFinalized(s, f)
 	}
+	w.takeDLQ(s, core)
 	s.spso.observe(w, s)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
@@ -594,9 +598,14 @@ func (w *World) writeApply(id int32) {
 	if err == nil && wr.core == s.core {
 		w.noteWriteCommitted(s, wr.w)
 	}
+	noDLQ := wr.core.Stats().ArchivedNoDLQ
 	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
 		w.err = cerr
 		return
+	}
+	w.noteDLQRollbacks(s, wr.core, noDLQ)
+	if wr.core != s.core {
+		w.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
 	}
 	if wr.core == s.core {
 		if model.IsFencingWriteError(err) {
