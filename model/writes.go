@@ -161,7 +161,17 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
 		}
 		sp.countArchivedAtLimit(o, false, n)
-		if o.state == Archived && sp.cfg.DLQEnabled() {
+		dlq := o.state == Archived && sp.cfg.DLQEnabled()
+		if dlq && sp.cfg.fixed(FixRollbackSkipsDLQ) {
+			// Kafka fix (rollback-skips-dlq): through the dead-letter queue like any
+			// other return to AVAILABLE at the limit.
+			o.state = Archiving
+			sp.apply(r, o, off, n)
+			r.lock, r.owner = 0, noOwner
+			sp.startDLQ(off, off+n-1, CauseLimit, false)
+			return
+		}
+		if dlq {
 			sp.stats.ArchivedNoDLQ += n
 		}
 		sp.apply(r, o, off, n)

@@ -343,6 +343,29 @@ func (r *runner) do(st *Step) outcome {
 		w := r.sp.ReleaseMember(r.now, model.MemberID(st.Member))
 		o.code = r.handle(w, st.Write)
 		o.desc = st.Member
+	case ActDLQ:
+		var q *model.DLQRequest
+		for _, x := range r.sp.OutstandingDLQ(nil) {
+			if x.First <= st.Offset && st.Offset <= x.Last {
+				q = &x
+				break
+			}
+		}
+		if q == nil {
+			r.failure(st, "dlq", "an outstanding dead-letter-queue produce covering the offset", fmt.Sprintf("none covers %d", st.Offset))
+			return o
+		}
+		var perr error
+		if st.DLQFailed {
+			perr = fmt.Errorf("DLQ produce failed after every attempt")
+		}
+		w, err := r.sp.CompleteDLQ(r.now, q.ID, perr)
+		if err != nil {
+			setErr(err)
+			return o
+		}
+		r.handle(w, st.Write)
+		o.desc = fmt.Sprintf("DLQ produce of %d-%d (%s) ends", q.First, q.Last, q.Cause)
 	case ActMoveLogStart:
 		switch {
 		case st.Offset > r.hw:

@@ -150,7 +150,7 @@ var ackRangeShape = polyOf(mapOf("range", "type", "types", listOf(scalar)))
 
 // stepActions are the action keys of a step, in documentation order.
 var stepActions = []string{"produce", "fetch", "read", "acquire", "ack", "advance", "expire", "leave", "move_log_start", "compact",
-	"failover", "fail_next_write", "commit_write", "fail_write", "reinitialize", "load_state"}
+	"failover", "fail_next_write", "commit_write", "fail_write", "reinitialize", "load_state", "dlq"}
 
 var stepShape = mapOf(
 	"produce", polyOf(mapOf("batches", listOf(scalar), "aborted")),
@@ -169,6 +169,7 @@ var stepShape = mapOf(
 	"fail_write", polyOf(mapOf("which", "error")),
 	"reinitialize", mapOf("state_epoch", "start_offset"),
 	"load_state", polyOf(mapOf("error")),
+	"dlq", mapOf("offset", "result", "write"),
 	"expect", expectShape,
 	"note",
 )
