@@ -70,6 +70,9 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	if v >= model.Kafka43 {
 		cfg.DisableRenewAcknowledge = rapid.IntRange(0, 3).Draw(t, "noRenew") == 0
 	}
+	if v >= model.Kafka44 && rapid.IntRange(0, 3).Draw(t, "dlq") != 0 {
+		cfg.DLQTopic = "dlq.proptest" // the dead-letter queue on, most of the time
+	}
 	core, err := model.New(cfg, 0)
 	if err != nil {
 		t.Fatalf("model.New: %v", err)
@@ -110,7 +113,7 @@ func specConfig(c model.Config) refspec.Config {
 	}
 	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
 		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted,
-		NoRenew: c.DisableRenewAcknowledge}
+		NoRenew: c.DisableRenewAcknowledge, DLQ: c.DLQEnabled()}
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
@@ -145,6 +148,11 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	}
 	if m.cfg.Version >= model.Kafka43 {
 		acts["groupConfig"] = m.sometimes(3, m.groupConfig)
+	}
+	if m.cfg.Version >= model.Kafka44 {
+		acts["dlq"] = m.dlq
+		acts["dlq2"] = m.dlq
+		acts["dlqGate"] = m.sometimes(6, m.dlqGate)
 	}
 	for name, act := range acts {
 		acts[name] = func(t *rapid.T) {
@@ -590,6 +598,42 @@ func (m *machine) groupConfig(t *rapid.T) {
 	m.logf(t, "group config: limit %d cap %d renew %v", limit, cap, renew)
 }
 
+// dlq ends one outstanding dead-letter-queue produce (4.4) on both sides, produced or
+// failed (the core archives either way), and pairs the ARCHIVED writes.
+func (m *machine) dlq(t *rapid.T) {
+	qs := m.core.OutstandingDLQ(nil)
+	if len(qs) == 0 {
+		return
+	}
+	q := qs[rapid.IntRange(0, len(qs)-1).Draw(t, "dlqWhich")]
+	var perr error
+	if rapid.IntRange(0, 3).Draw(t, "dlqFail") == 0 {
+		perr = fmt.Errorf("injected DLQ produce failure")
+	}
+	cw, err := m.core.CompleteDLQ(m.now, q.ID, perr)
+	if err != nil {
+		m.fatalf(t, "CompleteDLQ(%d): %v", q.ID, err)
+	}
+	sw := m.spec.CompleteDLQ(q.First, q.Last)
+	coverage.dlqSteps.Add(1)
+	m.logf(t, "DLQ %d-%d (%s, err %v) → core %v spec %v", q.First, q.Last, q.Cause, perr, fmtWrite(cw), fmtSpecWrite(sw))
+	m.pairWrites(t, "dlq", single(cw), specSingle(sw))
+}
+
+// dlqGate sets or clears errors.deadletterqueue.topic.name (4.4) on both sides.
+func (m *machine) dlqGate(t *rapid.T) {
+	topic := ""
+	if rapid.Bool().Draw(t, "dlqOn") {
+		topic = "dlq.proptest"
+	}
+	if err := m.core.SetDLQTopic(topic); err != nil {
+		m.fatalf(t, "SetDLQTopic: %v", err)
+	}
+	m.cfg = m.core.Config()
+	m.spec.SetDLQ(m.cfg.DLQEnabled())
+	m.logf(t, "DLQ gate %v", m.cfg.DLQEnabled())
+}
+
 func (m *machine) moveLogStart(t *rapid.T) {
 	if m.logStart >= m.logEnd {
 		return
@@ -820,7 +864,7 @@ func specSnapEntries(s refspec.Snapshot) []entry {
 
 func sameWrite(c *model.Write, s *refspec.Write) error {
 	kinds := map[refspec.WriteKind]model.WriteKind{refspec.KindAck: model.WriteAck,
-		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry}
+		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry, refspec.KindDLQ: model.WriteDLQ}
 	switch {
 	case c.Kind != kinds[s.Kind]:
 		return fmt.Errorf("kind %v vs %v", c.Kind, s.Kind)
