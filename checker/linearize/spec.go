@@ -33,7 +33,7 @@ const (
 	// kArchived once its write succeeded and an expiry's or session end's is kArchivedMem
 	// (its write's result is ignored); a failed write's rollback restores the holder as for
 	// any target state.
-	kGone                      // below the log start offset: never delivered again, acknowledgements of it are ignored
+	kGone // below the log start offset: never delivered again, acknowledgements of it are ignored
 )
 
 var kindNames = [...]string{"unknown", "available", "acquired", "acknowledged", "archived", "archived(mem)", "gone"}
