@@ -14,8 +14,8 @@ import (
 // 16 s with ±20 % jitter) up to five attempts, then the step ends failed. Either way the core
 // archives the records and issues one more write. The DLQ manager belongs to the broker, not
 // to the share-partition object: a produce still runs when its leader lost the
-// share-partition meanwhile (its record reaches the topic; its ARCHIVED write is dropped, as
-// the old leader's writes are fenced).
+// share-partition meanwhile (its record reaches the topic; its ARCHIVED write goes to the
+// share coordinator, which fences it once a newer leader has read the state).
 
 // DeadLetterQueue configures the dead-letter topic's produce path.
 type DeadLetterQueue struct {
@@ -143,7 +143,9 @@ func (w *World) dlqAttempt(id int32) {
 		return // the share-partition was reset meanwhile: nothing to archive
 	}
 	if rec.core != s.core {
-		_ = rec.core.CompleteWrite(w.now, wr.ID, errDLQProduce) // the old leader's write would be fenced
+		// The old share-partition's ARCHIVED write still goes to the share coordinator,
+		// which fences it if a newer leader has read the state since.
+		w.sendWriteFrom(s, rec.core, wr, -1)
 		return
 	}
 	w.sendWrite(s, wr, -1)

@@ -52,6 +52,8 @@ type machine struct {
 	dead  bool     // a known core bug was hit: stop comparing
 	trace []string // actions so far, printed with a failure (rapid truncates its log)
 
+	// storeRegressed: the share coordinator's stored start offset moved back (4.2, 4.3).
+	storeRegressed bool
 	// Invariant memory, reset on failover (a new leader may legitimately show less).
 	lastSPSO  int64
 	lastViews map[int64]model.RecordView
@@ -323,7 +325,7 @@ func (m *machine) doAcquire(t *rapid.T, pr *pendingRead, oneStep bool) {
 		}
 		m.fatalf(t, "acquired ranges differ: core %v, spec %v", got, want)
 	}
-	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 &&
+	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 && !m.storeRegressed &&
 		w > int64(m.cfg.PartitionMaxRecordLocks)+logBatchMax+compactGapMax {
 		m.fatalf(t, "invariant inflight-within-cap: window %d, cap %d", w, m.cfg.PartitionMaxRecordLocks)
 	}
@@ -544,7 +546,14 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 		coverage.rollbacks.Add(1)
 	}
 	if ok {
+		before := m.cstore.StartOffset()
 		werr = m.cstore.Write(p.core)
+		if werr == nil && m.cstore.StartOffset() < before {
+			// Kafka 4.2/4.3's share coordinator stored a late write's lower start offset
+			// (docs/findings.md, start-offset-regresses): a leader that loads it starts
+			// further back, and its window can exceed the cap (Kafka's would too).
+			m.storeRegressed = true
+		}
 		if got, want := model.CodeOf(werr), specCode(m.sstore.Write(p.spec)); got != want {
 			m.fatalf(t, "store write outcome differs: core %v spec %v", got, want)
 		}
