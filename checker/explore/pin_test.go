@@ -66,7 +66,7 @@ var pinCases = []pinCase{
 		sc.Version, sc.MaxDepth = model.Kafka41, 6
 		sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
 	}},
-	{name: "Kafka 4.4 with the dead-letter queue, liveness scope", scope: func(sc *explore.Scope) {
+	{name: "Kafka 4.4 with the dead-letter queue, liveness scope", raceSlow: true, scope: func(sc *explore.Scope) {
 		*sc = livenessScope()
 		sc.Version, sc.DLQ = model.Kafka44, true
 	}, deadStore: true},
