@@ -56,18 +56,19 @@ var Catalogue = []Info{
 	{"inflight-within-cap", "event", "The in-flight window SPEO−SPSO+1 never exceeds group.share.partition.max.record.locks by more than one producer batch (4.2 trims inside acquire; 4.1 only gates, so it may overshoot by a fetch). Kafka once exceeded the cap when many members released at once."},
 	{"spso-monotonic", "event", "A leader's SPSO never moves backwards, except to below the log start offset after a log-start jump (the head rule's step 3, as Kafka does). 4.1 moved SPSO backwards in step 4 after a log-start jump (fixed by KAFKA-19859)."},
 	{"core-consistent", "deep", "The share-partition's structure holds: cached batches ordered and disjoint, an owner exactly when ACQUIRED or pending, every live lock in the deadline heap, counters right, no AVAILABLE record at the delivery limit (4.2), exactly one live lock per ACQUIRED record (4.2)."},
-	{"terminal-states-absorbing", "deep", "An offset seen ACKNOWLEDGED or ARCHIVED with no write outstanding never shows another state on the same leader (a lock firing during an acknowledgement once turned an accepted record available again)."},
+	{"terminal-states-absorbing", "deep", "An offset seen ACKNOWLEDGED or ARCHIVED with no write outstanding never shows another state on the same leader (a lock firing during an acknowledgement once turned an accepted record available again); one seen ARCHIVING (4.4's dead-letter queue) only becomes ARCHIVED."},
 	{"accepted-never-redelivered", "history", "A record whose ACCEPT the client saw succeed is never delivered again (barring admin offset resets)."},
 	{"acquired-ranges-ordered", "history", "The ranges of one fetch result are ascending and disjoint, and every delivery count is at least 1."},
 	{"linearizable", "history", "The client-visible history (fetch results and acknowledgement outcomes, lost ones included) is linearizable, offset by offset, against a sequential specification of a share-partition (checker/linearize): no record held by two clients unless the first one's lock could have run out or been released, nothing delivered again after a successful ACCEPT, REJECT or release at the limit, acknowledgements succeed only for the holder, delivery counts step by one except where a reload or an unseen fetch explains it. Hidden events of the run (failovers, member deaths, forced lock expiry, log-start moves, compaction) are allowed for."},
 	{"no-silent-loss", "end", "No record is passed by a share-partition's start offset without a final state (acknowledged, archived, or deleted by the log start), during the run or found at its end (sim.Accounting's silent_loss); records deleted before the group first read the partition count as deleted, not lost."},
 	{"records-accounted", "end", "Every offset of every group's partitions ends in exactly one bucket (sim.Accounting): completed or archived by cause, passed holding no record, deleted before delivery (also before the group first read the partition), skipped by the offset reset, silently lost, or unfinished by state; the buckets add up to the log end offsets. A miscount anywhere in the simulator's bookkeeping fails it."},
+	{"dlq-exactly-once", "end", "Kafka 4.4 with the dead-letter queue on: every record rejected or archived at the delivery limit ended exactly one dead-letter-queue step (produced, or archived after every attempt failed), except the documented ones: a failed write whose lock had fired archives at the limit with no DLQ step (Kafka's rollback), records below SPSO are archived directly, and a new leader resends a batch persisted ARCHIVING, so the topic can hold a record twice (counted as duplicates in the group's dead_letter_queue figures, not a failure)."},
 	{"liveness", "end", "After the healing phase every partition has drained, for every group: a share-partition's SPSO reached the log end (or everything left is terminal) and nothing is ACQUIRED; a classic group committed up to the log end. A group that did not keep up during production is reported once, with the capacity bound that explains it."},
 }
 
 // DefaultChecks are the checks run when a scenario names none.
 var DefaultChecks = []string{"inflight-within-cap", "spso-monotonic", "core-consistent", "terminal-states-absorbing",
-	"accepted-never-redelivered", "acquired-ranges-ordered", "linearizable", "no-silent-loss", "records-accounted", "liveness"}
+	"accepted-never-redelivered", "acquired-ranges-ordered", "linearizable", "no-silent-loss", "records-accounted", "dlq-exactly-once", "liveness"}
 
 // DeepEvery is how often (in events) the deep checks run; they also run at the end.
 const DeepEvery = 997
@@ -254,10 +255,12 @@ func (c *Checker) deep(w *sim.World, i sim.SharePartitionInfo, st *spState) {
 		core.ForEachRecord(func(v model.RecordView) bool {
 			prev, seen := st.terminal[v.Offset]
 			switch {
+			case seen && prev == model.Archiving && v.State == model.Archived && !v.Pending:
+				st.terminal[v.Offset] = v.State // the DLQ step ended: ARCHIVING's one exit
 			case seen && v.State != prev && !v.Pending:
 				c.report(at("terminal-states-absorbing", fmt.Sprintf("offset was %s, now %s", prev, v.State), fmt.Sprint(v.Offset)))
 				delete(st.terminal, v.Offset)
-			case !seen && v.State.Terminal() && !v.Pending:
+			case !seen && (v.State.Terminal() || v.State == model.Archiving) && !v.Pending:
 				st.terminal[v.Offset] = v.State
 			}
 			return true
@@ -286,6 +289,9 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	if c.on["records-accounted"] {
 		c.checkAccounted(res)
 	}
+	if c.on["dlq-exactly-once"] {
+		c.checkDLQ(res)
+	}
 	if c.on["liveness"] && c.cfg.HealMs > 0 {
 		c.checkLiveness(res)
 	}
@@ -296,6 +302,19 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 		return c.out[a].Event < c.out[b].Event
 	})
 	return c.out
+}
+
+// checkDLQ reports records that reached neither the dead-letter topic nor a failed DLQ step
+// without a documented reason (sim.DLQMetrics.Unexplained).
+func (c *Checker) checkDLQ(res *sim.Result) {
+	for i := range res.Metrics.Groups {
+		g := &res.Metrics.Groups[i]
+		if q := g.DeadLetterQueue; q != nil && q.Unexplained > 0 {
+			c.report(Violation{Check: "dlq-exactly-once", TimeMs: res.EndMs, Event: res.Events, Group: g.Name,
+				Message: fmt.Sprintf("%d records were rejected or archived at the delivery limit with the dead-letter queue on and never ended a DLQ step (%d such records, %d explained by rollbacks after a fired lock)",
+					q.Unexplained, q.BypassedAtLimit, q.BypassedAtLimit-q.Unexplained)})
+		}
+	}
 }
 
 // behind reports whether an undrained partition looks merely behind, not stuck: it still

@@ -16,9 +16,20 @@ const (
 	// Kafka43 is 4.2 plus group-level share.renew.acknowledge.enable and dynamic
 	// group-level share.delivery.count.limit and share.partition.max.record.locks.
 	Kafka43 Version = 43
+	// Kafka44 is 4.3 plus the dead-letter queue (KIP-1191, share.version=2) with its
+	// ARCHIVING state, the share coordinator's monotonic start offset and
+	// delivery-complete count (#23074, #23112) and its refusal of negative epochs
+	// (KAFKA-20743).
+	Kafka44 Version = 44
 )
 
-// String returns the version as "4.1", "4.2" or "4.3".
+// Versions lists the supported versions in ascending order.
+var Versions = []Version{Kafka41, Kafka42, Kafka43, Kafka44}
+
+// VersionNames is the list of accepted version strings, for messages: "4.1, 4.2, 4.3 or 4.4".
+const VersionNames = "4.1, 4.2, 4.3 or 4.4"
+
+// String returns the version as "4.1", "4.2", "4.3" or "4.4".
 func (v Version) String() string {
 	switch v {
 	case Kafka41:
@@ -27,11 +38,13 @@ func (v Version) String() string {
 		return "4.2"
 	case Kafka43:
 		return "4.3"
+	case Kafka44:
+		return "4.4"
 	}
 	return fmt.Sprintf("Version(%d)", uint8(v))
 }
 
-// ParseVersion accepts "4.1", "4.2" and "4.3".
+// ParseVersion accepts "4.1", "4.2", "4.3" and "4.4".
 func ParseVersion(s string) (Version, error) {
 	switch strings.TrimSpace(s) {
 	case "4.1":
@@ -40,8 +53,10 @@ func ParseVersion(s string) (Version, error) {
 		return Kafka42, nil
 	case "4.3":
 		return Kafka43, nil
+	case "4.4":
+		return Kafka44, nil
 	}
-	return 0, fmt.Errorf("unknown Kafka version %q: expected 4.1, 4.2 or 4.3", s)
+	return 0, fmt.Errorf("unknown Kafka version %q: expected %s", s, VersionNames)
 }
 
 // AcquireMode is the consumer's share.acquire.mode.
@@ -213,6 +228,21 @@ const (
 	PartitionMaxRecordLocksRangeMin  = 100
 	PartitionMaxRecordLocksRangeMax  = 10000
 	relaxedPartitionMaxRecordLocksLo = 1
+
+	// Kafka 4.3's broker bounds on the group values (KIP-1240, ShareGroupConfig): the
+	// defaults, and the ranges the bounds themselves may take.
+	DefaultMinDeliveryCountLimit      = 2
+	DefaultMaxDeliveryCountLimit      = 10
+	DefaultMinPartitionMaxRecordLocks = 100
+	DefaultMaxPartitionMaxRecordLocks = 4000
+	MinDeliveryCountLimitRangeMin     = 2
+	MinDeliveryCountLimitRangeMax     = 5
+	MaxDeliveryCountLimitRangeMin     = 5
+	MaxDeliveryCountLimitRangeMax     = 25
+	MinPartitionMaxRecordLocksRangeLo = 100
+	MinPartitionMaxRecordLocksRangeHi = 2000
+	MaxPartitionMaxRecordLocksRangeLo = 2000
+	MaxPartitionMaxRecordLocksRangeHi = 10000
 )
 
 // Config is the configuration of one share-partition, with Kafka's names in the field
@@ -238,6 +268,20 @@ type Config struct {
 	IsolationLevel IsolationLevel
 	// AutoOffsetReset is share.auto.offset.reset.
 	AutoOffsetReset AutoOffsetReset
+	// Bounds are Kafka 4.3's broker bounds on the group values of the delivery count
+	// limit and the record-lock cap (group.share.min/max.delivery.count.limit,
+	// group.share.min/max.partition.max.record.locks). From 4.3 DeliveryCountLimit and
+	// PartitionMaxRecordLocks are the group's effective values and must lie within them
+	// (so a limit up to 25 and a cap up to 10 000 once the maxima are raised); before 4.3
+	// they are ignored and the broker ranges 2–10 and 100–10 000 apply.
+	Bounds Bounds
+	// ShareVersion is the cluster feature share.version (1 or 2; 0: the version's
+	// default, 2 for Kafka 4.4 where SV_2 is the production version, 1 before). Version 2
+	// enables the dead-letter queue. Needs Kafka 4.4 for 2.
+	ShareVersion int
+	// DLQTopic is the group config errors.deadletterqueue.topic.name (Kafka 4.4); empty
+	// is unset. With share.version 2 it turns the dead-letter queue on (DLQEnabled).
+	DLQTopic string
 	// DisableRenewAcknowledge is share.renew.acknowledge.enable = false (a group config
 	// from Kafka 4.3; default true): a RENEW acknowledgement of a held record is then
 	// INVALID_RECORD_STATE. Needs Kafka 4.3.
@@ -265,7 +309,65 @@ func DefaultConfig() Config {
 		PartitionMaxRecordLocks: DefaultPartitionMaxRecordLocks,
 		IsolationLevel:          ReadUncommitted,
 		AutoOffsetReset:         AutoOffsetReset{Kind: ResetLatest},
+		Bounds:                  DefaultBounds(),
 	}
+}
+
+// Bounds are the broker's bounds on a share group's delivery count limit and record-lock
+// cap (Kafka 4.3, KIP-1240). The lock duration's bounds are Config's
+// MinRecordLockDurationMs and MaxRecordLockDurationMs.
+type Bounds struct {
+	MinDeliveryCountLimit, MaxDeliveryCountLimit           int
+	MinPartitionMaxRecordLocks, MaxPartitionMaxRecordLocks int
+}
+
+// DefaultBounds returns Kafka 4.3's defaults: limit 2–10, cap 100–4000.
+func DefaultBounds() Bounds {
+	return Bounds{
+		MinDeliveryCountLimit: DefaultMinDeliveryCountLimit, MaxDeliveryCountLimit: DefaultMaxDeliveryCountLimit,
+		MinPartitionMaxRecordLocks: DefaultMinPartitionMaxRecordLocks, MaxPartitionMaxRecordLocks: DefaultMaxPartitionMaxRecordLocks,
+	}
+}
+
+// validate checks the bounds against the ranges Kafka allows for them.
+func (b Bounds) validate() error {
+	if err := inRange("group.share.min.delivery.count.limit", int64(b.MinDeliveryCountLimit), MinDeliveryCountLimitRangeMin, MinDeliveryCountLimitRangeMax); err != nil {
+		return err
+	}
+	if err := inRange("group.share.max.delivery.count.limit", int64(b.MaxDeliveryCountLimit), MaxDeliveryCountLimitRangeMin, MaxDeliveryCountLimitRangeMax); err != nil {
+		return err
+	}
+	if err := inRange("group.share.min.partition.max.record.locks", int64(b.MinPartitionMaxRecordLocks), MinPartitionMaxRecordLocksRangeLo, MinPartitionMaxRecordLocksRangeHi); err != nil {
+		return err
+	}
+	return inRange("group.share.max.partition.max.record.locks", int64(b.MaxPartitionMaxRecordLocks), MaxPartitionMaxRecordLocksRangeLo, MaxPartitionMaxRecordLocksRangeHi)
+}
+
+// clamp is Kafka's GroupConfig.clampToRange: a group value outside [lo, hi] is read as the
+// nearer bound (Kafka logs a warning). It applies when the bounds changed after the group
+// value was set.
+func clamp[T int | int64](v, lo, hi T) T {
+	return min(max(v, lo), hi)
+}
+
+// EffectiveShareVersion is share.version as in force: ShareVersion, or the version's
+// default when 0.
+func (c Config) EffectiveShareVersion() int {
+	if c.ShareVersion != 0 {
+		return c.ShareVersion
+	}
+	if c.Version >= Kafka44 {
+		return 2
+	}
+	return 1
+}
+
+// DLQEnabled is Kafka 4.4's gate for the dead-letter queue (SharePartition
+// .isDLQEnabledForGroup): share.version ≥ 2 and the group's
+// errors.deadletterqueue.topic.name set. Kafka reads it at every transition; the core
+// reads the configuration in force at each one.
+func (c Config) DLQEnabled() bool {
+	return c.Version >= Kafka44 && c.EffectiveShareVersion() >= 2 && c.DLQTopic != ""
 }
 
 // ConfigError is a configuration value outside Kafka's allowed range.
@@ -282,8 +384,16 @@ func (e *ConfigError) Error() string {
 // Validate checks every field against Kafka's ranges and returns the first violation as
 // a *ConfigError naming the Kafka config key.
 func (c Config) Validate() error {
-	if c.Version != Kafka41 && c.Version != Kafka42 && c.Version != Kafka43 {
-		return &ConfigError{Key: "version", Value: c.Version.String(), Want: "4.1, 4.2 or 4.3"}
+	if c.Version != Kafka41 && c.Version != Kafka42 && c.Version != Kafka43 && c.Version != Kafka44 {
+		return &ConfigError{Key: "version", Value: c.Version.String(), Want: VersionNames}
+	}
+	switch {
+	case c.ShareVersion < 0 || c.ShareVersion > 2:
+		return &ConfigError{Key: "share.version", Value: fmt.Sprint(c.ShareVersion), Want: "1 or 2"}
+	case c.ShareVersion == 2 && c.Version < Kafka44:
+		return &ConfigError{Key: "share.version", Value: "2", Want: "1 (share.version 2 exists from Kafka 4.4)"}
+	case c.DLQTopic != "" && c.Version < Kafka44:
+		return &ConfigError{Key: "errors.deadletterqueue.topic.name", Value: c.DLQTopic, Want: "unset (the dead-letter queue exists from Kafka 4.4)"}
 	}
 	if c.DisableRenewAcknowledge && c.Version < Kafka43 {
 		return &ConfigError{Key: "share.renew.acknowledge.enable", Value: "false", Want: "true (the group config exists from Kafka 4.3)"}
@@ -299,6 +409,20 @@ func (c Config) Validate() error {
 	}
 	if err := inRange("share.record.lock.duration.ms", c.RecordLockDurationMs, c.MinRecordLockDurationMs, c.MaxRecordLockDurationMs); err != nil {
 		return err
+	}
+	if c.Version >= Kafka43 {
+		// KIP-1240: the group values lie within the broker's bounds.
+		if err := c.Bounds.validate(); err != nil {
+			return err
+		}
+		b := c.Bounds
+		if err := c.checkBound("group.share.delivery.count.limit", int64(c.DeliveryCountLimit), int64(b.MinDeliveryCountLimit), int64(b.MaxDeliveryCountLimit), "delivery.count.limit"); err != nil {
+			return err
+		}
+		if err := c.checkBound("group.share.partition.max.record.locks", int64(c.PartitionMaxRecordLocks), int64(b.MinPartitionMaxRecordLocks), int64(b.MaxPartitionMaxRecordLocks), "partition.max.record.locks"); err != nil {
+			return err
+		}
+		return c.validateEnums()
 	}
 	if err := inRange("group.share.delivery.count.limit", int64(c.DeliveryCountLimit), DeliveryCountLimitRangeMin, DeliveryCountLimitRangeMax); err != nil {
 		return err
@@ -334,6 +458,15 @@ func (c Config) validateEnums() error {
 	}
 	if c.AutoOffsetReset.Kind > ResetByDuration || (c.AutoOffsetReset.Kind == ResetByDuration && c.AutoOffsetReset.DurationMs < 0) {
 		return &ConfigError{Key: "share.auto.offset.reset", Value: c.AutoOffsetReset.String(), Want: "latest, earliest or by_duration:<non-negative ISO-8601 duration>"}
+	}
+	return nil
+}
+
+// checkBound is KIP-1240's check of a group value against the broker bounds
+// group.share.min.<name> and group.share.max.<name>.
+func (c Config) checkBound(key string, v, lo, hi int64, name string) error {
+	if v < lo || v > hi {
+		return &ConfigError{Key: key, Value: fmt.Sprint(v), Want: fmt.Sprintf("a value in [%d, %d] (group.share.min.%s and group.share.max.%s, Kafka %s)", lo, hi, name, name, c.Version)}
 	}
 	return nil
 }

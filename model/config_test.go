@@ -92,8 +92,11 @@ func TestParseSettings(t *testing.T) {
 	if v, err := model.ParseVersion("4.3"); err != nil || v != model.Kafka43 || v.String() != "4.3" {
 		t.Errorf("4.3: %v %v", v, err)
 	}
-	if _, err := model.ParseVersion("4.4"); err == nil {
-		t.Error("4.4 must be rejected")
+	if v, err := model.ParseVersion("4.4"); err != nil || v != model.Kafka44 || v.String() != "4.4" {
+		t.Errorf("4.4: %v %v", v, err)
+	}
+	if _, err := model.ParseVersion("4.5"); err == nil {
+		t.Error("4.5 must be rejected")
 	}
 	if m, err := model.ParseAcquireMode("record_limit"); err != nil || m != model.RecordLimit {
 		t.Error("record_limit")

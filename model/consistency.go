@@ -55,6 +55,17 @@ func (sp *SharePartition) CheckConsistency() error {
 	if p, bad := liveLocks.missingFrom(&heap); bad {
 		return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
 	}
+	for _, q := range sp.dlqs {
+		for off := q.First; off <= q.Last; off++ {
+			i, ok := sp.find(off)
+			if !ok {
+				return fmt.Errorf("DLQ request %d covers offset %d, not cached", q.ID, off)
+			}
+			if r := sp.batches[i].at(off); r.state != Archiving || !r.dlqStarted() || r.dc != q.DeliveryCount {
+				return fmt.Errorf("DLQ request %d covers offset %d, %s dc %d", q.ID, off, r.state, r.dc)
+			}
+		}
+	}
 	for i, w := range sp.writes {
 		if w.ID == 0 || w.ID > sp.nextWrite || i > 0 && w.ID <= sp.writes[i-1].ID {
 			return fmt.Errorf("write table entry %d holds write %d (ids must ascend, up to %d)", i, w.ID, sp.nextWrite)
@@ -66,8 +77,14 @@ func (sp *SharePartition) CheckConsistency() error {
 // checkRec verifies one record's own invariants.
 func (sp *SharePartition) checkRec(r *rec, off int64) error {
 	switch {
-	case r.state != Available && r.state != Acquired && r.state != Acknowledged && r.state != Archived:
+	case r.state != Available && r.state != Acquired && r.state != Acknowledged && r.state != Archived && r.state != Archiving:
 		return fmt.Errorf("offset %d: unknown state %d", off, r.state)
+	case r.state == Archiving && sp.cfg.Version < Kafka44:
+		return fmt.Errorf("offset %d: ARCHIVING before Kafka 4.4", off)
+	case r.dlqStarted() && r.state != Archiving && r.state != Archived:
+		return fmt.Errorf("offset %d: %s in a DLQ step", off, r.state)
+	case r.dlqStarted() && r.pending():
+		return fmt.Errorf("offset %d: DLQ step started while its write is pending", off)
 	case r.dc < 0:
 		return fmt.Errorf("offset %d: negative delivery count", off)
 	case r.state == Acquired && r.owner < 0:

@@ -69,7 +69,8 @@ type StateCodec struct {
 	wspans  []wspan
 	ids     []WriteID
 	perm    []int16 // member renaming applied by Append (nil: none)
-	owners  []int   // positions of the owner bytes the last Append wrote (OwnerBytes)
+	dlqs    []DLQRequest
+	owners  []int // positions of the owner bytes the last Append wrote (OwnerBytes)
 }
 
 // OwnerBytes returns the positions, in the slice the last Append returned, of the owner
@@ -92,8 +93,42 @@ type wspan struct {
 
 var errShortState = errors.New("model: truncated state encoding")
 
-// Append appends the canonical encoding of sp to b.
+// Append appends the canonical encoding of sp to b. From Kafka 4.4 it ends with the
+// outstanding dead-letter-queue produces, ascending (their ids are left out).
 func (c *StateCodec) Append(b []byte, sp *SharePartition) []byte {
+	b = c.appendBase(b, sp)
+	if sp.cfg.Version < Kafka44 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(sp.dlqs)))
+	n := len(b)
+	for _, q := range sp.dlqs {
+		b = appendDLQ(b, q)
+	}
+	if len(sp.dlqs) > 1 {
+		// Sort by first offset: re-encode in order (there are few).
+		c.dlqs = sp.OutstandingDLQ(c.dlqs[:0])
+		b = b[:n]
+		for _, q := range c.dlqs {
+			b = appendDLQ(b, q)
+		}
+	}
+	return b
+}
+
+func appendDLQ(b []byte, q DLQRequest) []byte {
+	b = binary.AppendUvarint(b, uint64(q.First))
+	b = binary.AppendUvarint(b, uint64(q.Last-q.First))
+	b = binary.AppendUvarint(b, uint64(uint16(q.DeliveryCount)))
+	flags := byte(q.Cause)
+	if q.Resumed {
+		flags |= 1 << 7
+	}
+	return append(b, flags)
+}
+
+// appendBase is the encoding of everything but the DLQ produces.
+func (c *StateCodec) appendBase(b []byte, sp *SharePartition) []byte {
 	b = append(b, byte(sp.state))
 	b = binary.AppendUvarint(b, uint64(uint32(sp.stateEpoch)))
 	b = binary.AppendUvarint(b, uint64(uint32(sp.leaderEpoch)))
@@ -392,6 +427,29 @@ func (c *StateCodec) Decode(sp *SharePartition, b []byte) ([]byte, error) {
 		sp.writes = append(sp.writes, w)
 	}
 	sp.nextWrite = WriteID(nw)
+	sp.dlqs = sp.dlqs[:0]
+	if sp.cfg.Version >= Kafka44 {
+		nq := int(d.uvarint())
+		for k := 0; k < nq && d.err == nil; k++ {
+			first := int64(d.uvarint())
+			last := first + int64(d.uvarint())
+			dc := int16(uint16(d.uvarint()))
+			flags := d.byte()
+			sp.dlqs = append(sp.dlqs, DLQRequest{ID: DLQID(k + 1), First: first, Last: last, DeliveryCount: dc,
+				Cause: Cause(flags & 127), Resumed: flags&(1<<7) != 0})
+			for i := sp.firstEndingAtOrAfter(first); i < len(sp.batches) && sp.batches[i].first <= last; i++ {
+				bt := &sp.batches[i]
+				if bt.recs == nil {
+					bt.whole.flags |= flagDLQ
+					continue
+				}
+				for off := max(first, bt.first); off <= min(last, bt.last); off++ {
+					bt.recs[off-bt.first].flags |= flagDLQ
+				}
+			}
+		}
+		sp.nextDLQ = DLQID(nq)
+	}
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -660,6 +718,7 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 		c.Batches = batches
 	}
 	sp.nextWrite = src.nextWrite
+	sp.dlqs, sp.nextDLQ = append(sp.dlqs[:0], src.dlqs...), src.nextDLQ
 	sp.journal = sp.journal[:0]
 	sp.stats = src.stats
 	sp.final = sp.final[:0]

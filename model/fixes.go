@@ -30,6 +30,10 @@ const (
 	// FixSPSOBelowLogStart: when every cached record is finished the head rule moves SPSO to
 	// just past the cache only if that is ahead of it, never back below the log start.
 	FixSPSOBelowLogStart = "spso-below-log-start"
+	// FixRollbackSkipsDLQ (Kafka 4.4): a failed write whose lock had fired sends a record
+	// at the delivery limit through the dead-letter queue (ARCHIVING and a DLQ step)
+	// instead of archiving it with no DLQ record, when the queue is on.
+	FixRollbackSkipsDLQ = "rollback-skips-dlq"
 )
 
 // FixInfo describes one fix.
@@ -43,6 +47,7 @@ var fixList = []FixInfo{
 	{FixStuckBelowLogStart, "a failed write after lock expiry archives records below SPSO, and an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
 	{FixAcquireBelowSPSO, "acquire starts no new records below SPSO, also when a stale cached batch lies below the read"},
 	{FixSPSOBelowLogStart, "the head rule never moves SPSO back when the whole cache is finished"},
+	{FixRollbackSkipsDLQ, "4.4: a failed write whose lock fired sends a record at the delivery limit to the dead-letter queue instead of archiving it without one"},
 }
 
 // Fixes lists the fixes in a fixed order.

@@ -216,7 +216,7 @@ func (h *harness) check() {
 	}
 }
 
-// states renders every cached offset: "0:ACQ/c1/1 1:AVL/-/2 2:ACK/-/1 3:ARC/-/5*"
+// states renders every cached offset: "0:ACQ/c1/1 1:AVL/-/2 2:ACK/-/1 3:ARC/-/5* 4:ARG/-/3"
 // (state/owner/delivery count, * = pending).
 func (h *harness) states() string {
 	var parts []string
@@ -229,7 +229,11 @@ func (h *harness) states() string {
 		if v.Pending {
 			p = "*"
 		}
-		parts = append(parts, fmt.Sprintf("%d:%s/%s/%d%s", v.Offset, v.State.String()[:3], owner, v.DeliveryCount, p))
+		name := v.State.String()[:3]
+		if v.State == model.Archiving {
+			name = "ARG" // ARCHIVING, not ARCHIVED
+		}
+		parts = append(parts, fmt.Sprintf("%d:%s/%s/%d%s", v.Offset, name, owner, v.DeliveryCount, p))
 		return true
 	})
 	return strings.Join(parts, " ")

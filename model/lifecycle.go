@@ -72,7 +72,7 @@ func (sp *SharePartition) CompleteInitialize(snap Snapshot, readErr error, start
 // Reset discards a FAILED or FENCED share-partition's content and makes it EMPTY again for
 // a leader at leaderEpoch: the value then stands for the new object Kafka's manager creates
 // on the next fetch. Outstanding writes are forgotten (completing one is then an
-// INVALID_ARGUMENT error); write ids are never reused. In any other state Reset is an
+// INVALID_ARGUMENT error), and so are DLQ produces; write and DLQ ids are never reused. In any other state Reset is an
 // INVALID_ARGUMENT error and changes nothing.
 func (sp *SharePartition) Reset(leaderEpoch int32) error {
 	if sp.state != PartitionFailed && sp.state != PartitionFenced {
@@ -85,10 +85,10 @@ func (sp *SharePartition) Reset(leaderEpoch int32) error {
 
 // clear empties the cache, the members, the locks and the outstanding writes.
 func (sp *SharePartition) clear() {
-	next := sp.nextWrite
-	cfg, final := sp.cfg, sp.finalOn
+	next, nextDLQ := sp.nextWrite, sp.nextDLQ
+	cfg, final, raw := sp.cfg, sp.finalOn, sp.raw
 	*sp = *newPartition(cfg)
-	sp.nextWrite, sp.finalOn = next, final
+	sp.nextWrite, sp.nextDLQ, sp.finalOn, sp.raw = next, nextDLQ, final, raw
 }
 
 // activeOrError is the answer of an operation that needs an ACTIVE share-partition:

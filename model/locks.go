@@ -222,7 +222,7 @@ func (sp *SharePartition) expireRec(r *rec, first, last int64, w *Write) *Write 
 }
 
 func (sp *SharePartition) countArchivedAtLimit(o outcome, belowStart bool, n int64) {
-	if o.state == Archived && !belowStart {
+	if (o.state == Archived || o.state == Archiving && o.cause == CauseLimit) && !belowStart {
 		sp.stats.ArchivedAtLimit += n
 	}
 }

@@ -107,8 +107,11 @@ type SharePartition struct {
 
 	// writes are the outstanding writes in ascending id order (ids only grow, so issuing
 	// appends; few are outstanding at once, so a slice beats a map).
-	writes     []*Write
-	nextWrite  WriteID
+	writes    []*Write
+	nextWrite WriteID
+	// dlqs are the outstanding dead-letter-queue produces (Kafka 4.4), in the order asked.
+	dlqs       []DLQRequest
+	nextDLQ    DLQID
 	freeWrites []*Write
 	freeRecs   [][]rec
 	journal    []undo
@@ -117,6 +120,12 @@ type SharePartition struct {
 	// limitLowered: the delivery count limit was lowered (4.3), so AVAILABLE records may
 	// hold counts at or above it.
 	limitLowered bool
+	// raw are the group values as last set (Kafka stores them unclamped and clamps them
+	// to the broker's bounds when it reads them, 4.3).
+	raw struct {
+		limit, locks int
+		lockMs       int64
+	}
 
 	finalOn bool
 	final   []Finalized
@@ -129,6 +138,8 @@ type Finalized struct {
 	State         State // ACKNOWLEDGED or ARCHIVED
 	DeliveryCount int16
 	Cause         Cause
+	// DLQ is true for records archived at the end of a dead-letter-queue step (4.4).
+	DLQ bool
 }
 
 // TrackFinalized turns on the log of finalized offsets read by DrainFinalized. Off by
@@ -150,12 +161,12 @@ func (sp *SharePartition) DrainFinalized(out []Finalized) []Finalized {
 func (sp *SharePartition) logFinal(r *rec, first, last int64) {
 	if n := len(sp.final); n > 0 {
 		p := &sp.final[n-1]
-		if p.Last+1 == first && p.State == r.state && p.DeliveryCount == r.dc && p.Cause == r.cause() {
+		if p.Last+1 == first && p.State == r.state && p.DeliveryCount == r.dc && p.Cause == r.cause() && p.DLQ == r.dlqStarted() {
 			p.Last = last
 			return
 		}
 	}
-	sp.final = append(sp.final, Finalized{First: first, Last: last, State: r.state, DeliveryCount: r.dc, Cause: r.cause()})
+	sp.final = append(sp.final, Finalized{First: first, Last: last, State: r.state, DeliveryCount: r.dc, Cause: r.cause(), DLQ: r.dlqStarted()})
 }
 
 // Stats are running counters of what the share-partition did, for metrics. They use
@@ -175,6 +186,14 @@ type Stats struct {
 	WritesIssued                                  int64
 	WritesFailed                                  int64
 	Throttled                                     int64 // acquisitions cut short by throttled redelivery (4.2)
+	// Dead-letter queue (4.4): produces asked for, and records produced by cause or whose
+	// produce failed (Kafka's DeadLetterQueueRecordCount counts the produced ones).
+	DLQRequests                         int64
+	DLQRecordsRejected, DLQRecordsLimit int64
+	DLQProduceFailed                    int64
+	// ArchivedNoDLQ counts offsets a failed write's rollback archived at the limit after
+	// their lock fired while the queue was on: they never reach the dead-letter topic.
+	ArchivedNoDLQ int64
 }
 
 // New returns an ACTIVE share-partition with an empty cache starting at startOffset
@@ -192,17 +211,21 @@ func New(cfg Config, startOffset int64) (*SharePartition, error) {
 }
 
 func newPartition(cfg Config) *SharePartition {
-	return &SharePartition{
+	sp := &SharePartition{
 		cfg:       cfg,
 		memberIdx: make(map[MemberID]int32),
 	}
+	sp.raw.limit, sp.raw.locks, sp.raw.lockMs = cfg.DeliveryCountLimit, cfg.PartitionMaxRecordLocks, cfg.RecordLockDurationMs
+	return sp
 }
 
 // Config returns the configuration in force.
 func (sp *SharePartition) Config() Config { return sp.cfg }
 
 // SetRecordLockDurationMs changes the lock duration for locks created from now on
-// (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs.
+// (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs. A
+// value outside group.share.min/max.record.lock.duration.ms is refused, as Kafka's
+// IncrementalAlterConfigs does.
 func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
 	c := sp.cfg
 	c.RecordLockDurationMs = ms
@@ -210,13 +233,16 @@ func (sp *SharePartition) SetRecordLockDurationMs(ms int64) error {
 		return err
 	}
 	sp.cfg = c
+	sp.raw.lockMs = ms
 	return nil
 }
 
 // SetDeliveryCountLimit changes the delivery count limit from now on: Kafka 4.3's group
 // config share.delivery.count.limit is dynamic and read at every use (acquisition,
 // release, expiry, throttling). Records keep their counts; the new limit applies to their
-// next transition. Before 4.3 the limit is a static broker config: INVALID_ARGUMENT.
+// next transition. A value outside the broker's bounds (Config.Bounds) is refused, as
+// Kafka's IncrementalAlterConfigs does (GroupConfig.validate). Before 4.3 the limit is a
+// static broker config: INVALID_ARGUMENT.
 func (sp *SharePartition) SetDeliveryCountLimit(limit int) error {
 	if sp.cfg.Version < Kafka43 {
 		return errf(ErrInvalidArgument, -1, "share.delivery.count.limit is a group config from Kafka 4.3")
@@ -226,18 +252,24 @@ func (sp *SharePartition) SetDeliveryCountLimit(limit int) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	sp.setLimit(c)
+	sp.raw.limit = limit
+	return nil
+}
+
+// setLimit installs c, whose delivery count limit may differ from the one in force.
+func (sp *SharePartition) setLimit(c Config) {
 	// Kafka applies the limit only on the way back to AVAILABLE
 	// (InFlightState.tryUpdateState), so a record already AVAILABLE at or above a lowered
 	// limit is acquired once more before it is archived.
-	sp.limitLowered = sp.limitLowered || limit < sp.cfg.DeliveryCountLimit
+	sp.limitLowered = sp.limitLowered || c.DeliveryCountLimit < sp.cfg.DeliveryCountLimit
 	sp.cfg = c
-	return nil
 }
 
 // SetPartitionMaxRecordLocks changes the in-flight cap from now on (Kafka 4.3's dynamic
 // group config share.partition.max.record.locks, read by the gate and the cap trim at
 // every fetch). A window already above a lowered cap stays; fetches then only redeliver
-// inside it. Before 4.3: INVALID_ARGUMENT.
+// inside it. A value outside the broker's bounds is refused. Before 4.3: INVALID_ARGUMENT.
 func (sp *SharePartition) SetPartitionMaxRecordLocks(n int) error {
 	if sp.cfg.Version < Kafka43 {
 		return errf(ErrInvalidArgument, -1, "share.partition.max.record.locks is a group config from Kafka 4.3")
@@ -248,6 +280,52 @@ func (sp *SharePartition) SetPartitionMaxRecordLocks(n int) error {
 		return err
 	}
 	sp.cfg = c
+	sp.raw.locks = n
+	return nil
+}
+
+// SetBrokerBounds changes the broker's bounds on the group values (Kafka 4.3,
+// group.share.min/max.* for the delivery count limit, the record-lock cap and the lock
+// duration; a broker restart with new settings). The group values set earlier stay stored
+// as they were and are read clamped to the new bounds (GroupConfig.clampToRange), so
+// widening the bounds again restores them. Bounds outside Kafka's ranges are refused.
+// Before 4.3: INVALID_ARGUMENT.
+func (sp *SharePartition) SetBrokerBounds(b Bounds, minLockMs, maxLockMs int64) error {
+	if sp.cfg.Version < Kafka43 {
+		return errf(ErrInvalidArgument, -1, "the group.share.min/max bounds on group configs exist from Kafka 4.3")
+	}
+	c := sp.cfg
+	c.Bounds, c.MinRecordLockDurationMs, c.MaxRecordLockDurationMs = b, minLockMs, maxLockMs
+	if !c.RelaxRanges {
+		if err := b.validate(); err != nil {
+			return err
+		}
+		if err := inRange("group.share.min.record.lock.duration.ms", minLockMs, RecordLockDurationRangeMinMs, MinRecordLockDurationRangeMaxMs); err != nil {
+			return err
+		}
+		if err := inRange("group.share.max.record.lock.duration.ms", maxLockMs, MaxRecordLockDurationRangeMinMs, RecordLockDurationRangeMaxMs); err != nil {
+			return err
+		}
+		c.DeliveryCountLimit = clamp(sp.raw.limit, b.MinDeliveryCountLimit, b.MaxDeliveryCountLimit)
+		c.PartitionMaxRecordLocks = clamp(sp.raw.locks, b.MinPartitionMaxRecordLocks, b.MaxPartitionMaxRecordLocks)
+		c.RecordLockDurationMs = clamp(sp.raw.lockMs, minLockMs, maxLockMs)
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sp.setLimit(c)
+	return nil
+}
+
+// SetDLQTopic sets or clears (empty) the group config errors.deadletterqueue.topic.name
+// from now on (Kafka 4.4). The dead-letter-queue gate is read at every transition, so
+// records already ARCHIVING finish their DLQ step and later transitions follow the new
+// setting. Before 4.4: INVALID_ARGUMENT.
+func (sp *SharePartition) SetDLQTopic(name string) error {
+	if sp.cfg.Version < Kafka44 {
+		return errf(ErrInvalidArgument, -1, "errors.deadletterqueue.topic.name is a group config from Kafka 4.4")
+	}
+	sp.cfg.DLQTopic = name
 	return nil
 }
 

@@ -9,6 +9,7 @@ import "math"
 // partition): the merged durable state that WriteShareGroupState updates and
 // ReadShareGroupState returns. ACQUIRED is never stored.
 type StateStore struct {
+	version     Version
 	stateEpoch  int32
 	leaderEpoch int32
 	startOffset int64
@@ -24,16 +25,50 @@ func NewStateStore(stateEpoch int32, startOffset int64) *StateStore {
 	return &StateStore{stateEpoch: stateEpoch, leaderEpoch: -1, startOffset: startOffset, dcc: -1}
 }
 
+// ForVersion selects the Kafka release whose share coordinator rules the store follows
+// and returns s. A store that was never given a version follows Kafka 4.2's rules.
+func (s *StateStore) ForVersion(v Version) *StateStore {
+	s.version = v
+	return s
+}
+
+// Version is the release whose rules the store follows (Kafka42 when never set).
+func (s *StateStore) Version() Version {
+	if s.version == 0 {
+		return Kafka42
+	}
+	return s.version
+}
+
 // Reinitialize wipes the state with a new state epoch and start offset (alter offsets,
-// resubscription); leaders with the old state epoch are fenced from then on.
-func (s *StateStore) Reinitialize(stateEpoch int32, startOffset int64) {
+// resubscription); leaders with the old state epoch are fenced from then on. A start offset
+// ≥ 0 (an offsets reset) stores a delivery-complete count of 0 from Kafka 4.3 (KAFKA-20034,
+// also in 4.2.1; sharesim's 4.2 is 4.2.0), so lag is known at once; -1 leaves it unknown.
+// From Kafka 4.4 a negative state epoch is INVALID_REQUEST (KAFKA-20743) and nothing
+// changes.
+func (s *StateStore) Reinitialize(stateEpoch int32, startOffset int64) error {
+	if stateEpoch < 0 && s.Version() >= Kafka44 {
+		return errf(ErrInvalidRequest, -1, "initialize with state epoch %d: the state epoch cannot be negative", stateEpoch)
+	}
 	s.stateEpoch, s.startOffset, s.dcc = stateEpoch, startOffset, -1
+	if startOffset >= 0 && s.Version() >= Kafka43 {
+		s.dcc = 0
+	}
 	s.batches = s.batches[:0]
+	return nil
 }
 
 // Read is ReadShareGroupState: a leader epoch lower than the highest seen is fenced; a
-// higher one is recorded (fencing older leaders' writes from now on).
+// higher one is recorded (fencing older leaders' writes from now on). Leader epoch -1 is
+// Kafka 4.3's "do not update" sentinel (KAFKA-20694): neither fenced nor recorded. From
+// Kafka 4.4 a negative leader epoch is INVALID_REQUEST (KAFKA-20743).
 func (s *StateStore) Read(leaderEpoch int32) (Snapshot, error) {
+	switch v := s.Version(); {
+	case leaderEpoch < 0 && v >= Kafka44:
+		return Snapshot{}, errf(ErrInvalidRequest, -1, "read with leader epoch %d: the leader epoch cannot be negative", leaderEpoch)
+	case leaderEpoch == -1 && v == Kafka43:
+		return s.Snapshot(), nil
+	}
 	if leaderEpoch < s.leaderEpoch {
 		return Snapshot{}, errf(ErrFencedLeaderEpoch, -1, "read with leader epoch %d < %d", leaderEpoch, s.leaderEpoch)
 	}
@@ -60,15 +95,30 @@ func (s *StateStore) Snapshot() Snapshot {
 
 // Write is WriteShareGroupState: checks the epochs, then merges the write into the stored
 // state. Merge rule: for each offset the (state, delivery count) with the highest delivery
-// count survives, ties going to the higher state id; the start offset only grows; offsets
-// below it are dropped and equal neighbours coalesced. The result is therefore independent
-// of the order in which writes arrive.
+// count survives, ties going to the higher state id; offsets below the new start offset
+// are dropped and equal neighbours coalesced, so the batches do not depend on the order in
+// which writes arrive.
+//
+// The start offset and the delivery-complete count depend on the version:
+//
+//   - Kafka 4.2 and 4.3 store the write's start offset and count as they come, so a write
+//     issued earlier (or while the leader's SPSO stepped back) that arrives later moves the
+//     stored start offset back;
+//   - Kafka 4.4 keeps max(incoming, stored) start offset (#23074) and chooses the count by
+//     comparing start offsets (#23112): the incoming count if the incoming start is
+//     higher, the larger of the two if equal, the stored one if lower.
+//
+// Epochs: 4.2 and 4.3 skip the leader (state) epoch check for a write carrying -1; 4.4
+// refuses any negative epoch with INVALID_REQUEST (KAFKA-20743).
 func (s *StateStore) Write(w *Write) error {
+	v44 := s.Version() >= Kafka44
 	switch {
+	case v44 && (w.LeaderEpoch < 0 || w.StateEpoch < 0):
+		return errf(ErrInvalidRequest, -1, "write with leader epoch %d, state epoch %d: epochs cannot be negative", w.LeaderEpoch, w.StateEpoch)
 	case w.unfenced: // bug zoo (store-no-fencing): the epoch checks are skipped
-	case w.LeaderEpoch < s.leaderEpoch:
+	case w.LeaderEpoch < s.leaderEpoch && (v44 || w.LeaderEpoch != -1):
 		return errf(ErrFencedLeaderEpoch, -1, "write with leader epoch %d < %d", w.LeaderEpoch, s.leaderEpoch)
-	case w.StateEpoch < s.stateEpoch:
+	case w.StateEpoch < s.stateEpoch && (v44 || w.StateEpoch != -1):
 		return errf(ErrFencedStateEpoch, -1, "write with state epoch %d < %d", w.StateEpoch, s.stateEpoch)
 	}
 	for _, b := range w.Batches {
@@ -76,8 +126,20 @@ func (s *StateStore) Write(w *Write) error {
 			return errf(ErrInvalidRequest, b.First, "malformed state batch [%d, %d] %s", b.First, b.Last, b.State)
 		}
 	}
-	s.startOffset = max(s.startOffset, w.StartOffset)
-	s.dcc = w.DeliveryCompleteCount
+	if v44 {
+		switch {
+		case w.StartOffset > s.startOffset:
+			s.dcc = w.DeliveryCompleteCount
+		case w.StartOffset == s.startOffset:
+			s.dcc = max(s.dcc, w.DeliveryCompleteCount)
+		}
+		s.startOffset = max(s.startOffset, w.StartOffset)
+	} else {
+		if w.StartOffset != -1 {
+			s.startOffset = w.StartOffset
+		}
+		s.dcc = w.DeliveryCompleteCount
+	}
 	old := s.batches
 	s.batches = mergeBatches(s.scratch[:0], old, w.Batches, s.startOffset)
 	s.scratch = old
@@ -180,7 +242,7 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 			return errf(ErrInvalidArgument, pb.First, "stored batch starts below the start offset %d", spso)
 		case i > 0 && pb.First <= snap.Batches[i-1].Last:
 			return errf(ErrInvalidArgument, pb.First, "stored batches overlap or are out of order")
-		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived:
+		case pb.State != Available && pb.State != Acknowledged && pb.State != Archived && (pb.State != Archiving || cfg.Version < Kafka44):
 			return errf(ErrInvalidArgument, pb.First, "stored state %s cannot be loaded", pb.State)
 		case pb.DeliveryCount < 0:
 			return errf(ErrInvalidArgument, pb.First, "negative delivery count")
@@ -190,6 +252,8 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 			sp.limitLowered = true // written under a higher limit (4.3's dynamic group config)
 		}
 		switch {
+		case pb.State == Archiving:
+			r.setCause(sp.inferDLQCause(pb.DeliveryCount))
 		case pb.State == Archived && int(pb.DeliveryCount) >= cfg.DeliveryCountLimit:
 			r.setCause(CauseLimit) // archived on its last attempt: the limit is the best guess
 		case pb.State.Terminal():
@@ -205,6 +269,13 @@ func (sp *SharePartition) loadSnapshot(snap Snapshot, startIfUnset int64) error 
 		sp.gap = gapWindow{active: true, start: spso, end: sp.speo}
 	}
 	sp.findNext = true
+	// Kafka 4.4 (KAFKA-20672): batches persisted ARCHIVING had not finished their DLQ
+	// step; it is resumed at once, whether or not the queue is still on.
+	for i := range sp.batches {
+		if b := &sp.batches[i]; b.whole.state == Archiving {
+			sp.startDLQ(b.first, b.last, CauseNone, true)
+		}
+	}
 	sp.advanceHead()
 	return nil
 }

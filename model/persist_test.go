@@ -33,7 +33,8 @@ func renderPBs(bs []model.PersistedBatch) string {
 }
 
 // The coordinator's merge (§8.1): highest delivery count wins, ties to the higher state id,
-// start offset only grows, below-start offsets dropped, equal neighbours coalesced.
+// below-start offsets dropped, equal neighbours coalesced; on Kafka 4.4 the start offset
+// only grows (TestStateStoreVersions covers 4.2 and 4.3).
 func TestStateStoreMerge(t *testing.T) {
 	cases := []struct {
 		name          string
@@ -51,7 +52,7 @@ func TestStateStoreMerge(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := model.NewStateStore(1, 0)
+			s := model.NewStateStore(1, 0).ForVersion(model.Kafka44)
 			if c.stored != "" {
 				if err := s.Write(&model.Write{StateEpoch: 1, StartOffset: 0, Batches: pbs(c.stored)}); err != nil {
 					t.Fatal(err)
@@ -274,4 +275,88 @@ func TestFinalizedCauses(t *testing.T) {
 	if len(h.sp.DrainFinalized(nil)) != 0 {
 		t.Error("drain must forget what it returned")
 	}
+}
+
+// The share coordinator's per-version rules for the start offset, the delivery-complete
+// count and negative epochs (Kafka 4.2/4.3 ShareCoordinatorShard.generateShareStateRecord
+// stores what comes; 4.4 keeps the higher start offset (#23074), picks the count by
+// comparing start offsets (#23112) and refuses negative epochs (KAFKA-20743)); and the
+// delivery-complete count an offsets reset stores (KAFKA-20034, from 4.3).
+func TestStateStoreVersions(t *testing.T) {
+	type step struct {
+		start, dcc int64
+		le, se     int32
+	}
+	cases := []struct {
+		name      string
+		v         model.Version
+		steps     []step
+		wantStart int64
+		wantDCC   int64
+		wantErr   model.ErrorCode // of the last step
+	}{
+		{"4.2 lower start regresses", model.Kafka42, []step{{7, 3, 1, 0}, {2, 5, 1, 0}}, 2, 5, model.ErrNone},
+		{"4.3 lower start regresses", model.Kafka43, []step{{7, 3, 1, 0}, {2, 5, 1, 0}}, 2, 5, model.ErrNone},
+		{"4.4 lower start kept, stored count kept", model.Kafka44, []step{{7, 3, 1, 0}, {2, 5, 1, 0}}, 7, 3, model.ErrNone},
+		{"4.4 equal start: larger count", model.Kafka44, []step{{7, 3, 1, 0}, {7, 1, 1, 0}}, 7, 3, model.ErrNone},
+		{"4.4 equal start: larger incoming count", model.Kafka44, []step{{7, 1, 1, 0}, {7, 4, 1, 0}}, 7, 4, model.ErrNone},
+		{"4.4 higher start: incoming count", model.Kafka44, []step{{7, 3, 1, 0}, {9, 0, 1, 0}}, 9, 0, model.ErrNone},
+		{"4.2 equal start: incoming count even if lower", model.Kafka42, []step{{7, 3, 1, 0}, {7, 1, 1, 0}}, 7, 1, model.ErrNone},
+		{"4.3 leader epoch -1 skips the fence", model.Kafka43, []step{{1, 0, 3, 0}, {2, 0, -1, 0}}, 2, 0, model.ErrNone},
+		{"4.4 negative leader epoch is invalid", model.Kafka44, []step{{1, 0, 3, 0}, {2, 0, -1, 0}}, 1, 0, model.ErrInvalidRequest},
+		{"4.4 negative state epoch is invalid", model.Kafka44, []step{{1, 0, 3, 0}, {2, 0, 3, -1}}, 1, 0, model.ErrInvalidRequest},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := model.NewStateStore(0, 0).ForVersion(c.v)
+			var err error
+			for _, st := range c.steps {
+				err = s.Write(&model.Write{LeaderEpoch: st.le, StateEpoch: st.se, StartOffset: st.start, DeliveryCompleteCount: st.dcc})
+			}
+			if got := model.CodeOf(err); got != c.wantErr {
+				t.Fatalf("last write: %v, want %s", err, c.wantErr)
+			}
+			if s.StartOffset() != c.wantStart || s.DeliveryCompleteCount() != c.wantDCC {
+				t.Errorf("start %d dcc %d, want %d %d", s.StartOffset(), s.DeliveryCompleteCount(), c.wantStart, c.wantDCC)
+			}
+		})
+	}
+	t.Run("reset count", func(t *testing.T) {
+		for _, c := range []struct {
+			v     model.Version
+			start int64
+			want  int64
+		}{{model.Kafka42, 5, -1}, {model.Kafka43, 5, 0}, {model.Kafka44, 5, 0}, {model.Kafka43, -1, -1}, {model.Kafka44, -1, -1}} {
+			s := model.NewStateStore(0, 0).ForVersion(c.v)
+			if err := s.Reinitialize(1, c.start); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.DeliveryCompleteCount(); got != c.want {
+				t.Errorf("%s reset to %d: count %d, want %d", c.v, c.start, got, c.want)
+			}
+		}
+		if err := model.NewStateStore(0, 0).ForVersion(model.Kafka44).Reinitialize(-1, 0); model.CodeOf(err) != model.ErrInvalidRequest {
+			t.Errorf("4.4 initialize with state epoch -1: %v, want INVALID_REQUEST", err)
+		}
+	})
+	t.Run("read epochs", func(t *testing.T) {
+		s := model.NewStateStore(0, 0).ForVersion(model.Kafka43)
+		if _, err := s.Read(4); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Read(-1); err != nil {
+			t.Errorf("4.3 read with -1: %v, want no fence (KAFKA-20694)", err)
+		}
+		if _, err := model.NewStateStore(0, 0).ForVersion(model.Kafka42).Read(-1); err != nil {
+			t.Errorf("4.2 first read with -1: %v", err)
+		}
+		s42 := model.NewStateStore(0, 0).ForVersion(model.Kafka42)
+		_, _ = s42.Read(4)
+		if _, err := s42.Read(-1); model.CodeOf(err) != model.ErrFencedLeaderEpoch {
+			t.Errorf("4.2 read with -1 after 4: %v, want FENCED_LEADER_EPOCH", err)
+		}
+		if _, err := model.NewStateStore(0, 0).ForVersion(model.Kafka44).Read(-1); model.CodeOf(err) != model.ErrInvalidRequest {
+			t.Errorf("4.4 read with -1: %v, want INVALID_REQUEST", err)
+		}
+	})
 }

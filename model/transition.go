@@ -37,6 +37,12 @@ type outcome struct {
 //   - Kafka 4.1's T-LEAVE decrements dc and skips the limit (the records were "never
 //     handed to the application"); Kafka 4.2 keeps dc and applies the limit (KAFKA-19972).
 //   - ACKNOWLEDGED and ARCHIVED have no exits; no state moves to itself.
+//   - Kafka 4.4 with the dead-letter queue on (Config.DLQEnabled, read at every
+//     transition): T-REJECT goes to ARCHIVING, and the limit substitution goes to
+//     ARCHIVING instead of ARCHIVED; below SPSO it is ARCHIVED as before, and a
+//     lock-fired rollback at the limit is ARCHIVED with no DLQ step (Kafka's
+//     InFlightState.completeStateTransition). ARCHIVING has no ordinary exits: only the
+//     end of its DLQ step (archiveDLQ) moves it, to ARCHIVED.
 func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) outcome {
 	switch from {
 	case Available:
@@ -48,13 +54,18 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 		case trigAccept:
 			return outcome{state: Acknowledged, dc: dc, cause: CauseAccepted, ok: true}
 		case trigReject:
+			if c.DLQEnabled() {
+				return outcome{state: Archiving, dc: dc, cause: CauseRejected, ok: true}
+			}
 			return outcome{state: Archived, dc: dc, cause: CauseRejected, ok: true}
 		case trigGap:
 			return outcome{state: Archived, dc: dc, cause: CauseGap, ok: true}
 		case trigRelease:
-			return c.makeAvailable(dc, false)
-		case trigExpire, trigRollbackLF:
-			return c.makeAvailable(dc, belowStart)
+			return c.makeAvailable(dc, false, c.DLQEnabled())
+		case trigExpire:
+			return c.makeAvailable(dc, belowStart, c.DLQEnabled())
+		case trigRollbackLF:
+			return c.makeAvailable(dc, belowStart, false)
 		case trigLeave:
 			if c.Version == Kafka41 || c.Bug == BugLeaveDecrementsCount { // bug zoo: 4.1's decrement in 4.2
 				if belowStart {
@@ -62,19 +73,23 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 				}
 				return outcome{state: Available, dc: dc - 1, ok: true}
 			}
-			return c.makeAvailable(dc, belowStart)
+			return c.makeAvailable(dc, belowStart, c.DLQEnabled())
 		}
 	}
 	return outcome{state: from, dc: dc}
 }
 
 // makeAvailable is the limit substitution: a record returning to AVAILABLE whose delivery
-// count has reached the limit is ARCHIVED instead. The delivery count never changes.
-func (c *Config) makeAvailable(dc int16, belowStart bool) outcome {
+// count has reached the limit is ARCHIVED instead, or ARCHIVING when dlq (Kafka 4.4's
+// dead-letter queue). The delivery count never changes.
+func (c *Config) makeAvailable(dc int16, belowStart, dlq bool) outcome {
 	if belowStart {
 		return outcome{state: Archived, dc: dc, cause: CauseLogStart, ok: true}
 	}
 	if int(dc) >= c.DeliveryCountLimit {
+		if dlq {
+			return outcome{state: Archiving, dc: dc, cause: CauseLimit, ok: true}
+		}
 		return outcome{state: Archived, dc: dc, cause: CauseLimit, ok: true}
 	}
 	return outcome{state: Available, dc: dc, ok: true}

@@ -11,7 +11,12 @@ const (
 	Available    State = 0
 	Acquired     State = 1
 	Acknowledged State = 2
-	Archived     State = 4
+	// Archiving (Kafka 4.4, KIP-1191) is a record on its way to the dead-letter queue: not
+	// terminal (it holds SPSO and counts in the in-flight window), not acquirable, no
+	// owner once its write committed, no lock. It becomes ARCHIVED when the DLQ produce
+	// ends, whatever its result.
+	Archiving State = 3
+	Archived  State = 4
 )
 
 // String returns Kafka's upper-case name of the state.
@@ -23,13 +28,16 @@ func (s State) String() string {
 		return "ACQUIRED"
 	case Acknowledged:
 		return "ACKNOWLEDGED"
+	case Archiving:
+		return "ARCHIVING"
 	case Archived:
 		return "ARCHIVED"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// Terminal reports whether the state has no exits (ACKNOWLEDGED, ARCHIVED).
+// Terminal reports whether the state has no exits (ACKNOWLEDGED, ARCHIVED). ARCHIVING is
+// not terminal.
 func (s State) Terminal() bool { return s == Acknowledged || s == Archived }
 
 // AckType is an acknowledgement type with Kafka's wire ids.
@@ -101,7 +109,8 @@ type AckRange struct {
 }
 
 // PersistedBatch is one entry of the durable state: offsets First..Last inclusive share a
-// state (AVAILABLE, ACKNOWLEDGED or ARCHIVED) and a delivery count.
+// state (AVAILABLE, ACKNOWLEDGED, ARCHIVED, or on Kafka 4.4 ARCHIVING) and a delivery
+// count.
 type PersistedBatch struct {
 	First, Last   int64
 	State         State
@@ -116,6 +125,7 @@ const (
 	WriteAck     WriteKind = iota + 1 // an acknowledgement call (provisional until complete)
 	WriteRelease                      // a member's share session ended (provisional)
 	WriteExpiry                       // an acquisition lock fired (not provisional; result ignored)
+	WriteDLQ                          // 4.4: a DLQ step ended, ARCHIVING → ARCHIVED (result ignored)
 )
 
 // String names the write kind.
@@ -127,6 +137,8 @@ func (k WriteKind) String() string {
 		return "release"
 	case WriteExpiry:
 		return "expiry"
+	case WriteDLQ:
+		return "dlq"
 	}
 	return fmt.Sprintf("WriteKind(%d)", uint8(k))
 }
@@ -157,6 +169,27 @@ func (w *Write) Clone() *Write {
 	c := *w
 	c.Batches = append([]PersistedBatch(nil), w.Batches...)
 	return &c
+}
+
+// DLQID identifies one dead-letter-queue produce a share-partition asked for.
+type DLQID uint64
+
+// DLQRequest is one step of Kafka 4.4's dead-letter queue (phase 2 of KIP-1191's
+// ARCHIVING → ARCHIVED): the share-partition asks its caller to produce records
+// First..Last (all with DeliveryCount) to the group's dead-letter topic, and the caller
+// reports the outcome with CompleteDLQ. The caller performs the produce, its retries
+// (DLQMaxAttempts, DLQBackoffMs) and its latency; the core stays pure.
+type DLQRequest struct {
+	ID            DLQID
+	First, Last   int64
+	DeliveryCount int16
+	// Cause is CauseRejected (a client REJECT) or CauseLimit (the delivery count reached
+	// the limit), Kafka's CLIENT_REJECT and DELIVERY_COUNT_EXCEEDED.
+	Cause Cause
+	// Resumed marks a request made at load for a batch persisted ARCHIVING by an earlier
+	// leader (Kafka's maybeResumeDlqArchiving): its records may already be in the topic.
+	Resumed bool
+	handed  bool // returned by TakeDLQRequests
 }
 
 // Snapshot is the durable state of a share-partition as the share coordinator returns it

@@ -82,10 +82,16 @@ func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error)
 	}
 	switch {
 	case w.Kind == WriteExpiry:
+		// Kafka 4.4: the DLQ step of records the lock sent to ARCHIVING starts after the
+		// head rule, whatever the write's result, always as DELIVERY_COUNT_EXCEEDED.
+		sp.advanceHead()
+		sp.startDLQForWrite(w, CauseLimit)
+	case w.Kind == WriteDLQ:
 		sp.advanceHead()
 	case writeErr == nil:
 		sp.forEachWritten(w, sp.commitRec)
 		sp.advanceHead()
+		sp.startDLQForWrite(w, CauseNone)
 	default:
 		dec := w.decremented
 		sp.forEachWritten(w, func(r *rec, off, n int64) { sp.rollbackRec(r, off, n, dec) })
@@ -155,6 +161,19 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
 		}
 		sp.countArchivedAtLimit(o, false, n)
+		dlq := o.state == Archived && sp.cfg.DLQEnabled()
+		if dlq && sp.cfg.fixed(FixRollbackSkipsDLQ) {
+			// Kafka fix (rollback-skips-dlq): through the dead-letter queue like any
+			// other return to AVAILABLE at the limit.
+			o.state = Archiving
+			sp.apply(r, o, off, n)
+			r.lock, r.owner = 0, noOwner
+			sp.startDLQ(off, off+n-1, CauseLimit, false)
+			return
+		}
+		if dlq {
+			sp.stats.ArchivedNoDLQ += n
+		}
 		sp.apply(r, o, off, n)
 		r.lock, r.owner = 0, noOwner
 		return

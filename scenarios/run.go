@@ -117,7 +117,7 @@ func RunScript(s *Scenario) (*ScriptResult, error) {
 		return nil, &Error{File: s.file, Path: "kafka", Found: err.Error(), Expected: "a configuration the share-partition accepts"}
 	}
 	r := &runner{
-		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1),
+		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1).ForVersion(sc.Kafka.Version),
 		hw: sc.StartOffset, logStart: sc.StartOffset, epoch: 1,
 		res: &ScriptResult{Name: s.Name(), File: s.file},
 	}
@@ -283,7 +283,9 @@ func (r *runner) do(st *Step) outcome {
 		o.desc = fmt.Sprintf("%s's read at %d: %q", pr.member, pr.f, o.acquired)
 	case ActReinitialize:
 		start := st.Offset
-		r.store.Reinitialize(st.StateEpoch, start)
+		if err := r.store.Reinitialize(st.StateEpoch, start); err != nil {
+			setErr(err)
+		}
 		o.desc = fmt.Sprintf("state epoch %d, start offset %d", st.StateEpoch, start)
 	case ActLoadState:
 		if r.sp.State() != model.PartitionInitializing {
@@ -341,6 +343,29 @@ func (r *runner) do(st *Step) outcome {
 		w := r.sp.ReleaseMember(r.now, model.MemberID(st.Member))
 		o.code = r.handle(w, st.Write)
 		o.desc = st.Member
+	case ActDLQ:
+		var q *model.DLQRequest
+		for _, x := range r.sp.OutstandingDLQ(nil) {
+			if x.First <= st.Offset && st.Offset <= x.Last {
+				q = &x
+				break
+			}
+		}
+		if q == nil {
+			r.failure(st, "dlq", "an outstanding dead-letter-queue produce covering the offset", fmt.Sprintf("none covers %d", st.Offset))
+			return o
+		}
+		var perr error
+		if st.DLQFailed {
+			perr = fmt.Errorf("DLQ produce failed after every attempt")
+		}
+		w, err := r.sp.CompleteDLQ(r.now, q.ID, perr)
+		if err != nil {
+			setErr(err)
+			return o
+		}
+		r.handle(w, st.Write)
+		o.desc = fmt.Sprintf("DLQ produce of %d-%d (%s) ends", q.First, q.Last, q.Cause)
 	case ActMoveLogStart:
 		switch {
 		case st.Offset > r.hw:

@@ -258,7 +258,7 @@ func TestParseBad(t *testing.T) {
 		{"delivery limit out of Kafka's range", "kafka:\n  group.share.delivery.count.limit: 11\n", 2, 37, []string{"found 11, expected a value in [2, 10]", "Kafka's range"}},
 		{"cap out of range", "kafka:\n  group.share.partition.max.record.locks: 50\n", 2, 43, []string{"found 50, expected a value in [100, 10000]"}},
 		{"min lock out of range", "kafka:\n  group.share.min.record.lock.duration.ms: 31s\n", 2, 44, []string{"group.share.min.record.lock.duration.ms: found 31s (31000 ms), expected a value in [1000, 30000] ms"}},
-		{"bad version", "kafka:\n  version: 4.4\n", 2, 12, []string{`found 4.4, expected "4.1", "4.2" or "4.3"`}},
+		{"bad version", "kafka:\n  version: 4.5\n", 2, 12, []string{`found 4.5, expected "4.1", "4.2", "4.3" or "4.4"`}},
 		{"bad isolation with suggestion", "kafka:\n  share.isolation.level: read_comitted\n", 2, 26, []string{"read_uncommitted or read_committed", `did you mean "read_committed"?`}},
 		{"bad offset reset", "kafka:\n  share.auto.offset.reset: earlist\n", 2, 28, []string{"found earlist", `did you mean "earliest"?`}},
 		{"relax_ranges in a workload", "kafka:\n  relax_ranges: true\n", 2, 3, []string{"relax_ranges is allowed only in scripted scenarios"}},
@@ -423,7 +423,7 @@ func TestSetOverrides(t *testing.T) {
 		{"", "1", []string{"expected a dotted key path"}},
 		{"a..b", "1", []string{"expected a dotted key path"}},
 		{"groups.0.consumers.0.processing.lognormal.p50", "1s", []string{"processing"}},
-		{"kafka.version", "4.0", []string{`found 4.0, expected "4.1", "4.2" or "4.3"`}},
+		{"kafka.version", "4.0", []string{`found 4.0, expected "4.1", "4.2", "4.3" or "4.4"`}},
 	}
 	for _, tc := range bad {
 		t.Run("bad "+tc.path+"="+tc.value, func(t *testing.T) {

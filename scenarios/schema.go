@@ -92,6 +92,12 @@ var kafkaShape = mapOf(
 	"share.isolation.level",
 	"share.auto.offset.reset",
 	"share.renew.acknowledge.enable",
+	"group.share.min.delivery.count.limit",
+	"group.share.max.delivery.count.limit",
+	"group.share.min.partition.max.record.locks",
+	"group.share.max.partition.max.record.locks",
+	"share.version",
+	"errors.deadletterqueue.topic.name",
 	"relax_ranges",
 	"bug",
 	"fix",
@@ -123,6 +129,7 @@ var workloadShape = mapOf(append(append([]any(nil), commonTop...),
 	"producers", listOf(producerShape),
 	"groups", listOf(groupShape),
 	"coordinator", mapOf("write_latency", distShape, "read_latency", distShape, "write_failure"),
+	"dead_letter_queue", mapOf("produce_latency", distShape, "produce_failure"),
 	"network", mapOf("latency", distShape, "response_loss", "request.timeout.ms", "reset_delay"),
 	"membership", mapOf("group.share.session.timeout.ms", "group.share.heartbeat.interval.ms"),
 	"faults", listOf(faultShape),
@@ -143,7 +150,7 @@ var ackRangeShape = polyOf(mapOf("range", "type", "types", listOf(scalar)))
 
 // stepActions are the action keys of a step, in documentation order.
 var stepActions = []string{"produce", "fetch", "read", "acquire", "ack", "advance", "expire", "leave", "move_log_start", "compact",
-	"failover", "fail_next_write", "commit_write", "fail_write", "reinitialize", "load_state"}
+	"failover", "fail_next_write", "commit_write", "fail_write", "reinitialize", "load_state", "dlq"}
 
 var stepShape = mapOf(
 	"produce", polyOf(mapOf("batches", listOf(scalar), "aborted")),
@@ -162,6 +169,7 @@ var stepShape = mapOf(
 	"fail_write", polyOf(mapOf("which", "error")),
 	"reinitialize", mapOf("state_epoch", "start_offset"),
 	"load_state", polyOf(mapOf("error")),
+	"dlq", mapOf("offset", "result", "write"),
 	"expect", expectShape,
 	"note",
 )

@@ -45,6 +45,9 @@ const (
 	ActFailWrite    = "fail_write"
 	ActReinitialize = "reinitialize"
 	ActLoadState    = "load_state"
+	// ActDLQ ends the outstanding dead-letter-queue produce (Kafka 4.4) covering Offset:
+	// DLQFailed says every attempt failed; Write is what happens to its ARCHIVED write.
+	ActDLQ = "dlq"
 )
 
 // Write outcomes for the writes a step issues.
@@ -91,6 +94,8 @@ type Step struct {
 	PendingWrites string
 	// fail_next_write: how many of the next writes fail.
 	Count int
+	// dlq: the produce failed (result: fail) rather than reaching the topic (ok).
+	DLQFailed bool
 	// fail_next_write, fail_write, load_state: the share coordinator's error (default
 	// COORDINATOR_NOT_AVAILABLE for writes; none for load_state).
 	ErrorCode model.ErrorCode
@@ -295,6 +300,21 @@ func (d *decoder) step(n *yaml.Node, p string, num int) Step {
 			}
 		} else {
 			st.Member, _ = d.str(v, ap, "a member name")
+		}
+	case ActDLQ:
+		st.Write = WriteCommit
+		if qf := d.mapping(v, ap, stepShape.lookup(ActDLQ)); qf != nil {
+			if o := qf.get("offset"); o != nil {
+				st.Offset, _ = d.integer(o, qf.p("offset"), 0, maxStartOffset)
+			} else {
+				d.fail(v, qf.p("offset"), "no value", "an offset of the outstanding DLQ produce to end")
+			}
+			if rv := qf.get("result"); rv != nil {
+				if s, ok := d.enum(rv, qf.p("result"), "ok", "fail"); ok {
+					st.DLQFailed = s == "fail"
+				}
+			}
+			st.Write = d.writeOpt(qf, "write")
 		}
 	case ActMoveLogStart:
 		st.Offset, _ = d.integer(v, ap, 0, maxStartOffset)
@@ -701,7 +721,7 @@ var errorCodeNames = func() []string {
 }()
 
 var stateNames = map[string]model.State{
-	"AVAILABLE": model.Available, "ACQUIRED": model.Acquired, "ACKNOWLEDGED": model.Acknowledged, "ARCHIVED": model.Archived,
+	"AVAILABLE": model.Available, "ACQUIRED": model.Acquired, "ACKNOWLEDGED": model.Acknowledged, "ARCHIVED": model.Archived, "ARCHIVING": model.Archiving,
 	"AVA": model.Available, "ACQ": model.Acquired, "ACK": model.Acknowledged, "ARC": model.Archived,
 }
 

@@ -221,11 +221,11 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 	c := &ks.cfg
 	if f != nil {
 		if v := f.get("version"); v != nil {
-			if s, ok := d.scalar(v, f.p("version"), "4.1, 4.2 or 4.3"); ok {
+			if s, ok := d.scalar(v, f.p("version"), model.VersionNames); ok {
 				if ver, err := model.ParseVersion(s); err == nil {
 					c.Version = ver
 				} else {
-					d.fail(v, f.p("version"), describe(v), `"4.1", "4.2" or "4.3"`)
+					d.fail(v, f.p("version"), describe(v), `"4.1", "4.2", "4.3" or "4.4"`)
 				}
 			}
 		}
@@ -259,6 +259,33 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 		if v := f.get("group.share.partition.max.record.locks"); v != nil {
 			if x, ok := d.integer(v, f.p("group.share.partition.max.record.locks"), math.MinInt32, math.MaxInt32); ok {
 				c.PartitionMaxRecordLocks = int(x)
+			}
+		}
+		for _, b := range []struct {
+			key string
+			dst *int
+		}{
+			{"group.share.min.delivery.count.limit", &c.Bounds.MinDeliveryCountLimit},
+			{"group.share.max.delivery.count.limit", &c.Bounds.MaxDeliveryCountLimit},
+			{"group.share.min.partition.max.record.locks", &c.Bounds.MinPartitionMaxRecordLocks},
+			{"group.share.max.partition.max.record.locks", &c.Bounds.MaxPartitionMaxRecordLocks},
+		} {
+			if v := f.get(b.key); v != nil {
+				if c.Version < model.Kafka43 {
+					d.fail(f.key[b.key], f.p(b.key), b.key+" with Kafka "+c.Version.String(), "version 4.3 or later (the broker bounds of KIP-1240)")
+				} else if x, ok := d.integer(v, f.p(b.key), math.MinInt32, math.MaxInt32); ok {
+					*b.dst = int(x)
+				}
+			}
+		}
+		if v := f.get("share.version"); v != nil {
+			if x, ok := d.integer(v, f.p("share.version"), 1, 2); ok {
+				c.ShareVersion = int(x)
+			}
+		}
+		if v := f.get("errors.deadletterqueue.topic.name"); v != nil {
+			if s, ok := d.scalar(v, f.p("errors.deadletterqueue.topic.name"), "a topic name"); ok {
+				c.DLQTopic = strings.TrimSpace(s)
 			}
 		}
 		if v := f.get("share.renew.acknowledge.enable"); v != nil {
@@ -411,6 +438,7 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	w.producersSection(top.get("producers"))
 	w.groupsSection(top.get("groups"))
 	w.coordinator(top.get("coordinator"))
+	w.deadLetterQueue(top.get("dead_letter_queue"))
 	w.network(top.get("network"))
 	w.membership(top.get("membership"))
 	w.faultsSection(top.get("faults"))
@@ -1051,6 +1079,28 @@ func (w *wctx) coordinator(n *yaml.Node) {
 	}
 }
 
+// deadLetterQueue decodes the dead-letter topic's produce path (Kafka 4.4).
+func (w *wctx) deadLetterQueue(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	d := w.d
+	f := d.mapping(n, "dead_letter_queue", workloadShape.lookup("dead_letter_queue"))
+	if f == nil {
+		return
+	}
+	if v := f.get("produce_latency"); v != nil {
+		if x, ok := d.distribution(v, f.p("produce_latency"), 0); ok {
+			w.cfg.DeadLetterQueue.ProduceLatency = x
+		}
+	}
+	if v := f.get("produce_failure"); v != nil {
+		if x, ok := d.perMillion(v, f.p("produce_failure")); ok {
+			w.cfg.DeadLetterQueue.ProduceFailPerMillion = x
+		}
+	}
+}
+
 func (w *wctx) network(n *yaml.Node) {
 	if n == nil {
 		return
@@ -1114,7 +1164,7 @@ func (w *wctx) membership(n *yaml.Node) {
 // Fault kinds by what their parameters mean.
 func faultUsesDuration(k sim.FaultKind) bool {
 	switch k {
-	case sim.FaultNetCut, sim.FaultPause, sim.FaultWriteFail, sim.FaultCoordinatorSlow, sim.FaultDownstreamOutage, sim.FaultRenewStall:
+	case sim.FaultNetCut, sim.FaultPause, sim.FaultWriteFail, sim.FaultCoordinatorSlow, sim.FaultDownstreamOutage, sim.FaultRenewStall, sim.FaultDLQFail, sim.FaultDLQSlow:
 		return true
 	}
 	return false
@@ -1225,7 +1275,7 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 		}
 		if v := f.get("duration"); v != nil {
 			if !faultUsesDuration(k) {
-				d.fail(f.key["duration"], f.p("duration"), "duration for a "+k.String()+" fault", "no duration (only netcut, pause, write-fail, coordinator-slow, downstream-outage and renew-stall last a while)")
+				d.fail(f.key["duration"], f.p("duration"), "duration for a "+k.String()+" fault", "no duration (only netcut, pause, write-fail, coordinator-slow, downstream-outage, renew-stall, dlq-fail and dlq-slow last a while)")
 			} else if x, ok := d.duration(v, f.p("duration"), durPositive); ok {
 				flt.DurationMs = x
 			}
@@ -1247,6 +1297,12 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 			if x, ok := d.duration(v, f.p("value"), durPositive); ok {
 				flt.ValueMs = x
 			}
+		case k == sim.FaultDLQSlow && v == nil:
+			d.fail(it, f.p("value"), "no value", "the dead-letter-queue produce latency during the fault (e.g. 2s)")
+		case k == sim.FaultDLQSlow:
+			if x, ok := d.duration(v, f.p("value"), durPositive); ok {
+				flt.ValueMs = x
+			}
 		case k == sim.FaultDeleteRecords && v == nil:
 			d.fail(it, f.p("value"), "no value", "the number of records to delete from the log start")
 		case k == sim.FaultDeleteRecords:
@@ -1254,7 +1310,7 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 				flt.ValueMs = x
 			}
 		case v != nil:
-			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow and delete-records take one)")
+			d.fail(f.key["value"], f.p("value"), "value for a "+k.String()+" fault", "no value (only coordinator-slow, dlq-slow and delete-records take one)")
 		}
 		for _, key := range []string{"error", "reads"} {
 			if x := f.get(key); x != nil && k != sim.FaultWriteFail {

@@ -47,6 +47,8 @@ type sharePart struct {
 	healFrontier int64
 	// lingering follows records that left the cache while clients held them (metrics).
 	lingering map[int64]lingering
+	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
+	dlqDone map[int64]uint8
 
 	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
 	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
@@ -500,8 +502,10 @@ func (w *World) afterCoreOp(s *sharePart) {
 	w.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
 	for _, f := range s.finals {
+		w.noteDLQFinal(s, f)
 		w.noteFinalized(s, f)
 	}
+	w.takeDLQ(s, core)
 	s.spso.observe(w, s)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
@@ -557,6 +561,12 @@ type writeRec struct {
 
 // sendWrite sends a state write; its response completes it on the core that issued it.
 func (w *World) sendWrite(s *sharePart, wr *model.Write, req int32) {
+	w.sendWriteFrom(s, s.core, wr, req)
+}
+
+// sendWriteFrom sends a state write issued by core, which may be a share-partition its
+// leader no longer serves (the DLQ manager finishing an old one's step).
+func (w *World) sendWriteFrom(s *sharePart, core *model.SharePartition, wr *model.Write, req int32) {
 	var id int32
 	if n := len(w.freeWrites); n > 0 {
 		id = w.freeWrites[n-1]
@@ -565,7 +575,7 @@ func (w *World) sendWrite(s *sharePart, wr *model.Write, req int32) {
 		w.writes = append(w.writes, writeRec{})
 		id = int32(len(w.writes) - 1)
 	}
-	w.writes[id] = writeRec{sp: s.id, core: s.core, w: wr, req: req, inUse: true}
+	w.writes[id] = writeRec{sp: s.id, core: core, w: wr, req: req, inUse: true}
 	w.metrics.writes++
 	lat := w.cfg.Coordinator.WriteLatency.Sample(w.rNet)
 	if w.coordSlow > 0 {
@@ -600,18 +610,23 @@ func (w *World) writeApply(id int32) {
 		w.mark("write-failed")
 	}
 	w.line("write").str("p", w.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
-	if kind != model.WriteExpiry && err != nil {
+	if kind != model.WriteExpiry && kind != model.WriteDLQ && err != nil {
 		w.noteWriteFailed(s, wr.w)
 	}
 	if err == nil && wr.core == s.core {
 		w.noteWriteCommitted(s, wr.w)
 	}
+	noDLQ := wr.core.Stats().ArchivedNoDLQ
 	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
 		w.err = cerr
 		return
 	}
+	w.noteDLQRollbacks(s, wr.core, noDLQ)
+	if wr.core != s.core {
+		w.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
+	}
 	if wr.core == s.core {
-		if model.IsFencingWriteError(err) {
+		if model.IsFencingWriteError(err) && kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
 			w.evict(s, "fenced-write")
 		} else {
 			w.afterCoreOp(s)

@@ -23,6 +23,9 @@ type Config struct {
 	// Groups are the consumer groups (share or classic) reading the topics.
 	Groups      []Group
 	Coordinator Coordinator
+	// DeadLetterQueue is the dead-letter topic's produce path (Kafka 4.4 with
+	// Kafka.DLQEnabled; dlq.go).
+	DeadLetterQueue DeadLetterQueue
 	// LogReadLatency is how long a partition leader's log read for a share fetch takes:
 	// the fetch reads at the next fetch offset and acquires that much later (Kafka's
 	// read-then-acquire window), other events landing in between. Nil makes the read and
@@ -319,14 +322,16 @@ const (
 	FaultRenewStall                            // renewals stop for DurationMs
 	FaultLockExpiry                            // every lock of the partition fires now
 	FaultHostLoss                              // consumer host or network lost: no connection reset
-	faultKindLast         = FaultHostLoss
+	FaultDLQFail                               // 4.4: dead-letter-queue produces fail for DurationMs
+	FaultDLQSlow                               // 4.4: dead-letter-queue produce latency = ValueMs for DurationMs
+	faultKindLast         = FaultDLQSlow
 )
 
 var faultNames = map[FaultKind]string{
 	FaultKill: "kill", FaultClose: "close", FaultHang: "hang", FaultNetCut: "netcut", FaultPause: "pause",
 	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
 	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
-	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss",
+	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss", FaultDLQFail: "dlq-fail", FaultDLQSlow: "dlq-slow",
 }
 
 // String names the fault kind as scenario files spell it.

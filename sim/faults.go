@@ -240,6 +240,14 @@ func (w *World) windowFault(f Fault, fi int32, dir int) {
 		} else {
 			w.coordSlow = 0
 		}
+	case FaultDLQFail:
+		w.dlqFail += dir
+	case FaultDLQSlow:
+		if dir > 0 {
+			w.dlqSlow = max(1, f.ValueMs)
+		} else {
+			w.dlqSlow = 0
+		}
 	case FaultDownstreamOutage:
 		w.outage += dir
 	case FaultRenewStall:
@@ -289,6 +297,7 @@ func (w *World) heal() {
 		}
 	}
 	w.writeFail, w.coordSlow, w.outage, w.renewStall, w.readFail = 0, 0, 0, 0, 0
+	w.dlqFail, w.dlqSlow = 0, 0
 	w.line("heal").end()
 	for _, c := range w.consumers {
 		c.cutUntil, c.pausedUntil = 0, 0

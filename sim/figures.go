@@ -307,6 +307,8 @@ func (w *World) accountShare(a *Accounting, s *sharePart) {
 			a.add(&a.TerminalInCache, v.Cause.String(), 1)
 		case v.State == model.Acquired:
 			a.add(&a.Unfinished, "acquired", 1)
+		case v.State == model.Archiving:
+			a.add(&a.Unfinished, "archiving", 1) // 4.4: waiting for its DLQ step
 		default:
 			a.add(&a.Unfinished, "available", 1)
 		}

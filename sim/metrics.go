@@ -900,6 +900,9 @@ type GroupMetrics struct {
 	// the newest processed record of the same key an out-of-order record was (LowMs and
 	// HighMs hold offsets here).
 	ReorderBuckets []HistBucket `json:"reorder_distance_buckets"`
+	// DeadLetterQueue holds the dead-letter-queue figures (Kafka 4.4 with the queue on;
+	// absent otherwise).
+	DeadLetterQueue *DLQMetrics `json:"dead_letter_queue,omitempty"`
 }
 
 // HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
@@ -1001,6 +1004,7 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 	gx := &m.gx[gi]
 	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
 	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
+	gm.DeadLetterQueue = w.dlqMetricsOf(int(gi))
 	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
 	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
 	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs

@@ -64,6 +64,7 @@ const (
 	evClassicRebalanceTimeout                   // a: group, x: rebalance token
 	evConnReset                                 // a: consumer, gen: its dead incarnation; the brokers see the connections reset
 	evLogRead                                   // ref: fetch, a: share-partition whose log read completed
+	evDLQAttempt                                // ref: a DLQ produce attempt's answer reaches the leader
 )
 
 // event is one queued event. Consumer events carry the consumer's incarnation generation;
@@ -132,9 +133,17 @@ type World struct {
 	freeReqs   []int32
 	writes     []writeRec
 	freeWrites []int32
-	faults     []faultState
-	coordSlow  int64 // > 0: share coordinator write latency override
-	writeFail  int   // > 0: share coordinator fails writes
+	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
+	dlqs         []dlqRec
+	freeDLQ      []int32
+	dlqBuf       []model.DLQRequest
+	dlqMetrics   []DLQMetrics
+	dlqRollbacks []int64
+	dlqFail      int   // > 0: DLQ produce attempts fail
+	dlqSlow      int64 // > 0: DLQ produce latency override
+	faults       []faultState
+	coordSlow    int64 // > 0: share coordinator write latency override
+	writeFail    int   // > 0: share coordinator fails writes
 	// writeFailCode is the error of the latest write-fail fault that started (zero:
 	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
 	writeFailCode model.ErrorCode
@@ -291,6 +300,8 @@ func (w *World) dispatch(e event) {
 		w.loadDone(e.a)
 	case evLogRead:
 		w.logReadDone(e)
+	case evDLQAttempt:
+		w.dlqAttempt(e.ref)
 	case evExpire:
 		w.expire(e.a)
 	case evProcessDone:

@@ -38,7 +38,12 @@ var KnownFindings = []Finding{
 	{RedeliveredBelowLogStart, "a record released below the log start by a failed write is delivered again by a fetch whose log read came before the failure", spcheck.NothingBelowSPSO, "finding-redelivered-below-log-start", model.FixStuckBelowLogStart},
 	{model.FixAcquireBelowSPSO, "with a stale cached batch below SPSO, a fetch acquires records below SPSO and below the log start", spcheck.NothingBelowSPSO, "finding-acquire-below-spso", model.FixAcquireBelowSPSO},
 	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start", model.FixSPSOBelowLogStart},
+	{model.FixRollbackSkipsDLQ, "Kafka 4.4: a write that fails after its lock fired archives a record at the delivery limit with no dead-letter-queue record", DLQAllReach, "finding-rollback-skips-dlq", model.FixRollbackSkipsDLQ},
 }
+
+// DLQAllReach is the strict form of the dead-letter-queue family: with the queue on, every
+// record that reached the delivery limit, or was rejected, goes through a DLQ step.
+const DLQAllReach = "dlq-every-limit-record"
 
 // LookupFinding returns a finding by name.
 func LookupFinding(name string) (Finding, bool) {
@@ -69,6 +74,18 @@ func strictFinding(cfg *model.Config, prev, cur *spcheck.View, st *spcheck.Step)
 			}
 		}
 	}
+	if cfg.DLQEnabled() && len(st.RolledBack) > 0 {
+		for i := range prev.Recs {
+			p := &prev.Recs[i]
+			if !p.Pending || p.State == model.Archived || !coversOffset(st.RolledBack, p.Offset) {
+				continue
+			}
+			if c, ok := cur.Find(p.Offset); ok && c.State == model.Archived && !c.Pending && int(c.DeliveryCount) >= cfg.DeliveryCountLimit {
+				return model.FixRollbackSkipsDLQ, &spcheck.Violation{Invariant: DLQAllReach,
+					Msg: fmt.Sprintf("offset %d (delivery count %d, limit %d) was archived by a failed write's rollback with no dead-letter-queue step", p.Offset, c.DeliveryCount, cfg.DeliveryCountLimit)}
+			}
+		}
+	}
 	if !st.NewLeader && cur.SPSO < prev.SPSO {
 		return model.FixSPSOBelowLogStart, &spcheck.Violation{Invariant: spcheck.SPSOMonotonic,
 			Msg: fmt.Sprintf("SPSO moved back from %d to %d, below the log start %d", prev.SPSO, cur.SPSO, st.LogStart)}
@@ -83,6 +100,15 @@ func stuckFinding(h *harness) string {
 		return model.FixStuckBelowLogStart
 	}
 	return ""
+}
+
+func coversOffset(bs []model.PersistedBatch, off int64) bool {
+	for _, b := range bs {
+		if b.First <= off && off <= b.Last {
+			return true
+		}
+	}
+	return false
 }
 
 // cachedAvailable reports whether offset off is cached AVAILABLE in v.

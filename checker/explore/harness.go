@@ -30,6 +30,7 @@ const (
 	actFailover                 // the leader fails over; d = 1: outstanding writes stay on their way
 	actRead                     // a member's fetch reads the log (a, b, c, d as for actFetch); its acquire comes later
 	actAcquire                  // the waiting read's fetch acquires what it read
+	actDLQ                      // 4.4: outstanding DLQ produce number b (canonical order) ends; d = 1: it failed
 )
 
 // Action is one explorer step, packed: kind, then operands a, b, c (8 bits) and d (4 bits).
@@ -87,11 +88,18 @@ func (a Action) Describe(s *Scope) string {
 		return d + ")"
 	case actAcquire:
 		return "the waiting fetch acquires what it read"
+	case actDLQ:
+		if a.d() == 1 {
+			return fmt.Sprintf("DLQ produce #%d fails", a.b()+1)
+		}
+		return fmt.Sprintf("DLQ produce #%d succeeds", a.b()+1)
 	}
 	return fmt.Sprintf("Action(%#x)", uint32(a))
 }
 
 var errWriteFailed = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "state write failed"}
+
+var errDLQFailed = errors.New("dead-letter queue produce failed after every attempt")
 
 // coreError is an error the share-partition or the share coordinator answered where the
 // faithful core never does (an API contract broken, a state that cannot be loaded): the
@@ -134,6 +142,8 @@ type harness struct {
 	logStart int64
 	lsoMoves int
 	accepted uint64 // offsets whose ACCEPT a client saw succeed
+	dlqd     uint64 // offsets this leader sent to the dead-letter topic (Scope.DLQ)
+	qbuf     []model.DLQRequest
 	zombies  []*model.Write
 	// rd is the fetch waiting between its log read and its acquire (Scope.Window): Kafka
 	// serialises the fetches of a share-partition, so there is at most one.
@@ -182,7 +192,7 @@ func newHarness(sc *Scope) (*harness, error) {
 	sp.AddMembers(h.members...)
 	sp.SetEpochs(0, 1)
 	h.sp = sp
-	h.store = model.NewStateStore(0, -1)
+	h.store = model.NewStateStore(0, -1).ForVersion(sc.StoreVersion())
 	if _, err := h.store.Read(1); err != nil {
 		return nil, err
 	}
@@ -207,6 +217,9 @@ func (h *harness) encode(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(h.logStart))
 	b = append(b, byte(h.lsoMoves))
 	b = binary.AppendUvarint(b, h.accepted)
+	if h.sc.DLQ {
+		b = binary.AppendUvarint(b, h.dlqd)
+	}
 	b = binary.AppendUvarint(b, uint64(len(h.zombies)))
 	if len(h.zombies) == 0 {
 		return b
@@ -267,6 +280,12 @@ func (h *harness) decode(b []byte) error {
 		return errTrailing
 	}
 	rest = rest[n:]
+	if h.sc.DLQ {
+		if h.dlqd, n = binary.Uvarint(rest); n <= 0 {
+			return errTrailing
+		}
+		rest = rest[n:]
+	}
 	nz, n := binary.Uvarint(rest)
 	if n <= 0 {
 		return errTrailing
@@ -311,7 +330,7 @@ func (r *pendingRead) decode(b []byte) ([]byte, error) {
 func (h *harness) copyFrom(base *harness) {
 	h.sp.CopyFrom(base.sp)
 	h.store.CopyFrom(base.store)
-	h.logStart, h.lsoMoves, h.accepted = base.logStart, base.lsoMoves, base.accepted
+	h.logStart, h.lsoMoves, h.accepted, h.dlqd = base.logStart, base.lsoMoves, base.accepted, base.dlqd
 	h.rd = base.rd
 	h.zombies = append(h.zombies[:0], base.zombies...)
 	h.zused = 0
@@ -437,6 +456,12 @@ func (h *harness) actions(v *spcheck.View, out []Action) []Action {
 	}
 	for k := 0; k < sp.OutstandingWrites(); k++ {
 		out = append(out, mk(actCommit, 0, k, 0, 0), mk(actFail, 0, k, 0, 0))
+	}
+	if sc.DLQ && canWrite {
+		h.qbuf = sp.OutstandingDLQ(h.qbuf[:0])
+		for k := range h.qbuf {
+			out = append(out, mk(actDLQ, 0, k, 0, 0), mk(actDLQ, 0, k, 0, 1))
+		}
 	}
 	if sc.Leave && canWrite {
 		for mi := range h.members {
@@ -587,6 +612,30 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		m := h.members[a.a()]
 		st.Kind, st.Member = spcheck.StepLeave, m
 		sp.ReleaseMember(0, m)
+	case actDLQ:
+		h.qbuf = sp.OutstandingDLQ(h.qbuf[:0])
+		if a.b() >= len(h.qbuf) {
+			return fmt.Errorf("explore: no outstanding DLQ produce %d", a.b()+1)
+		}
+		q := h.qbuf[a.b()]
+		ds := &spcheck.DLQStep{Request: q, Produced: a.d() == 0}
+		var perr error
+		if !ds.Produced {
+			perr = errDLQFailed
+		}
+		// Kafka resends across leaders (a resumed ARCHIVING batch, or a record redelivered
+		// because the old leader's writes were lost): the topic may then hold it twice.
+		// On one leader a record reaches the topic at most once.
+		for off := q.First; off <= q.Last && ds.Produced; off++ {
+			if off >= 0 && off < 64 {
+				ds.Again = ds.Again || h.dlqd&(1<<uint(off)) != 0
+				h.dlqd |= 1 << uint(off)
+			}
+		}
+		st.DLQ = ds
+		if _, err := sp.CompleteDLQ(0, q.ID, perr); err != nil {
+			return &coreError{err}
+		}
 	case actLogStart:
 		h.logStart = int64(a.b())
 		h.lsoMoves++
@@ -605,6 +654,7 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 			}
 		}
 		sp.Fence()
+		h.dlqd = 0
 		epoch := sp.LeaderEpoch() + 1
 		if !h.live {
 			// What a failover loads depends only on the stored state, the epoch and the log

@@ -111,6 +111,10 @@ var findingCases = []struct {
 	}, 5000},
 	{model.FixAcquireBelowSPSO, 3, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
 	{model.FixSPSOBelowLogStart, 4, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
+	{model.FixRollbackSkipsDLQ, 7, func(sc *explore.Scope) {
+		sc.Version, sc.DLQ = model.Kafka44, true
+		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.MaxDepth = 1, []int{1, 1}, 2, 2, []int{2}, 7
+	}, 20000},
 }
 
 // Every documented finding is found on the faithful core, named, at its shortest depth, and

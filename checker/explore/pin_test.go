@@ -66,6 +66,18 @@ var pinCases = []pinCase{
 		sc.Version, sc.MaxDepth = model.Kafka41, 6
 		sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
 	}},
+	{name: "Kafka 4.4 with the dead-letter queue, liveness scope", raceSlow: true, scope: func(sc *explore.Scope) {
+		*sc = livenessScope()
+		sc.Version, sc.DLQ = model.Kafka44, true
+	}, deadStore: true},
+	{name: "Kafka 4.4 with the dead-letter queue, small scope", raceSlow: true, scope: func(sc *explore.Scope) {
+		*sc = smallScope()
+		sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true
+	}, deadStore: true},
+	{name: "Kafka 4.3, the 4.3 share coordinator", scope: func(sc *explore.Scope) {
+		*sc = smallScope()
+		sc.Version, sc.FaithfulStore = model.Kafka43, true
+	}, deadStore: true},
 	{name: "default scope, no failover, no log-start move, 1 write outstanding", long: true, scope: func(sc *explore.Scope) {
 		sc.Failovers, sc.LogStartMoves, sc.MaxPending = 0, 0, 1
 	}},
@@ -74,6 +86,9 @@ var pinCases = []pinCase{
 // pinWant is each pinCase's outcome (pinned), by name, measured on the explorer before the
 // optimisation.
 var pinWant = map[string]string{
+	"Kafka 4.4 with the dead-letter queue, liveness scope":               `76948 states, 404432 transitions, depth 16, complete true, bounded ""; finding stuck-below-log-start at 5: m1 fetches (max 2); m1 acks 0-1 accept; the lock of offset 0 fires; the log start moves to 1; write #1 fails; finding spso-below-log-start at 4: m1 fetches (max 2, one producer batch read); m1 acks 0-0 accept; the log start moves to 2; write #1 succeeds; finding rollback-skips-dlq at 7: m1 fetches (max 2); m1 acks 0-1 release; write #1 succeeds; m1 fetches (max 2); m1 acks 0-1 accept; the lock of offset 0 fires; write #1 fails; liveness 42943 settled, 51 stuck, 174145 edges`,
+	"Kafka 4.4 with the dead-letter queue, small scope":                  `52473 states, 264208 transitions, depth 17, complete true, bounded ""; finding spso-below-log-start at 7: m1 fetches (max 2); m1 acks 0-0 reject; write #1 succeeds; the log start moves to 2; leader failover (outstanding writes lost); DLQ produce #1 succeeds; write #1 succeeds; finding rollback-skips-dlq at 7: m1 fetches (max 2); m1 acks 0-1 release; write #1 succeeds; m1 fetches (max 2); m1 acks 0-1 accept; the lock of offset 0 fires; write #1 fails`,
+	"Kafka 4.3, the 4.3 share coordinator":                               `20017 states, 92523 transitions, depth 10, complete false, bounded ""; violation accepted-never-redelivered at 10: m1 fetches (max 2); m1 acks 0-0 accept; the lock of offset 0 fires; m1 fetches (max 2); write #1 succeeds; m1 acks 1-1 accept; write #1 succeeds; write #1 succeeds; leader failover (outstanding writes lost); m1 fetches (max 2) (m1 acquired offset 0 (delivery count 1) after its ACCEPT succeeded)`,
 	"small scope, dead store":                                            `22506 states, 117372 transitions, depth 15, complete true, bounded ""`,
 	"liveness scope, dead store":                                         `29237 states, 154288 transitions, depth 14, complete true, bounded ""; finding stuck-below-log-start at 5: m1 fetches (max 2); m1 acks 0-1 accept; the lock of offset 0 fires; the log start moves to 1; write #1 fails; finding spso-below-log-start at 4: m1 fetches (max 2, one producer batch read); m1 acks 0-0 accept; the log start moves to 2; write #1 succeeds; liveness 13492 settled, 51 stuck, 71878 edges`,
 	"2 batches of 1, limit 3":                                            "247120 states, 1367574 transitions, depth 20, complete true, bounded \"\"",

@@ -96,6 +96,17 @@ type Scope struct {
 	// DeadStore forgets the share coordinator's stored state once nothing can read it again
 	// (deadstore.go): states that differ only there are one state.
 	DeadStore bool
+	// FaithfulStore makes the share coordinator follow the scope version's own rules for
+	// the stored start offset and delivery-complete count: before 4.4 a write that arrives
+	// late moves the stored start offset back (docs/findings.md, start-offset-regresses).
+	// Off, the coordinator keeps 4.4's monotonic start offset whatever the version, as
+	// every pinned count was measured with.
+	FaithfulStore bool
+	// DLQ turns on Kafka 4.4's dead-letter queue (share.version 2 and
+	// errors.deadletterqueue.topic.name set; Version must be 4.4): REJECTs and releases at
+	// the limit go to ARCHIVING, and each outstanding DLQ produce is a step that succeeds
+	// or fails.
+	DLQ bool
 	// Liveness also checks, on a complete search, that from every reachable state a
 	// fault-free path leads to a settled state (liveness.go). It stores the graph's
 	// fault-free edges: about 4 bytes per transition more.
@@ -155,6 +166,8 @@ func (s *Scope) Validate() error {
 		return fmt.Errorf("max pending writes: %d, expected 0 (unbounded) or more", s.MaxPending)
 	case s.RecordLimit && s.Version < model.Kafka42:
 		return fmt.Errorf("record_limit fetches need Kafka 4.2")
+	case s.DLQ && s.Version < model.Kafka44:
+		return fmt.Errorf("the dead-letter queue needs Kafka 4.4")
 	}
 	for _, b := range s.Batches {
 		if b < 1 {
@@ -187,7 +200,19 @@ func (s *Scope) Config() (model.Config, error) {
 	c.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
 	c.Bug = s.Bug
 	c.Fix = s.Fix
+	if s.DLQ {
+		c.DLQTopic = "dlq.explore"
+	}
 	return c, c.Validate()
+}
+
+// StoreVersion is the release whose share coordinator rules the scope's coordinator
+// follows (FaithfulStore).
+func (s *Scope) StoreVersion() model.Version {
+	if s.FaithfulStore || s.Version >= model.Kafka44 {
+		return s.Version
+	}
+	return model.Kafka44
 }
 
 // String describes the scope in the form the check command's flags take.
@@ -217,6 +242,12 @@ func (s *Scope) String() string {
 	}
 	if s.Leave {
 		b.WriteString(", leave")
+	}
+	if s.DLQ {
+		b.WriteString(", dead-letter queue")
+	}
+	if s.FaithfulStore && s.Version < model.Kafka44 {
+		fmt.Fprintf(&b, ", %s share coordinator", s.Version)
 	}
 	fmt.Fprintf(&b, ", %s", plural(s.Failovers, "failover"))
 	if s.LateWrites && s.Failovers > 0 {

@@ -39,6 +39,9 @@ func Counterexample(sc Scope, f *Found, name string) ([]byte, error) {
 	fmt.Fprintf(&b, "  group.share.delivery.count.limit: %d\n", sc.Limit)
 	fmt.Fprintf(&b, "  group.share.partition.max.record.locks: %d\n", sc.Cap)
 	b.WriteString("  share.auto.offset.reset: earliest\n  relax_ranges: true\n")
+	if sc.DLQ {
+		fmt.Fprintf(&b, "  errors.deadletterqueue.topic.name: %s\n", h.cfg.DLQTopic)
+	}
 	if sc.Bug != "" {
 		fmt.Fprintf(&b, "  bug: %s\n", sc.Bug)
 	}
@@ -164,6 +167,15 @@ func (h *harness) scriptStep(a Action) string {
 			return "failover: {pending_writes: late}"
 		}
 		return "failover: {pending_writes: lost}"
+	case actDLQ:
+		h.qbuf = h.sp.OutstandingDLQ(h.qbuf[:0])
+		result := "ok"
+		if a.d() == 1 {
+			result = "fail"
+		}
+		if a.b() < len(h.qbuf) {
+			return fmt.Sprintf("dlq: {offset: %d, result: %s, write: pending}", h.qbuf[a.b()].First, result)
+		}
 	}
 	return "note: unknown action"
 }

@@ -28,7 +28,12 @@ const (
 	kAcknowledged              // accepted, and the acceptance is durable
 	kArchived                  // archived for good (durable, or forced by compaction)
 	kArchivedMem               // archived by a lock expiry or session release at the limit: only in the leader's memory, a reload may revive it
-	kGone                      // below the log start offset: never delivered again, acknowledgements of it are ignored
+	// Kafka 4.4's ARCHIVING (the dead-letter queue) is not a kind of its own: a client cannot
+	// tell it from ARCHIVED (neither is ever delivered again), so a REJECT's ARCHIVING is
+	// kArchived once its write succeeded and an expiry's or session end's is kArchivedMem
+	// (its write's result is ignored); a failed write's rollback restores the holder as for
+	// any target state.
+	kGone // below the log start offset: never delivered again, acknowledgements of it are ignored
 )
 
 var kindNames = [...]string{"unknown", "available", "acquired", "acknowledged", "archived", "archived(mem)", "gone"}

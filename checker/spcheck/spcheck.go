@@ -31,6 +31,7 @@ const (
 	NoSilentLoss             = "no-silent-loss"
 	LeaveReleasesAll         = "leave-releases-all"
 	NoOlderEpochWrite        = "no-older-epoch-write"
+	DLQExactlyOnce           = "dlq-exactly-once"
 	CoreConsistent           = "core-consistent"
 )
 
@@ -49,12 +50,13 @@ var Catalogue = []Info{
 	{NothingBelowSPSO, "A fetch acquires nothing below SPSO (Kafka 4.2), except records below the log start offset and reads that find stale cache batches wholly below SPSO after a log-start move (§4.3, docs/semantics.md)."},
 	{AcceptedNeverRedelivered, "A record whose ACCEPT the client saw succeed is never delivered again, on any leader."},
 	{InflightWithinCap, "A fetch that adds new records leaves the window SPEO − SPSO + 1 within the cap plus less than one producer batch (4.2 trims inside acquire); Kafka 4.1 only gates, so it may add up to a fetch's MaxRecords more (§4.6)."},
-	{TerminalAbsorbing, "On one leader, an ACKNOWLEDGED or ARCHIVED record never changes state again; while its write is outstanding, only that write's failure (the rollback) may change it (a lock firing during an acknowledgement once turned an accepted record available again)."},
+	{TerminalAbsorbing, "On one leader, an ACKNOWLEDGED or ARCHIVED record never changes state again; while its write is outstanding, only that write's failure (the rollback) may change it (a lock firing during an acknowledgement once turned an accepted record available again). A settled ARCHIVING record (Kafka 4.4's dead-letter queue) only becomes ARCHIVED."},
 	{DeliveryCountMonotonic, "On one leader the delivery count of a record never decreases (Kafka 4.2; 4.1 lowers it on session release, KAFKA-19972)."},
 	{SPSOMonotonic, "On one leader SPSO never moves backwards, except by the head rule's step 3 after a log-start jump past the whole cache (it empties the cache and puts SPSO just past it, below the log start, as Kafka does)."},
 	{NoSilentLoss, "On one leader SPSO passes only records that are terminal with no write outstanding, or lie below the log start offset."},
 	{LeaveReleasesAll, "When a member's share session ends, none of its records stays ACQUIRED (§7.5; KAFKA-19953 broke this in 4.1)."},
 	{NoOlderEpochWrite, "The share coordinator never accepts a state write whose leader or state epoch is older than one it has seen (§8.2)."},
+	{DLQExactlyOnce, "Kafka 4.4 with the dead-letter queue on: one leader sends a record to the dead-letter topic at most once. Across leaders Kafka may send it again (docs/findings.md: a new leader resumes a DLQ step persisted ARCHIVING, or redelivers a record whose archiving writes were lost), so the topic can hold duplicates."},
 	{CoreConsistent, "The core's own structural invariants hold (model.SharePartition.CheckConsistency)."},
 }
 
@@ -95,6 +97,9 @@ func (v *View) rec(off int64) (*Rec, bool) {
 	}
 	return nil, false
 }
+
+// Find returns the view of offset off, if cached.
+func (v *View) Find(off int64) (*Rec, bool) { return v.rec(off) }
 
 // recFrom returns the view of offset off, if cached, searching from index *j and leaving
 // there the index of the first record at or above off: asked for ascending offsets, it walks
@@ -155,6 +160,16 @@ type Step struct {
 	// successfully (their provisional changes became final) or failed (rolled back) during
 	// the step.
 	Committed, RolledBack []model.PersistedBatch
+	// DLQ is the dead-letter-queue step that ended during the step (4.4), if any.
+	DLQ *DLQStep
+}
+
+// DLQStep is a dead-letter-queue produce that ended.
+type DLQStep struct {
+	Request model.DLQRequest
+	// Produced is true when the records reached the topic; Again when this leader had sent
+	// some of them before.
+	Produced, Again bool
 }
 
 func covers(bs []model.PersistedBatch, off int64) bool {
@@ -238,6 +253,12 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 			if !ok {
 				continue
 			}
+			if p.State == model.Archiving && !p.Pending {
+				if c.State != model.Archiving && c.State != model.Archived || c.Pending {
+					return violation(TerminalAbsorbing, "offset %d was ARCHIVING, now %s%s", p.Offset, c.State, pendingMark(c.Pending))
+				}
+				continue
+			}
 			if !p.State.Terminal() || c.State == p.State && (p.Pending || !c.Pending) {
 				continue
 			}
@@ -283,6 +304,9 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 			return violation(NoOlderEpochWrite, "the share coordinator accepted a write with leader epoch %d, state epoch %d after seeing %d, %d",
 				w.WriteLeaderEpoch, w.WriteStateEpoch, w.StoreLeaderEpoch, w.StoreStateEpoch)
 		}
+	}
+	if q := st.DLQ; q != nil && q.Produced && q.Again {
+		return violation(DLQExactlyOnce, "offsets %d-%d reached the dead-letter topic again from the same leader", q.Request.First, q.Request.Last)
 	}
 	if consistency {
 		if err := sp.CheckConsistency(); err != nil {

@@ -27,6 +27,9 @@ type checkFlags struct {
 	maxRecords    string
 	acks          string
 	recordLimit   bool
+	dlq           bool
+	dlqSet        bool
+	faithfulStore bool
 	shortReads    bool
 	leave         bool
 	failovers     int
@@ -103,12 +106,13 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.acksSet = cmd.Flags().Changed("acks")
+			f.dlqSet = cmd.Flags().Changed("dlq")
 			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	cmd.AddCommand(newCheckMergeCmd())
 	fl := cmd.Flags()
-	fl.StringVar(&f.version, "version", d.Version.String(), "Kafka version whose behaviour is explored (4.1 or 4.2)")
+	fl.StringVar(&f.version, "version", d.Version.String(), "Kafka version whose behaviour is explored ("+model.VersionNames+")")
 	fl.StringVar(&f.bug, "bug", "", "explore a bug zoo variant of the core (see 'sharesim bugs')")
 	fl.StringArrayVar(&f.sets, "set", nil, "kafka.bug=NAME, kafka.version=4.1, kafka.group.share.delivery.count.limit=N or kafka.group.share.partition.max.record.locks=N (repeatable)")
 	fl.IntVar(&f.members, "members", d.Members, "share consumers (1-3)")
@@ -118,6 +122,8 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.StringVar(&f.maxRecords, "max-records", "4", "fetch budgets tried (max.poll.records), comma-separated")
 	fl.StringVar(&f.acks, "acks", "accept,release,reject,renew", "acknowledgement types tried (accept, release, reject, gap, renew)")
 	fl.BoolVar(&f.recordLimit, "record-limit", false, "also fetch in record_limit mode")
+	fl.BoolVar(&f.dlq, "dlq", false, "turn on Kafka 4.4's dead-letter queue, with DLQ produce success and failure as steps (default: on with --version 4.4)")
+	fl.BoolVar(&f.faithfulStore, "faithful-store", false, "let the share coordinator follow the version's own start-offset rule (before 4.4 a late write moves the stored start offset back); by default it keeps 4.4's monotonic one")
 	fl.BoolVar(&f.shortReads, "short-reads", d.ShortReads, "also try log reads that return only the first producer batch")
 	fl.BoolVar(&f.leave, "leave", d.Leave, "let members' share sessions end")
 	fl.IntVar(&f.failovers, "failovers", d.Failovers, "leader failovers on one path (0-5)")
@@ -225,6 +231,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 		}
 	}
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
+	sc.DLQ, sc.FaithfulStore = f.dlq || (!f.dlqSet && sc.Version >= model.Kafka44), f.faithfulStore
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
 	if sc.Memory, err = parseMemory(f.memory); err != nil {

@@ -26,7 +26,7 @@ func newVersionCmd() *cobra.Command {
 				Go       string   `json:"go"`
 				Kafka    []string `json:"kafka_versions"`
 				Commit   string   `json:"commit,omitempty"`
-			}{Sharesim: version, Go: runtime.Version(), Kafka: []string{"4.1", "4.2"}}
+			}{Sharesim: version, Go: runtime.Version(), Kafka: kafkaVersionNames()}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range bi.Settings {
 					if s.Key == "vcs.revision" {
@@ -37,12 +37,22 @@ func newVersionCmd() *cobra.Command {
 			if asJSON {
 				return writeJSONTo(cmd.OutOrStdout(), v)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "sharesim %s (%s; models Kafka %s)\n", v.Sharesim, v.Go, strings.Join(v.Kafka, " and "))
+			fmt.Fprintf(cmd.OutOrStdout(), "sharesim %s (%s; models Kafka %s and %s)\n", v.Sharesim, v.Go,
+				strings.Join(v.Kafka[:len(v.Kafka)-1], ", "), v.Kafka[len(v.Kafka)-1])
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// kafkaVersionNames lists the Kafka versions the core models, ascending.
+func kafkaVersionNames() []string {
+	var out []string
+	for _, v := range model.Versions {
+		out = append(out, v.String())
+	}
+	return out
 }
 
 func newShowCmd() *cobra.Command {

@@ -22,13 +22,29 @@ func libraryEventBudget() int64 {
 // Every built-in workload scenario passes every check it selects, on a shortened main phase
 // (its healing phase kept, so liveness still means something).
 func TestBuiltinScenariosPassTheirChecks(t *testing.T) {
+	runBuiltins(t, "duration=1m")
+}
+
+// Every built-in workload scenario runs on Kafka 4.3, and on 4.4 with the dead-letter queue
+// on, and passes its checks (dlq-exactly-once among them): a shorter main phase than
+// TestBuiltinScenariosPassTheirChecks, the healing phase kept.
+func TestBuiltinScenariosPerVersion(t *testing.T) {
+	t.Run("4.3", func(t *testing.T) {
+		runBuiltins(t, "duration=30s", "kafka.errors.deadletterqueue.topic.name=", "kafka.version=4.3")
+	})
+	t.Run("4.4", func(t *testing.T) {
+		runBuiltins(t, "duration=30s", "kafka.version=4.4", "kafka.errors.deadletterqueue.topic.name=dlq.test")
+	})
+}
+
+func runBuiltins(t *testing.T, sets ...string) {
 	for _, in := range scenarios.List() {
 		if in.Kind != scenarios.KindWorkload {
 			continue
 		}
 		t.Run(in.Name, func(t *testing.T) {
 			t.Parallel()
-			sc, err := loadScenario(in.Name, []string{"duration=1m"})
+			sc, err := loadScenario(in.Name, sets)
 			if err != nil {
 				t.Fatal(err)
 			}

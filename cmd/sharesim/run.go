@@ -663,6 +663,10 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 		fmt.Fprintf(w, "; %.2f%% of same-key records out of order", 100*g.ReorderedFraction)
 	}
 	fmt.Fprintln(w)
+	if q := g.DeadLetterQueue; q != nil {
+		fmt.Fprintf(w, "    dead-letter queue: %d records produced (%d rejected, %d at the delivery limit), %d archived after every produce attempt failed, %d produced again after a failover, %d archived at the limit without a DLQ step; longest DLQ step %s\n",
+			q.RecordsRejected+q.RecordsDeliveryLimit, q.RecordsRejected, q.RecordsDeliveryLimit, q.ProduceFailed, q.Duplicates, q.BypassedAtLimit, fmtDuration(q.HeldMaxMs))
+	}
 }
 
 // withoutKey copies m without key k.

@@ -39,6 +39,15 @@ func (m *machine) compare(t fataler) {
 		(offsets{s.SPSO(), s.SPEO(), s.Window(), s.NextFetchOffset()}); got != want {
 		m.fatalf(t, "SPSO/SPEO/window/next fetch differ: core %+v spec %+v", got, want)
 	}
+	var cq []int64
+	for _, q := range c.OutstandingDLQ(nil) {
+		for o := q.First; o <= q.Last; o++ {
+			cq = append(cq, o)
+		}
+	}
+	if sq := s.DLQOffsets(); !reflect.DeepEqual(cq, sq) && (len(cq) > 0 || len(sq) > 0) {
+		m.fatalf(t, "outstanding DLQ produces differ: core %v spec %v", cq, sq)
+	}
 	if c.CanAcquire() != s.CanAcquire() {
 		m.fatalf(t, "CanAcquire differs: core %v", c.CanAcquire())
 	}

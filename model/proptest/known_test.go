@@ -64,6 +64,7 @@ var (
 var coverage struct {
 	steps, acquired, ackOK, ackErr, expiryWrites, releases, failovers, lsoMoves, rollbacks atomic.Int64
 	windows, windowAcquired, reinits, initFailures                                         atomic.Int64
+	dlqSteps                                                                               atomic.Int64
 }
 
 // offsetSet lists the offsets of acquired ranges.

@@ -52,6 +52,8 @@ type machine struct {
 	dead  bool     // a known core bug was hit: stop comparing
 	trace []string // actions so far, printed with a failure (rapid truncates its log)
 
+	// storeRegressed: the share coordinator's stored start offset moved back (4.2, 4.3).
+	storeRegressed bool
 	// Invariant memory, reset on failover (a new leader may legitimately show less).
 	lastSPSO  int64
 	lastViews map[int64]model.RecordView
@@ -70,6 +72,9 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	if v >= model.Kafka43 {
 		cfg.DisableRenewAcknowledge = rapid.IntRange(0, 3).Draw(t, "noRenew") == 0
 	}
+	if v >= model.Kafka44 && rapid.IntRange(0, 3).Draw(t, "dlq") != 0 {
+		cfg.DLQTopic = "dlq.proptest" // the dead-letter queue on, most of the time
+	}
 	core, err := model.New(cfg, 0)
 	if err != nil {
 		t.Fatalf("model.New: %v", err)
@@ -79,9 +84,10 @@ func newMachine(t *rapid.T, v model.Version) *machine {
 	se := int32(rapid.IntRange(0, 3).Draw(t, "stateEpoch"))
 	m := &machine{
 		cfg: cfg, core: core, spec: refspec.New(specConfig(cfg), 0),
-		cstore: model.NewStateStore(se, -1), sstore: refspec.NewStore(se, -1), stateEpoch: se,
+		cstore: model.NewStateStore(se, -1).ForVersion(v), sstore: refspec.NewStore(se, -1), stateEpoch: se,
 		held: map[string][]model.AcquiredRange{}, lastViews: map[int64]model.RecordView{},
 	}
+	m.sstore.V = specConfig(cfg).Version
 	m.core.SetEpochs(se, 0)
 	m.spec.SetEpochs(se, 0)
 	return m
@@ -104,10 +110,12 @@ func specConfig(c model.Config) refspec.Config {
 		v = refspec.V41
 	case model.Kafka43:
 		v = refspec.V43
+	case model.Kafka44:
+		v = refspec.V44
 	}
 	return refspec.Config{Version: v, LockMs: c.RecordLockDurationMs, Limit: c.DeliveryCountLimit,
 		Cap: int64(c.PartitionMaxRecordLocks), ReadCommitted: c.IsolationLevel == model.ReadCommitted,
-		NoRenew: c.DisableRenewAcknowledge}
+		NoRenew: c.DisableRenewAcknowledge, DLQ: c.DLQEnabled()}
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
@@ -142,6 +150,11 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	}
 	if m.cfg.Version >= model.Kafka43 {
 		acts["groupConfig"] = m.sometimes(3, m.groupConfig)
+	}
+	if m.cfg.Version >= model.Kafka44 {
+		acts["dlq"] = m.dlq
+		acts["dlq2"] = m.dlq
+		acts["dlqGate"] = m.sometimes(6, m.dlqGate)
 	}
 	for name, act := range acts {
 		acts[name] = func(t *rapid.T) {
@@ -312,7 +325,7 @@ func (m *machine) doAcquire(t *rapid.T, pr *pendingRead, oneStep bool) {
 		}
 		m.fatalf(t, "acquired ranges differ: core %v, spec %v", got, want)
 	}
-	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 &&
+	if w := m.core.InFlightCount(); m.cfg.Version == model.Kafka42 && len(got) > 0 && !m.storeRegressed &&
 		w > int64(m.cfg.PartitionMaxRecordLocks)+logBatchMax+compactGapMax {
 		m.fatalf(t, "invariant inflight-within-cap: window %d, cap %d", w, m.cfg.PartitionMaxRecordLocks)
 	}
@@ -533,7 +546,14 @@ func (m *machine) completeAt(t *rapid.T, i int, ok bool) {
 		coverage.rollbacks.Add(1)
 	}
 	if ok {
+		before := m.cstore.StartOffset()
 		werr = m.cstore.Write(p.core)
+		if werr == nil && m.cstore.StartOffset() < before {
+			// Kafka 4.2/4.3's share coordinator stored a late write's lower start offset
+			// (docs/findings.md, start-offset-regresses): a leader that loads it starts
+			// further back, and its window can exceed the cap (Kafka's would too).
+			m.storeRegressed = true
+		}
 		if got, want := model.CodeOf(werr), specCode(m.sstore.Write(p.spec)); got != want {
 			m.fatalf(t, "store write outcome differs: core %v spec %v", got, want)
 		}
@@ -585,6 +605,42 @@ func (m *machine) groupConfig(t *rapid.T) {
 	m.cfg = m.core.Config()
 	m.spec.SetGroupConfig(limit, int64(cap), renew)
 	m.logf(t, "group config: limit %d cap %d renew %v", limit, cap, renew)
+}
+
+// dlq ends one outstanding dead-letter-queue produce (4.4) on both sides, produced or
+// failed (the core archives either way), and pairs the ARCHIVED writes.
+func (m *machine) dlq(t *rapid.T) {
+	qs := m.core.OutstandingDLQ(nil)
+	if len(qs) == 0 {
+		return
+	}
+	q := qs[rapid.IntRange(0, len(qs)-1).Draw(t, "dlqWhich")]
+	var perr error
+	if rapid.IntRange(0, 3).Draw(t, "dlqFail") == 0 {
+		perr = fmt.Errorf("injected DLQ produce failure")
+	}
+	cw, err := m.core.CompleteDLQ(m.now, q.ID, perr)
+	if err != nil {
+		m.fatalf(t, "CompleteDLQ(%d): %v", q.ID, err)
+	}
+	sw := m.spec.CompleteDLQ(q.First, q.Last)
+	coverage.dlqSteps.Add(1)
+	m.logf(t, "DLQ %d-%d (%s, err %v) → core %v spec %v", q.First, q.Last, q.Cause, perr, fmtWrite(cw), fmtSpecWrite(sw))
+	m.pairWrites(t, "dlq", single(cw), specSingle(sw))
+}
+
+// dlqGate sets or clears errors.deadletterqueue.topic.name (4.4) on both sides.
+func (m *machine) dlqGate(t *rapid.T) {
+	topic := ""
+	if rapid.Bool().Draw(t, "dlqOn") {
+		topic = "dlq.proptest"
+	}
+	if err := m.core.SetDLQTopic(topic); err != nil {
+		m.fatalf(t, "SetDLQTopic: %v", err)
+	}
+	m.cfg = m.core.Config()
+	m.spec.SetDLQ(m.cfg.DLQEnabled())
+	m.logf(t, "DLQ gate %v", m.cfg.DLQEnabled())
 }
 
 func (m *machine) moveLogStart(t *rapid.T) {
@@ -817,7 +873,7 @@ func specSnapEntries(s refspec.Snapshot) []entry {
 
 func sameWrite(c *model.Write, s *refspec.Write) error {
 	kinds := map[refspec.WriteKind]model.WriteKind{refspec.KindAck: model.WriteAck,
-		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry}
+		refspec.KindRelease: model.WriteRelease, refspec.KindExpiry: model.WriteExpiry, refspec.KindDLQ: model.WriteDLQ}
 	switch {
 	case c.Kind != kinds[s.Kind]:
 		return fmt.Errorf("kind %v vs %v", c.Kind, s.Kind)

@@ -28,10 +28,10 @@ func TestMain(m *testing.M) {
 	if c := &coverage; c.steps.Load() > 0 {
 		fmt.Printf("proptest coverage: %d steps, %d acquisitions, %d/%d acks ok/refused, %d expiry writes, "+
 			"%d releases, %d rollbacks, %d failovers, %d log-start moves, %d read/acquire windows (%d acquiring), "+
-			"%d re-initialisations, %d failed initialisations\n", c.steps.Load(), c.acquired.Load(),
+			"%d re-initialisations, %d failed initialisations, %d DLQ steps\n", c.steps.Load(), c.acquired.Load(),
 			c.ackOK.Load(), c.ackErr.Load(), c.expiryWrites.Load(), c.releases.Load(), c.rollbacks.Load(),
 			c.failovers.Load(), c.lsoMoves.Load(), c.windows.Load(), c.windowAcquired.Load(), c.reinits.Load(),
-			c.initFailures.Load())
+			c.initFailures.Load(), c.dlqSteps.Load())
 	}
 	if n := knownHits.Load(); n > 0 {
 		fmt.Printf("proptest: %d random cases stopped at a known core bug (see known_test.go):", n)
@@ -63,11 +63,16 @@ func TestCoreMatchesSpec43(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka43) })
 }
 
+func TestCoreMatchesSpec44(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) { runMachine(t, model.Kafka44) })
+}
+
 // FuzzCoreMatchesSpec runs the same property under go's fuzzing engine:
 // go test ./model/proptest -run '^$' -fuzz FuzzCoreMatchesSpec
 func FuzzCoreMatchesSpec(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		v := rapid.SampledFrom([]model.Version{model.Kafka41, model.Kafka42, model.Kafka43}).Draw(t, "version")
+		v := rapid.SampledFrom(model.Versions).Draw(t, "version")
 		runMachine(t, v)
 	}))
 }

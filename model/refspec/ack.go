@@ -109,7 +109,12 @@ func (s *Spec) applyAck(now int64, o int64, t AckType, id uint64, changed *[]int
 		r.state = Acknowledged
 	case Release:
 		r.state = s.released(o, r.dc) // never below SPSO here
-	default: // Gap, Reject
+	case Reject:
+		r.state = Archived
+		if s.cfg.DLQ {
+			r.state = Archiving
+		}
+	default: // Gap
 		r.state = Archived
 	}
 	*changed = append(*changed, o)
@@ -219,8 +224,9 @@ func (s *Spec) CompleteWrite(id uint64, ok bool) bool {
 		return false
 	}
 	delete(s.writes, id)
-	if w.Kind == KindExpiry {
+	if w.Kind == KindExpiry || w.Kind == KindDLQ {
 		s.advanceHead()
+		s.startDLQ(w)
 		return true
 	}
 	for _, e := range w.Entries {
@@ -246,6 +252,7 @@ func (s *Spec) CompleteWrite(id uint64, ok bool) bool {
 	}
 	if ok {
 		s.advanceHead()
+		s.startDLQ(w)
 	}
 	return true
 }

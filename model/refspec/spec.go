@@ -79,6 +79,7 @@ const (
 	V41 Version = 41
 	V42 Version = 42
 	V43 Version = 43 // 4.2 plus share.renew.acknowledge.enable (Config.NoRenew)
+	V44 Version = 44 // 4.3 plus the dead-letter queue (Config.DLQ) and the 4.4 coordinator rules
 )
 
 // Mode is share.acquire.mode.
@@ -98,6 +99,7 @@ const (
 	Available    State = 0
 	Acquired     State = 1
 	Acknowledged State = 2
+	Archiving    State = 3 // 4.4: on its way to the dead-letter queue
 	Archived     State = 4
 )
 
@@ -135,6 +137,7 @@ const (
 	KindAck WriteKind = iota + 1
 	KindRelease
 	KindExpiry
+	KindDLQ // 4.4: ARCHIVED after a DLQ step
 )
 
 // Config is the part of the group configuration the spec needs.
@@ -145,6 +148,12 @@ type Config struct {
 	Cap           int64 // partition max record locks
 	ReadCommitted bool
 	NoRenew       bool // 4.3: share.renew.acknowledge.enable = false
+	// DLQ is 4.4's dead-letter queue gate (share.version 2 and a DLQ topic): a REJECT, or
+	// a return to AVAILABLE at the limit, goes to ARCHIVING; the DLQ step starts once the
+	// write carrying it completed (an acknowledgement or release write successfully; an
+	// expiry write either way) and ends, produced or not, in ARCHIVED and one more write.
+	// A rollback after a fired lock archives at the limit with no DLQ step.
+	DLQ bool
 }
 
 // LogBatch is one log batch returned by a log read.
@@ -207,6 +216,7 @@ type rec struct {
 	}
 	fired  bool // the lock fired while pending
 	forced bool // force-archived (never revived by a 4.2 rollback)
+	dlq    bool // a DLQ produce for it is outstanding
 }
 
 type batch struct {
@@ -279,7 +289,9 @@ func Load(cfg Config, snap Snapshot, leaderEpoch int32, startIfUnset int64) (*Sp
 		prev = pb.Last
 		s.batches[pb.First] = &batch{first: pb.First, last: pb.Last, whole: true}
 		for o := pb.First; o <= pb.Last; o++ {
-			s.recs[o] = &rec{state: pb.State, dc: pb.DC}
+			// A persisted ARCHIVING record's DLQ step is resumed at once (4.4), whatever
+			// the gate says now.
+			s.recs[o] = &rec{state: pb.State, dc: pb.DC, dlq: pb.State == Archiving}
 		}
 		s.speo = pb.Last
 	}
@@ -403,10 +415,52 @@ func (s *Spec) firstUnfetched(lo, hi int64) int64 {
 func (s *Spec) setSPEO(v int64) { s.speo = v }
 
 func (s *Spec) released(o int64, dc int) State {
-	if o < s.spso || dc >= s.cfg.Limit {
+	switch {
+	case o < s.spso:
+		return Archived
+	case dc >= s.cfg.Limit && s.cfg.DLQ:
+		return Archiving
+	case dc >= s.cfg.Limit:
 		return Archived
 	}
 	return Available
+}
+
+// SetDLQ turns the dead-letter-queue gate on or off from now on (4.4).
+func (s *Spec) SetDLQ(on bool) { s.cfg.DLQ = on }
+
+// DLQOffsets returns the offsets whose DLQ produce is outstanding, ascending.
+func (s *Spec) DLQOffsets() []int64 {
+	var out []int64
+	for o, r := range s.recs {
+		if r.dlq {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// startDLQ starts the DLQ step of a completed write's ARCHIVING entries.
+func (s *Spec) startDLQ(w *Write) {
+	for _, e := range w.Entries {
+		if r := s.recs[e.Offset]; r != nil && e.State == Archiving && r.state == Archiving && r.write == 0 {
+			r.dlq = true
+		}
+	}
+}
+
+// CompleteDLQ ends the DLQ produce of offsets lo..hi (every one outstanding): they become
+// ARCHIVED whatever the produce did, and the returned write persists that.
+func (s *Spec) CompleteDLQ(lo, hi int64) *Write {
+	var offs []int64
+	for o := lo; o <= hi; o++ {
+		if r := s.recs[o]; r != nil && r.dlq {
+			r.dlq, r.state, r.owner, r.hasLock = false, Archived, "", false
+			offs = append(offs, o)
+		}
+	}
+	return s.issue(KindDLQ, offs)
 }
 
 func (s *Spec) startPending(o int64, id uint64) *rec {

@@ -4,6 +4,8 @@ import "sort"
 
 // Store is the share coordinator's durable view of one share-partition (§8.1–8.2).
 type Store struct {
+	// V selects the coordinator's rules (zero: 4.2's).
+	V                       Version
 	stateEpoch, leaderEpoch int32
 	start                   int64
 	dcc                     int64
@@ -16,16 +18,35 @@ func NewStore(stateEpoch int32, start int64) *Store {
 }
 
 // Write merges a write: per offset the highest dc wins, ties go to the higher state id;
-// the start offset only grows and offsets below it are dropped.
+// offsets below the start offset are dropped. Before 4.4 the start offset and the
+// delivery-complete count are the write's (a late write moves the start back); from 4.4
+// the start offset only grows and the count follows the higher start (the larger count
+// on equal starts), and negative epochs are invalid.
 func (st *Store) Write(w *Write) Code {
-	if st.leaderEpoch > w.LeaderEpoch {
+	if st.V >= V44 && (w.LeaderEpoch < 0 || w.StateEpoch < 0) {
+		return InvalidRequest
+	}
+	if st.leaderEpoch > w.LeaderEpoch && (st.V >= V44 || w.LeaderEpoch != -1) {
 		return FencedLeaderEpoch
 	}
-	if st.stateEpoch > w.StateEpoch {
+	if st.stateEpoch > w.StateEpoch && (st.V >= V44 || w.StateEpoch != -1) {
 		return FencedStateEpoch
 	}
-	st.start = max(st.start, w.StartOffset)
-	st.dcc = w.DeliveryCompleteCount
+	if st.V >= V44 {
+		if w.StartOffset > st.start {
+			st.dcc = w.DeliveryCompleteCount
+		} else if w.StartOffset == st.start && w.DeliveryCompleteCount > st.dcc {
+			st.dcc = w.DeliveryCompleteCount
+		}
+		if w.StartOffset > st.start {
+			st.start = w.StartOffset
+		}
+	} else {
+		if w.StartOffset != -1 {
+			st.start = w.StartOffset
+		}
+		st.dcc = w.DeliveryCompleteCount
+	}
 	for _, e := range w.Entries {
 		if e.State == Acquired {
 			continue
@@ -69,7 +90,11 @@ func (st *Store) Read(leaderEpoch int32) (Snapshot, Code) {
 }
 
 // Reinitialize wipes the stored state with a new state epoch and start offset (-1: unset).
+// From 4.3 a reset to a known start offset stores a delivery-complete count of 0.
 func (st *Store) Reinitialize(stateEpoch int32, start int64) {
 	st.stateEpoch, st.start, st.dcc = stateEpoch, start, -1
+	if start >= 0 && st.V >= V43 {
+		st.dcc = 0
+	}
 	st.offs = map[int64]Entry{}
 }

@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/dist"
+)
+
+// The dead-letter topic of Kafka 4.4 (KIP-1191). A share-partition whose DLQ step starts
+// asks for a produce (model.DLQRequest); the leader's DLQ manager performs it: each attempt
+// takes DeadLetterQueue.ProduceLatency and fails while a dlq-fail fault is on (or at random
+// with ProduceFailPerMillion); a failed attempt is retried after Kafka's backoff (2, 4, 8,
+// 16 s with ±20 % jitter) up to five attempts, then the step ends failed. Either way the core
+// archives the records and issues one more write. The DLQ manager belongs to the broker, not
+// to the share-partition object: a produce still runs when its leader lost the
+// share-partition meanwhile (its record reaches the topic; its ARCHIVED write goes to the
+// share coordinator, which fences it once a newer leader has read the state).
+
+// DeadLetterQueue configures the dead-letter topic's produce path.
+type DeadLetterQueue struct {
+	// ProduceLatency is how long one produce attempt takes (nil: 5 ms).
+	ProduceLatency dist.Dist
+	// ProduceFailPerMillion is the chance that an attempt fails with a retriable error.
+	ProduceFailPerMillion int64
+}
+
+// DLQMetrics are a group's dead-letter-queue figures (Kafka 4.4 with the queue on).
+type DLQMetrics struct {
+	// RecordsRejected and RecordsDeliveryLimit count records produced to the dead-letter
+	// topic by cause (Kafka's CLIENT_REJECT and DELIVERY_COUNT_EXCEEDED); together they are
+	// Kafka's DeadLetterQueueRecordCount.
+	RecordsRejected      int64 `json:"records_rejected"`
+	RecordsDeliveryLimit int64 `json:"records_delivery_limit"`
+	// ProduceFailed counts records archived after every produce attempt failed (no DLQ
+	// record); ProduceRequests and FailedProduceRequests count attempts (Kafka's
+	// DeadLetterQueueTotalProduceRequestsPerSec and ...FailedProduceRequestsPerSec).
+	ProduceFailed         int64 `json:"produce_failed"`
+	ProduceRequests       int64 `json:"produce_requests"`
+	FailedProduceRequests int64 `json:"failed_produce_requests"`
+	// Duplicates counts records produced again (a new leader resumed a step whose record
+	// already reached the topic, or the old leader's produce finished after a failover).
+	Duplicates int64 `json:"duplicates"`
+	// BypassedAtLimit counts records archived at the delivery limit, or rejected, with the
+	// queue on but never produced: a failed write whose lock had fired (Kafka's rollback
+	// archives with no DLQ step).
+	BypassedAtLimit int64 `json:"bypassed"`
+	// Unexplained counts the records BypassedAtLimit cannot explain by such a rollback: the
+	// dlq-exactly-once check fails on them.
+	Unexplained int64 `json:"unexplained"`
+	// HeldMaxMs is the longest a DLQ step took (ARCHIVING, holding SPSO), in virtual ms.
+	HeldMaxMs int64 `json:"held_max_ms"`
+}
+
+// dlqRec is one DLQ step on its way.
+type dlqRec struct {
+	sp       int32
+	core     *model.SharePartition
+	q        model.DLQRequest
+	attempts int
+	startMs  int64
+	inUse    bool
+}
+
+var errDLQProduce = errors.New("dead-letter queue produce failed after every attempt")
+
+// takeDLQ starts the DLQ steps core asked for.
+func (w *World) takeDLQ(s *sharePart, core *model.SharePartition) {
+	if w.cfg.Kafka.Version < model.Kafka44 {
+		return
+	}
+	w.dlqBuf = core.TakeDLQRequests(w.dlqBuf[:0])
+	for _, q := range w.dlqBuf {
+		var id int32
+		if n := len(w.freeDLQ); n > 0 {
+			id = w.freeDLQ[n-1]
+			w.freeDLQ = w.freeDLQ[:n-1]
+		} else {
+			w.dlqs = append(w.dlqs, dlqRec{})
+			id = int32(len(w.dlqs) - 1)
+		}
+		w.dlqs[id] = dlqRec{sp: s.id, core: core, q: q, startMs: w.now, inUse: true}
+		w.line("dlq").str("p", w.parts[s.part].name).num("first", q.First).num("last", q.Last).str("cause", q.Cause.String()).end()
+		w.push(w.now+w.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+	}
+}
+
+func (w *World) dlqLatency() int64 {
+	if w.dlqSlow > 0 {
+		return w.dlqSlow
+	}
+	if w.cfg.DeadLetterQueue.ProduceLatency == nil {
+		return 5
+	}
+	return w.cfg.DeadLetterQueue.ProduceLatency.Sample(w.rNet)
+}
+
+// dlqAttempt is one produce attempt's answer.
+func (w *World) dlqAttempt(id int32) {
+	d := &w.dlqs[id]
+	s := w.shares[d.sp]
+	st := w.dlqStats(s.group)
+	d.attempts++
+	st.ProduceRequests++
+	fail := w.dlqFail > 0 || (w.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	if fail {
+		st.FailedProduceRequests++
+		if d.attempts < model.DLQMaxAttempts {
+			back := model.DLQBackoffMs(d.attempts)
+			j := int64(float64(back) * model.DLQBackoffJitterRatio)
+			back += w.rFault.Int63n(2*j+1) - j
+			w.push(w.now+min(back, model.DLQBackoffMaxMs)+w.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+			return
+		}
+	}
+	rec := *d
+	w.dlqs[id] = dlqRec{}
+	w.freeDLQ = append(w.freeDLQ, id)
+	q := rec.q
+	n := q.Last - q.First + 1
+	var perr error
+	if fail {
+		perr = errDLQProduce
+		st.ProduceFailed += n
+		w.mark("dlq-failed")
+	} else {
+		if q.Cause == model.CauseRejected {
+			st.RecordsRejected += n
+		} else {
+			st.RecordsDeliveryLimit += n
+		}
+		w.noteDLQProduced(s, q)
+	}
+	st.HeldMaxMs = max(st.HeldMaxMs, w.now-rec.startMs)
+	w.noteDLQDone(s, q, !fail)
+	code := model.ErrNone
+	if fail {
+		code = model.ErrUnknownServerError
+	}
+	w.line("dlq-done").str("p", w.parts[s.part].name).num("first", q.First).num("last", q.Last).num("attempts", int64(rec.attempts)).str("code", code.String()).end()
+	wr, err := rec.core.CompleteDLQ(w.now, q.ID, perr)
+	if err != nil {
+		return // the share-partition was reset meanwhile: nothing to archive
+	}
+	if rec.core != s.core {
+		// The old share-partition's ARCHIVED write still goes to the share coordinator,
+		// which fences it if a newer leader has read the state since.
+		w.sendWriteFrom(s, rec.core, wr, -1)
+		return
+	}
+	w.sendWrite(s, wr, -1)
+	w.afterCoreOp(s)
+	w.wake(s)
+}
+
+// dlqStats returns a group's DLQ figures.
+func (w *World) dlqStats(g int32) *DLQMetrics {
+	for int(g) >= len(w.dlqMetrics) {
+		w.dlqMetrics = append(w.dlqMetrics, DLQMetrics{})
+		w.dlqRollbacks = append(w.dlqRollbacks, 0)
+	}
+	return &w.dlqMetrics[g]
+}
+
+// dlqMetricsOf returns group g's DLQ figures, or nil when the queue is off.
+func (w *World) dlqMetricsOf(g int) *DLQMetrics {
+	if !w.cfg.Kafka.DLQEnabled() {
+		return nil
+	}
+	m := *w.dlqStats(int32(g))
+	return &m
+}
+
+// noteDLQProduced counts records produced again as duplicates: already produced and not
+// yet finished, or already finished (below the accounting frontier).
+func (w *World) noteDLQProduced(s *sharePart, q model.DLQRequest) {
+	st := w.dlqStats(s.group)
+	for off := q.First; off <= q.Last; off++ {
+		if off < s.frontier || s.dlqDone[off]&dlqProduced != 0 {
+			st.Duplicates++
+			w.mark("dlq-duplicate")
+		}
+	}
+}
+
+const (
+	dlqProduced uint8 = 1 << iota
+	dlqEnded
+)
+
+// noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
+func (w *World) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
+	if s.dlqDone == nil {
+		s.dlqDone = map[int64]uint8{}
+	}
+	mark := dlqEnded
+	if produced {
+		mark |= dlqProduced
+	}
+	for off := max(q.First, s.frontier); off <= q.Last; off++ {
+		s.dlqDone[off] |= mark
+	}
+}
+
+// noteDLQFinal checks an offset range leaving the cache with the queue on: a record
+// rejected or archived at the limit must have ended a DLQ step; rollbacks after a fired
+// lock explain the ones that did not (model.Stats.ArchivedNoDLQ).
+func (w *World) noteDLQFinal(s *sharePart, f model.Finalized) {
+	if !w.cfg.Kafka.DLQEnabled() {
+		return
+	}
+	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
+	st := w.dlqStats(s.group)
+	for off := f.First; off <= f.Last; off++ {
+		v := s.dlqDone[off]
+		if dlqCause && v&dlqEnded == 0 {
+			st.BypassedAtLimit++
+		}
+		if v != 0 {
+			delete(s.dlqDone, off)
+		}
+	}
+	st.Unexplained = max(0, st.BypassedAtLimit-w.dlqRollbacks[s.group])
+}
+
+// noteDLQRollbacks counts the records a completed write's rollback archived at the limit
+// with the queue on (before is the core's count before CompleteWrite).
+func (w *World) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
+	if n := core.Stats().ArchivedNoDLQ - before; n > 0 {
+		w.dlqStats(s.group)
+		for int(s.group) >= len(w.dlqRollbacks) {
+			w.dlqRollbacks = append(w.dlqRollbacks, 0)
+		}
+		w.dlqRollbacks[s.group] += n
+	}
+}
