@@ -213,6 +213,12 @@ func (w *wctx) limits(top *fields) {
 		return
 	}
 	for _, p := range cfg.Producers {
+		if p.StartMs >= cfg.DurationMs {
+			n, path := at(w.producerF[p.Name], "start")
+			d.fail(n, path, fmt.Sprintf("a producer starting at %s, when the main phase ends at %s", formatMs(p.StartMs), formatMs(cfg.DurationMs)),
+				"a start before the end of duration (a producer that never writes is a mistake; remove it)")
+			return
+		}
 		if p.BatchRecords > Limits.BatchRecords {
 			n, path := at(w.producerF[p.Name], "batch_records")
 			d.fail(n, path, fmt.Sprintf("%d records in one producer batch", p.BatchRecords),

@@ -83,14 +83,17 @@ func loadScenario(nameOrPath string, sets []string) (*scenarios.Scenario, error)
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	pairs := make([][2]string, 0, len(sets))
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, usageErr("--set %q: expected path=value", s)
 		}
-		if err := sc.Set(k, v); err != nil {
-			return nil, inputErr(err)
-		}
+		pairs = append(pairs, [2]string{k, v})
+	}
+	// Together, as one edit: each alone may cross a limit the others bring back.
+	if err := sc.SetAll(pairs); err != nil {
+		return nil, inputErr(err)
 	}
 	return sc, nil
 }
