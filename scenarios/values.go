@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sharesim/sharesim/sim"
 )
 
 // Parsers for the value syntaxes of scenario files: durations, rates and probabilities.
@@ -143,7 +145,7 @@ func parseRate(s string) (float64, error) {
 // days). Below it a producer's gap between two batches reaches beyond any run (366 days
 // at most) and beyond what a millisecond count can hold once multiplied by a batch: a
 // rate of 1e-300/s once overflowed the batch time and spun at virtual time 0.
-const MinRate = 1e-7
+const MinRate = sim.MinProducerRate
 
 // formatRate renders records per second in the rate syntax.
 func formatRate(r float64) string {

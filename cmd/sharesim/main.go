@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -137,10 +138,11 @@ Exit codes:
 		return usageErr("%v (see 'sharesim %s --help')", flagMessage(err), c.Name())
 	})
 	root.PersistentFlags().BoolVar(&progressOff, "no-progress", false, "print no progress on stderr")
-	root.PersistentFlags().DurationVar(&progressEvery, "progress-every", progressEvery, "period of the progress line when stderr is not a terminal")
+	root.PersistentFlags().Var(newBoundedDuration(&progressEvery, 10*time.Millisecond, 24*time.Hour), "progress-every", "period of the progress line when stderr is not a terminal")
 	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
 	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())
 	wireCompletion(root)
+	strictHelpAndCompletion(root)
 	return root
 }

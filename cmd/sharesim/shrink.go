@@ -96,6 +96,12 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 }
 
 func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
+	if err := atLeast("max-runs", f.maxRuns, 1); err != nil {
+		return err
+	}
+	if err := atLeast("tries", f.tries, 1); err != nil {
+		return err
+	}
 	sc, err := loadScenario(arg, f.sets)
 	if err != nil {
 		return err

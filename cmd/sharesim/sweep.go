@@ -117,11 +117,14 @@ func parseSeeds(s string) ([]uint64, error) {
 		}
 	}
 	if hi-lo >= maxSeeds {
-		return nil, usageErr("--seeds %q: %d seeds; expected at most %d", s, hi-lo+1, maxSeeds)
+		return nil, usageErr("--seeds %q: %d seeds; expected at most %d", s, uint64(hi-lo)+1, maxSeeds)
 	}
-	var out []uint64
-	for v := lo; v <= hi; v++ {
-		out = append(out, v)
+	// Counted, not compared: v <= hi holds for every v when hi is the largest uint64, so
+	// "v++ while v <= hi" never ended (--seeds 18446744073709551615).
+	n := hi - lo + 1
+	out := make([]uint64, 0, n)
+	for i := uint64(0); i < n; i++ {
+		out = append(out, lo+i)
 	}
 	return out, nil
 }
