@@ -143,7 +143,7 @@ func checkTempDir(flag, dir string) error {
 func lockFolder(dir string) (*outFolder, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, inputErr(fmt.Errorf("%s: %v", dir, unwrapPath(err)))
+		return nil, inputErr(fmt.Errorf("%s: not a result folder: %v", dir, unwrapPath(err)))
 	}
 	if !st.IsDir() {
 		return nil, inputErr(fmt.Errorf("%s: not a result folder (a file)", dir))

@@ -71,7 +71,7 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print summary.json's content on stdout instead of the text summary")
 	cmd.Flags().BoolVar(&f.history, "history", false, "with --out: stream the client-visible history and hidden events to history.ndjson")
-	cmd.Flags().Var(newBoundedDuration(&linearize.DefaultTimeLimit, time.Millisecond, 24*time.Hour), "lin-time-limit", "time limit of the linearizability check per share-partition (unknown when exceeded)")
+	cmd.Flags().Var(newBoundedDuration(&linearize.DefaultTimeLimit, 0, 24*time.Hour), "lin-time-limit", "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
 
