@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,6 +72,8 @@ func TestBadInputCorpus(t *testing.T) {
 		"{FIFO}":     filepath.Join(tmp, "fifo"),
 		"{DIR}":      tmp,
 		"{HUGE}":     filepath.Join(tmp, "huge.yaml"),
+		"{MANYKEYS}": filepath.Join(tmp, "many-keys.yaml"),
+		"{PAIRS}":    filepath.Join(tmp, "pairs.yaml"),
 	}
 	must := func(err error) {
 		if err != nil {
@@ -79,6 +85,26 @@ func TestBadInputCorpus(t *testing.T) {
 	must(os.WriteFile(filepath.Join(subst["{NONEMPTY}"], "other.txt"), []byte("x"), 0o644))
 	must(syscall.Mkfifo(subst["{FIFO}"], 0o600))
 	must(os.WriteFile(subst["{HUGE}"], bytes.Repeat([]byte("# a comment line\n"), 5<<20/17+1)[:5<<20], 0o644))
+	// 120 000 unknown keys: at most 200 problems are kept and printed.
+	var many bytes.Buffer
+	many.WriteString("kind: workload\nname: many\n")
+	for i := 0; i < 120_000; i++ {
+		fmt.Fprintf(&many, "unknown_key_%d: 1\n", i)
+	}
+	must(os.WriteFile(subst["{MANYKEYS}"], many.Bytes(), 0o644))
+	// 60 000 produce/fetch pairs (2.4 MB): once minutes, superlinear in the pairs.
+	var pairs bytes.Buffer
+	pairs.WriteString("kind: scripted\nname: big-script\nsteps:\n")
+	for i := 0; i < 60_000; i++ {
+		pairs.WriteString("  - produce: [1]\n  - fetch: {member: c1}\n")
+	}
+	must(os.WriteFile(subst["{PAIRS}"], pairs.Bytes(), 0o644))
+	// No case may change a file outside its own --out folder ({OUT}, under outs): the
+	// corpus folder (the working directory) and the fixtures are compared afterwards.
+	outs := filepath.Join(tmp, "outs")
+	must(os.MkdirAll(outs, 0o755))
+	before := treeDigest(t, dir, "")
+	fixtures := treeDigest(t, tmp, outs)
 	self, err := os.Executable()
 	must(err)
 	limit, memLimit := corpusBounds()
@@ -96,7 +122,7 @@ func TestBadInputCorpus(t *testing.T) {
 					for k, v := range subst {
 						a = strings.ReplaceAll(a, k, v)
 					}
-					args[i] = a
+					args[i] = strings.ReplaceAll(a, "{OUT}", filepath.Join(outs, c.Name))
 				}
 				want, err := regexp.Compile("(?m)" + c.Want)
 				if err != nil {
@@ -148,4 +174,71 @@ func TestBadInputCorpus(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if after := treeDigest(t, dir, ""); after != before {
+		t.Errorf("the corpus cases changed files in the corpus folder (their working directory):\n%s", diffLines(before, after))
+	}
+	if after := treeDigest(t, tmp, outs); after != fixtures {
+		t.Errorf("the corpus cases changed files outside their --out folders:\n%s", diffLines(fixtures, after))
+	}
+}
+
+// treeDigest lists every file under root (but not under skip) with its size, mode and a
+// hash of its content, one per line: equal digests mean nothing was added, removed or
+// changed. FIFOs are listed, not read.
+func treeDigest(t *testing.T, root, skip string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if skip != "" && path == skip {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			h := sha256.Sum256(data)
+			sum = hex.EncodeToString(h[:8])
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(&b, "%s %v %d %s\n", rel, info.Mode(), info.Size(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// diffLines lists the lines of a or b missing from the other.
+func diffLines(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	var out []string
+	for l := range ia {
+		if !ib[l] {
+			out = append(out, "- "+l)
+		}
+	}
+	for l := range ib {
+		if !ia[l] {
+			out = append(out, "+ "+l)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }
