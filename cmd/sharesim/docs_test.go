@@ -215,6 +215,16 @@ func TestDocExamples(t *testing.T) {
 				} else if err != nil {
 					t.Fatal(err)
 				}
+				// As printed, not scaled: a run or sweep must pass its cost check (the README's
+				// sweep once stopped at "pass --yes").
+				if len(c.args) > 0 && (c.args[0] == "run" || c.args[0] == "sweep") {
+					dry := exec.Command(self, append([]string{"--no-progress"}, append(append([]string(nil), c.args...), "--dry-run")...)...)
+					dry.Dir = dir
+					dry.Env = cmd.Env
+					if out, err := dry.CombinedOutput(); err != nil {
+						t.Errorf("%s:%d: sharesim %s, as printed, fails its input or cost check: %v\n%s", doc, c.line, strings.Join(c.args, " "), err, out)
+					}
+				}
 				ok := false
 				want := expectedExit(c.args)
 				for _, w := range want {

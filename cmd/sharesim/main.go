@@ -134,7 +134,7 @@ Exit codes:
 		Example: `  sharesim list
   sharesim run quickstart
   sharesim run slow-processing-vs-lock --set kafka.share.record.lock.duration.ms=60s --out out/lock60
-  sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/sweep
+  sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --yes --out out/sweep
   sharesim show quickstart > my-scenario.yaml
   sharesim validate my-scenario.yaml
   sharesim replay out/lock60`,

@@ -36,6 +36,8 @@ type runFlags struct {
 	noReport bool
 	// force writes into a non-empty --out folder that sharesim did not write.
 	force bool
+	// dryRun stops after the input and cost checks: nothing runs or is written.
+	dryRun bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -66,6 +68,7 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed (default: the scenario's seed)")
 	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here (new, empty or one sharesim wrote, whose previous result it replaces)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "write into a non-empty --out folder that sharesim did not write")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario, the flags and the cost estimate (with --yes above the threshold), then stop: run and write nothing")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (and no progress)")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
@@ -271,6 +274,10 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		return usageErr("--history writes history.ndjson into the result folder: it needs --out")
 	}
 	var cfg sim.Config
+	if sc.Kind() == scenarios.KindScripted && f.dryRun {
+		fmt.Fprintf(stdout, "run %s: input checked (a scripted scenario); nothing run (--dry-run)\n", sc.Name())
+		return nil
+	}
 	if sc.Kind() != scenarios.KindScripted {
 		if cfg, err = sc.SimConfig(); err != nil {
 			return inputErr(err)
@@ -278,6 +285,10 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		jc := newJobCost(cfg, checkNames(sc), f.out != "")
 		if err := confirmCost(stderr, stdin, "run "+sc.Name(), jc, f.yes); err != nil {
 			return err
+		}
+		if f.dryRun {
+			fmt.Fprintf(stdout, "run %s: input and cost checked (%s); nothing run (--dry-run)\n", sc.Name(), jc)
+			return nil
 		}
 		if jc.Events > cfg.MaxEvents {
 			fmt.Fprintf(stderr, "run %s: note: the estimate (~%s events) is above max_events (%s); the run will probably be cut short (exit code 3): raise max_events in the scenario\n",

@@ -35,6 +35,7 @@ type sweepFlags struct {
 	keepRuns bool
 	series   bool
 	json     bool
+	dryRun   bool
 }
 
 func newSweepCmd() *cobra.Command {
@@ -60,7 +61,7 @@ split across machines; 'sharesim merge' combines the shards' folders.
 
 Before a big sweep (above 10000 runs or ~100M estimated events in all) sharesim prints the
 estimate and asks for --yes.`,
-		Example: `  sharesim sweep slow-processing-vs-lock --seeds 1..5 \
+		Example: `  sharesim sweep slow-processing-vs-lock --seeds 1..5 --yes \
       --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/lock
   sharesim sweep consumers-vs-partitions --seeds 1..3 --set groups.0.consumers.0.count=2,4,6,8,12 --jobs 2
   sharesim sweep chaos-swarm --seeds 1..4 --set 'swarm.kinds=[kill],[kill, hang]'
@@ -87,6 +88,7 @@ estimate and asks for --yes.`,
 	cmd.Flags().BoolVar(&f.keepRuns, "keep-runs", false, "also write each run's result folder under --out/runs/")
 	cmd.Flags().BoolVar(&f.series, "series", false, "also write each run's time series (series.json, metrics.csv, groups.csv) under --out/series/")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the sweep table (sweep.json's content) on stdout")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario, the grid, the flags and the cost estimate (with --yes above the threshold), then stop: run and write nothing")
 	_ = cmd.RegisterFlagCompletionFunc("metric", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return reports.MetricNames(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -307,6 +309,10 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 		if cost.Events >= confirmEvents && !f.yes {
 			return usageErr("%s is big (estimated ~%s events, above %s): pass --yes to run it", what, scenarios.Approx(cost.Events), scenarios.Approx(confirmEvents))
 		}
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "%s: input and cost checked (~%s records, ~%s events in all); nothing run (--dry-run)\n", what, scenarios.Approx(cost.Records), scenarios.Approx(cost.Events))
+		return nil
 	}
 	spec := sweepSpec{Scenario: base.Name(), Seeds: f.seeds, Grid: axes, Shard: f.shard}
 	done := map[[2]uint64]reports.SweepRow{}
