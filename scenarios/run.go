@@ -341,13 +341,8 @@ func (r *runner) do(st *Step) outcome {
 	case ActAdvance:
 		target := r.now + st.AdvanceMs
 		fired := 0
-		for {
-			dl, ok := r.sp.NextDeadline()
-			if !ok || dl > target {
-				break
-			}
-			r.now = max(r.now, dl)
-			ws := r.sp.ExpireLocks(r.now, nil)
+		var stuck error
+		r.now, stuck = advanceLocks(r.sp, r.now, target, func(ws []*model.Write) {
 			clones := make([]*model.Write, len(ws))
 			for i, w := range ws {
 				clones[i] = w.Clone()
@@ -356,13 +351,9 @@ func (r *runner) do(st *Step) outcome {
 				r.handleClone(w, st.Write)
 			}
 			fired += len(ws)
-			// The stuck-time guard the simulator and the explorer have: a core that
-			// leaves a due lock unfired would keep this loop at the same time forever.
-			if next, ok := r.sp.NextDeadline(); ok && next <= r.now {
-				r.failure(st, "advance", "the core to fire every lock due by "+formatMs(r.now),
-					fmt.Sprintf("the next lock deadline %s still due after ExpireLocks at %s (it fired nothing); time would not advance", formatMs(next), formatMs(r.now)))
-				break
-			}
+		})
+		if stuck != nil {
+			r.failure(st, "advance", "the core to fire every lock due by "+formatMs(r.now), stuck.Error())
 		}
 		r.now = target
 		o.desc = fmt.Sprintf("to %s (%d expiry writes)", formatMs(r.now), fired)
@@ -827,4 +818,28 @@ func matchStored(oe OffsetExpect, pb *model.PersistedBatch) (string, bool) {
 		return got, false
 	}
 	return got, true
+}
+
+// lockClock is the part of the core that advancing time drives.
+type lockClock interface {
+	NextDeadline() (int64, bool)
+	ExpireLocks(nowMs int64, out []*model.Write) []*model.Write
+}
+
+// advanceLocks fires every lock due up to target, in deadline order, handing each batch of
+// writes to issued, and returns the time of the last firing. It has the stuck-time guard
+// the simulator and the explorer have: a core that leaves a due lock unfired (a lock that
+// fires late) would keep the loop at the same time forever, so that is an error at once.
+func advanceLocks(sp lockClock, now, target int64, issued func([]*model.Write)) (int64, error) {
+	for {
+		dl, ok := sp.NextDeadline()
+		if !ok || dl > target {
+			return now, nil
+		}
+		now = max(now, dl)
+		issued(sp.ExpireLocks(now, nil))
+		if next, ok := sp.NextDeadline(); ok && next <= now {
+			return now, fmt.Errorf("the next lock deadline %s is still due after ExpireLocks at %s (it fired nothing); time would not advance", formatMs(next), formatMs(now))
+		}
+	}
 }

@@ -117,27 +117,6 @@ func sameFolder(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// checkTempDir refuses a --temp-dir that cannot hold temporary files, before any work.
-func checkTempDir(flag, dir string) error {
-	if dir == "" {
-		return nil
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return usageErr("--%s %s: %v", flag, dir, unwrapPath(err))
-	}
-	if !st.IsDir() {
-		return usageErr("--%s %s: not a folder", flag, dir)
-	}
-	f, err := os.CreateTemp(dir, atomicfile.TempPrefix+"probe-*")
-	if err != nil {
-		return usageErr("--%s %s: cannot write in the folder: %v", flag, dir, unwrapPath(err))
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
-
 // lockFolder locks an existing result folder for a command that rewrites part of it in
 // place (report): the folder must exist; its previous result stays.
 func lockFolder(dir string) (*outFolder, error) {
