@@ -40,7 +40,7 @@ type badInput struct {
 // Bounds of every case: wall time and the subprocess's peak resident memory. A race build
 // runs slower and holds about five times the memory, so its bounds are wider.
 func corpusBounds() (time.Duration, int64) {
-	if raceEnabled {
+	if cliRace {
 		return 20 * time.Second, 1 << 30
 	}
 	return 10 * time.Second, 200 << 20
@@ -65,6 +65,7 @@ func TestBadInputCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	self := cliBinary(t) // first: it decides the bounds
 	tmp := t.TempDir()
 	subst := map[string]string{
 		"{OUTFILE}":  filepath.Join(tmp, "a-file"),
@@ -98,7 +99,7 @@ func TestBadInputCorpus(t *testing.T) {
 	// so the case takes a third of it; docs/benchmarks.md has the full one. A race build
 	// runs the core some ten times slower and gets 5 000.
 	npairs := 20_000
-	if raceEnabled {
+	if cliRace {
 		npairs = 5_000
 	}
 	var pairs bytes.Buffer
@@ -113,8 +114,6 @@ func TestBadInputCorpus(t *testing.T) {
 	must(os.MkdirAll(outs, 0o755))
 	before := treeDigest(t, dir, "")
 	fixtures := treeDigest(t, tmp, outs)
-	self, err := os.Executable()
-	must(err)
 	limit, memLimit := corpusBounds()
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup

@@ -174,10 +174,7 @@ func scaleDown(t *testing.T, args []string) []string {
 // run) in a fresh folder that sees the repository's docs, scenarios and reports folders, in
 // document order, with the exit code the text implies.
 func TestDocExamples(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := cliBinary(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

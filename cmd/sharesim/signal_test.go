@@ -37,10 +37,7 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 
 func startCLI(t *testing.T, dir string, args ...string) *cli {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := cliBinary(t)
 	c := &cli{cmd: exec.Command(self, args...)}
 	c.cmd.Dir = dir
 	c.cmd.Env = append(os.Environ(), asCLI+"=1", "GORACE="+quickRaceExit)
