@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -92,10 +93,32 @@ func cliBinary(t *testing.T) string {
 }
 
 func TestScripts(t *testing.T) {
+	bin := cliBinary(t)
 	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: scriptCmds, Setup: func(env *testscript.Env) error {
 		env.Setenv("GORACE", quickRaceExit)
+		if cliDir != "" {
+			// The shared binary first in PATH (see cliOnce); TestSweepWorkersRaceFree keeps
+			// the race detector on the CLI's own goroutines.
+			env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+		}
 		return nil
 	}})
+}
+
+// A sweep's workers, its progress and its runs.ndjson writer run concurrently: run in this
+// process, so that a race build checks them (the CLI subprocesses do not have the race
+// detector, see cliOnce).
+// Not parallel: run binds its flags to package variables.
+func TestSweepWorkersRaceFree(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr strings.Builder
+	code := run([]string{"sweep", "quickstart", "--seeds", "1..4", "--set", "duration=5s,10s", "--jobs", "3", "--out", out, "--progress-every", "1ms"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "results in") {
+		t.Errorf("no table:\n%s", stdout.String())
+	}
 }
 
 // quickRaceExit is the GORACE setting of the CLI subprocesses the tests start. A program built
