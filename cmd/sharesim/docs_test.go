@@ -245,3 +245,28 @@ func TestDocExamples(t *testing.T) {
 
 func itoa(i int) string     { return strconv.Itoa(i) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// The README's figures about progress, the cost confirmation and the hard limits are the
+// program's: each sentence is checked against the value it states.
+func TestReadmeFiguresMatchTheProgram(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(data)), " ")
+	l := scenarios.Limits
+	for _, want := range []string{
+		"a line every " + strconv.Itoa(int(progressEvery.Seconds())) + " s otherwise",
+		"asks for `--yes` above about " + strconv.FormatInt(confirmEvents/1_000_000, 10) + " M events or " + strconv.FormatInt(confirmBytes>>30, 10) + " GB",
+		strconv.FormatInt(l.VirtualMs/86_400_000, 10) + " days of virtual time",
+		"5 000 000 records/s (batches of at most 100 000 records)",
+		"20 000 consumers",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	if l.RecordsPerSecond != 5_000_000 || l.BatchRecords != 100_000 || l.Consumers != 20_000 || l.Records != 1_000_000_000 || l.PartitionsTimesConsumers != 20_000_000 {
+		t.Errorf("scenarios.Limits changed (%+v): update the README's list of hard limits and this test", l)
+	}
+}
