@@ -38,6 +38,8 @@ const (
 	eventsPerRecord         = 2
 	eventsPerBatch          = 4
 	eventsPerConsumerSecond = 5
+	// eventsPerFault: a fault's start and its end (a restart, the end of a pause or a cut).
+	eventsPerFault = 2
 )
 
 // EstimateCost computes the cost of running cfg. Every count saturates at math.MaxInt64.
@@ -91,11 +93,14 @@ func EstimateCost(cfg sim.Config) Cost {
 }
 
 // EstimateEvents is eventsPerRecord × records + eventsPerBatch × batches +
-// eventsPerConsumerSecond × consumers × virtual seconds, saturating.
+// eventsPerConsumerSecond × consumers × virtual seconds + eventsPerFault × faults,
+// saturating.
 func EstimateEvents(c Cost) int64 {
 	e := satMul(eventsPerRecord, c.Records)
 	e = satAdd(e, satMul(eventsPerBatch, c.Batches))
 	e = satAdd(e, satMul(satMul(eventsPerConsumerSecond, c.Consumers), c.VirtualMs/1000))
+	// Faults count too: "every: 1ms" over a long run is billions of events on its own.
+	e = satAdd(e, satMul(eventsPerFault, c.Faults))
 	return e
 }
 

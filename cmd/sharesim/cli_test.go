@@ -110,6 +110,8 @@ func TestScripts(t *testing.T) {
 // detector, see cliOnce).
 // Not parallel: run binds its flags to package variables.
 func TestSweepWorkersRaceFree(t *testing.T) {
+	was := progressEvery
+	defer func() { progressEvery = was }()
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr strings.Builder
 	code := run([]string{"sweep", "quickstart", "--seeds", "1..4", "--set", "duration=5s,10s", "--jobs", "3", "--out", out, "--progress-every", "1ms"}, &stdout, &stderr)

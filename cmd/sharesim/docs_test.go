@@ -256,7 +256,7 @@ func TestReadmeFiguresMatchTheProgram(t *testing.T) {
 	readme := strings.Join(strings.Fields(string(data)), " ")
 	l := scenarios.Limits
 	for _, want := range []string{
-		"a line every " + strconv.Itoa(int(progressEvery.Seconds())) + " s otherwise",
+		"a line every " + strconv.Itoa(int(defaultProgressEvery.Seconds())) + " s otherwise",
 		"asks for `--yes` above about " + strconv.FormatInt(confirmEvents/1_000_000, 10) + " M events or " + strconv.FormatInt(confirmBytes>>30, 10) + " GB",
 		strconv.FormatInt(l.VirtualMs/86_400_000, 10) + " days of virtual time",
 		"5 000 000 records/s (batches of at most 100 000 records)",
