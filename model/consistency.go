@@ -6,6 +6,7 @@ import "fmt"
 // broken. It is O(in-flight window) and meant for tests, the explorer and debug runs.
 func (sp *SharePartition) CheckConsistency() error {
 	var liveLocks lockTable // lock id → deadline
+	locked := int64(0)      // records (whole batches count once) holding a lock
 	for i := range sp.batches {
 		b := &sp.batches[i]
 		if b.first > b.last {
@@ -26,6 +27,7 @@ func (sp *SharePartition) CheckConsistency() error {
 				return err
 			}
 			if r.lock != 0 {
+				locked++
 				if d, ok := liveLocks.get(r.lock); ok && d != r.deadline {
 					return fmt.Errorf("offset %d: lock %d has two deadlines", off, r.lock)
 				}
@@ -48,12 +50,18 @@ func (sp *SharePartition) CheckConsistency() error {
 	if len(sp.batches) == 0 && sp.speo != sp.spso {
 		return fmt.Errorf("empty cache with SPSO %d != SPEO %d", sp.spso, sp.speo)
 	}
-	var heap lockTable
-	for _, e := range sp.locks {
-		heap.set(e.id, e.deadline)
-	}
-	if p, bad := liveLocks.missingFrom(&heap); bad {
-		return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
+	if liveLocks.over || len(sp.locks) > len(liveLocks.buf) {
+		if err := sp.checkLocksByCount(locked); err != nil {
+			return err
+		}
+	} else {
+		var heap lockTable
+		for _, e := range sp.locks {
+			heap.set(e.id, e.deadline)
+		}
+		if p, bad := liveLocks.missingFrom(&heap); bad {
+			return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
+		}
 	}
 	for _, q := range sp.dlqs {
 		for off := q.First; off <= q.Last; off++ {
@@ -112,4 +120,33 @@ func (sp *SharePartition) terminalRecount() int64 {
 		n += sp.terminalIn(b, b.first, b.last)
 	}
 	return n
+}
+
+// checkLocksByCount is the lock check of CheckConsistency for many locks, without a table:
+// every one of the locked records must lie in the range of a heap entry of its lock id with
+// its deadline. Lock ids are unique to one heap entry, so counting the records the entries
+// cover with a matching id and deadline gives locked exactly when each locked record has
+// its entry. It allocates nothing and costs the heap's ranges.
+func (sp *SharePartition) checkLocksByCount(locked int64) error {
+	covered := int64(0)
+	for _, e := range sp.locks {
+		for i := sp.firstEndingAtOrAfter(e.first); i < len(sp.batches) && sp.batches[i].first <= e.last; i++ {
+			b := &sp.batches[i]
+			if b.recs == nil {
+				if b.whole.lock == e.id && b.whole.deadline == e.deadline {
+					covered++
+				}
+				continue
+			}
+			for off := max(e.first, b.first); off <= min(e.last, b.last); off++ {
+				if r := &b.recs[off-b.first]; r.lock == e.id && r.deadline == e.deadline {
+					covered++
+				}
+			}
+		}
+	}
+	if covered != locked {
+		return fmt.Errorf("%d records hold a lock, %d of them lie in a heap entry of their lock with their deadline (a live lock without its heap entry, or with another deadline)", locked, covered)
+	}
+	return nil
 }

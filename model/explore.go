@@ -581,12 +581,13 @@ func (sp *SharePartition) AppendLockHolders(dst []int64) []int64 {
 	return dst
 }
 
-// lockTable maps lock ids to deadlines for CheckConsistency without allocating while it is
-// small (the explorer calls CheckConsistency on every new state).
+// lockTable maps lock ids to deadlines for CheckConsistency without allocating (the
+// explorer calls CheckConsistency on every new state). It holds len(buf) locks; past that
+// it only notes that it overflowed, and CheckConsistency counts instead (checkLocksByCount).
 type lockTable struct {
-	n   int
-	buf [16]lockPair
-	big map[uint64]int64 // once more than len(buf) locks
+	n    int
+	buf  [16]lockPair
+	over bool
 }
 
 type lockPair struct {
@@ -595,10 +596,6 @@ type lockPair struct {
 }
 
 func (t *lockTable) get(id uint64) (int64, bool) {
-	if t.big != nil {
-		d, ok := t.big[id]
-		return d, ok
-	}
 	for i := 0; i < t.n; i++ {
 		if t.buf[i].id == id {
 			return t.buf[i].deadline, true
@@ -608,10 +605,6 @@ func (t *lockTable) get(id uint64) (int64, bool) {
 }
 
 func (t *lockTable) set(id uint64, deadline int64) {
-	if t.big != nil {
-		t.big[id] = deadline
-		return
-	}
 	for i := 0; i < t.n; i++ {
 		if t.buf[i].id == id {
 			t.buf[i].deadline = deadline
@@ -623,23 +616,11 @@ func (t *lockTable) set(id uint64, deadline int64) {
 		t.n++
 		return
 	}
-	t.big = make(map[uint64]int64, 4*len(t.buf))
-	for _, p := range t.buf {
-		t.big[p.id] = p.deadline
-	}
-	t.big[id] = deadline
+	t.over = true
 }
 
 // missingFrom returns the first entry of t that other lacks or holds with another deadline.
 func (t *lockTable) missingFrom(other *lockTable) (lockPair, bool) {
-	if t.big != nil {
-		for id, d := range t.big {
-			if od, ok := other.get(id); !ok || od != d {
-				return lockPair{id, d}, true
-			}
-		}
-		return lockPair{}, false
-	}
 	for _, p := range t.buf[:t.n] {
 		if od, ok := other.get(p.id); !ok || od != p.deadline {
 			return p, true
@@ -698,6 +679,7 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 	sp.spso, sp.speo, sp.findNext, sp.availFrom = src.spso, src.speo, src.findNext, src.availFrom
 	sp.nTerminal, sp.gap, sp.limitLowered = src.nTerminal, src.gap, src.limitLowered
 	sp.locks = append(sp.locks[:0], src.locks...)
+	sp.locksKept = src.locksKept
 	sp.nextLock = src.nextLock
 	// Overwrite sp's write objects in place; recycle the ones left over.
 	if len(sp.writes) > len(src.writes) {

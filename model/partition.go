@@ -102,8 +102,10 @@ type SharePartition struct {
 	memberIdx   map[MemberID]int32
 	memberNames []MemberID
 
-	locks    lockHeap
-	nextLock uint64
+	locks lockHeap
+	// locksKept is how many entries the last compaction of locks kept (compactLocks).
+	locksKept int
+	nextLock  uint64
 
 	// writes are the outstanding writes in ascending id order (ids only grow, so issuing
 	// appends; few are outstanding at once, so a slice beats a map).

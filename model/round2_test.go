@@ -72,6 +72,35 @@ var round2Cases = []struct {
 		h2.eq("acquire at 2", h2.acquireAt("c2", 10, 2, h2.read(2)), "2-5@1")
 		h2.eq("states at 2", h2.states(), "0:AVA/-/1 1:AVA/-/1 2:ACQ/c2/1 3:ACQ/c2/1 4:ACQ/c2/1 5:ACQ/c2/1")
 	}},
+	{"an acknowledgement between the read and the acquire lowers the next fetch offset; the read's gap is archived from the read's fetch offset, sparing the released record before it", "§2.2 T-COMPACT; SharePartition.acquire(fetchOffset) → maybeArchiveStaleBatches(fetchOffset, baseOffset)", cfg42, func(h *harness) {
+		h.produce(1, 1)
+		h.skip(2) // offsets 2-3 compacted away
+		h.produce(2)
+		h.compact()
+		h.eq("fetch", h.fetch("c1", 2), "0-1@1")
+		f, log := h.readNow()
+		if f != 2 || log[0].First != 4 {
+			h.t.Fatalf("read at %d: %v", f, log)
+		}
+		h.ackOK("c1", "1-1:release") // inside the window: the next fetch offset drops to 1
+		h.eq("next fetch offset", h.span(), "spso=0 speo=1 window=2 next=1")
+		h.eq("acquire", h.acquireAt("c2", 10, f, log), "4-5@1")
+		h.eq("states", h.states(), "0:ACQ/c1/1 1:AVA/-/1 4:ACQ/c2/1 5:ACQ/c2/1")
+		h.eq("redelivery", h.fetch("c3", 10), "1-1@2")
+	}},
+	{"a lock expiry between the read and the acquire lowers the next fetch offset; the read's gap is archived from the read's fetch offset, sparing the expired records before it", "§2.2 T-COMPACT, §3 T-EXPIRE; SharePartition.acquire(fetchOffset)", cfg42, func(h *harness) {
+		h.produce(1, 1)
+		h.skip(2)
+		h.produce(2)
+		h.compact()
+		h.eq("fetch", h.fetch("c1", 2), "0-1@1")
+		f, log := h.readNow()
+		h.advance(30_000) // c1's lock fires inside c2's window: 0-1 AVAILABLE, next fetch offset 0
+		h.eq("next fetch offset", h.span(), "spso=0 speo=1 window=2 next=0")
+		h.eq("acquire", h.acquireAt("c2", 10, f, log), "4-5@1")
+		h.eq("states", h.states(), "0:AVA/-/1 1:AVA/-/1 4:ACQ/c2/1 5:ACQ/c2/1")
+		h.eq("redelivery", h.fetch("c3", 10), "0-1@2")
+	}},
 	{"a read from before a log-start move starts at the new SPSO when nothing is cached before it (4.2)", "§4.3 step 4, §5.3", cfg42, func(h *harness) {
 		h.produce(3, 3)
 		f, log := h.readNow()

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 
 	"github.com/sharesim/sharesim/sim"
 )
@@ -20,7 +20,7 @@ type HistoryLine struct {
 // history.ndjson while the run goes on (`sharesim run --out DIR --history`): they are never
 // held in memory, whatever the run's length. linearize.Check reads the same operations.
 type HistoryWriter struct {
-	f   *os.File
+	f   *atomicfile.File
 	w   *bufio.Writer
 	enc *json.Encoder
 	err error
@@ -28,7 +28,7 @@ type HistoryWriter struct {
 
 // CreateHistory creates path (history.ndjson) for streaming.
 func CreateHistory(path string) (*HistoryWriter, error) {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("writing the history: %w", err)
 	}
@@ -53,7 +53,7 @@ func (h *HistoryWriter) Close() error {
 	if err := h.w.Flush(); h.err == nil {
 		h.err = err
 	}
-	if err := h.f.Close(); h.err == nil {
+	if err := h.f.Commit(); h.err == nil {
 		h.err = err
 	}
 	if h.err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func writeJSONCompact(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
@@ -87,7 +88,7 @@ func WriteScenario(dir string, yml []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), yml, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), yml); err != nil {
 		return fmt.Errorf("writing scenario.yaml: %w", err)
 	}
 	return nil
@@ -279,7 +280,7 @@ func writeFigures(dir string, figs []figure, svgOnly bool) (map[string][]byte, [
 		}
 		for k, format := range formats {
 			name := f.Name + "." + format
-			if err := os.WriteFile(filepath.Join(dir, name), out[i][k], 0o644); err != nil {
+			if err := atomicfile.WriteFile(filepath.Join(dir, name), out[i][k]); err != nil {
 				return nil, nil, fmt.Errorf("writing %s: %w", name, err)
 			}
 			written = append(written, name)
@@ -300,7 +301,7 @@ func renderRun(d *runData, svgOnly bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(d.dir, "index.html"), page, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(d.dir, "index.html"), page); err != nil {
 		return nil, fmt.Errorf("writing index.html: %w", err)
 	}
 	return append(written, "index.html"), nil
@@ -317,7 +318,7 @@ func renderSweep(dir string, t *SweepTable, svgOnly bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "index.html"), page, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "index.html"), page); err != nil {
 		return nil, fmt.Errorf("writing index.html: %w", err)
 	}
 	return append(written, "index.html"), nil

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,12 +103,18 @@ func NewHeadline(res *sim.Result) Headline {
 
 // Summary is summary.json.
 type Summary struct {
-	Scenario   string      `json:"scenario"`
-	Title      string      `json:"title,omitempty"`
-	Seed       uint64      `json:"seed"`
-	Sharesim   string      `json:"sharesim_version"`
-	Kafka      string      `json:"kafka_version"`
-	Verdict    string      `json:"verdict"`
+	Scenario string `json:"scenario"`
+	Title    string `json:"title,omitempty"`
+	Seed     uint64 `json:"seed"`
+	Sharesim string `json:"sharesim_version"`
+	Kafka    string `json:"kafka_version"`
+	// Verdict is pass, fail, incomplete (a check could not decide, or max_events cut the
+	// run short) or interrupted (a signal ended the run: the figures are those of the
+	// first Events events, and no end-of-run check ran).
+	Verdict string `json:"verdict"`
+	// CutShort says why the run ended before its time ("" when it did not): the run's
+	// figures then cover its first Events events, and replay re-runs exactly those.
+	CutShort   string      `json:"cut_short,omitempty"`
 	Violations []Violation `json:"violations"`
 	// Headline is the first group's headline numbers; Groups has every group's.
 	Headline    Headline         `json:"headline"`
@@ -146,7 +153,7 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 		return err
 	}
 	if scenarioYAML != nil {
-		if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), scenarioYAML, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), scenarioYAML); err != nil {
 			return fmt.Errorf("writing scenario.yaml: %w", err)
 		}
 	}
@@ -169,7 +176,7 @@ func WriteRun(dir string, s *Summary, res *sim.Result, scenarioYAML []byte) erro
 // sim.Options.TraceWriter): the trace is never held in memory, whatever the run's length.
 // Each complete line written to it becomes one JSON object (TraceLineJSON).
 type EventsWriter struct {
-	f       *os.File
+	f       *atomicfile.File
 	w       *bufio.Writer
 	partial []byte
 	err     error
@@ -177,7 +184,7 @@ type EventsWriter struct {
 
 // CreateEvents creates path (events.ndjson) for streaming.
 func CreateEvents(path string) (*EventsWriter, error) {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("writing events: %w", err)
 	}
@@ -217,7 +224,7 @@ func (e *EventsWriter) Close() error {
 		e.Write([]byte{'\n'})
 	}
 	ferr := e.w.Flush()
-	cerr := e.f.Close()
+	cerr := e.f.Commit()
 	switch {
 	case e.err != nil:
 		return e.err
@@ -235,7 +242,7 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
 	b = append(b, '\n')
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
@@ -290,7 +297,7 @@ func WriteMetricsCSV(path string, series []sim.Sample) error {
 
 // writeRows writes a CSV file with a header, streaming the rows.
 func writeRows(path string, header []string, rows func(emit func(cols ...string))) error {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
@@ -300,10 +307,10 @@ func writeRows(path string, header []string, rows func(emit func(cols ...string)
 		w.WriteString(strings.Join(cols, ",") + "\n")
 	})
 	if err := w.Flush(); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
@@ -312,7 +319,7 @@ func i64(v int64) string { return strconv.FormatInt(v, 10) }
 // {"t":1200,"kind":"acquire","client":"c-0#1","p":"t/0","ranges":"0-9@1"}. Numbers stay
 // numbers; everything else is a string. Keys keep the trace's order.
 func WriteEventsNDJSON(path string, trace []string) error {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing events: %w", err)
 	}
@@ -322,10 +329,10 @@ func WriteEventsNDJSON(path string, trace []string) error {
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("writing events: %w", err)
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 // TraceLineJSON converts one trace line to a JSON object.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // partition) and groups.csv (per group), one sample at a time, so that a run keeps no sample
 // in memory (sim.Options.OnSample). The files are the same as WriteRun's.
 type SeriesFiles struct {
-	files   []*os.File
+	files   []*atomicfile.File
 	json    *bufio.Writer
 	metrics *bufio.Writer
 	groups  *bufio.Writer
@@ -31,7 +32,7 @@ func CreateSeriesFiles(dir string, intervalMs int64) (*SeriesFiles, error) {
 		if f.err != nil {
 			return nil
 		}
-		file, err := os.Create(filepath.Join(dir, name))
+		file, err := atomicfile.Create(filepath.Join(dir, name))
 		if err != nil {
 			f.err = fmt.Errorf("writing %s: %w", name, err)
 			return nil
@@ -41,7 +42,9 @@ func CreateSeriesFiles(dir string, intervalMs int64) (*SeriesFiles, error) {
 	}
 	f.json, f.metrics, f.groups = open("series.json"), open("metrics.csv"), open("groups.csv")
 	if f.err != nil {
-		f.Close()
+		for _, file := range f.files {
+			file.Abort()
+		}
 		return nil, f.err
 	}
 	fmt.Fprintf(f.json, `{"interval_ms":%d,"samples":[`, intervalMs)
@@ -81,7 +84,7 @@ func (f *SeriesFiles) Close() error {
 		}
 	}
 	for _, file := range f.files {
-		errs = append(errs, file.Close())
+		errs = append(errs, file.Commit())
 	}
 	f.files = nil
 	if err := errors.Join(errs...); err != nil {

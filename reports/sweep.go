@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,6 +51,13 @@ type SweepTable struct {
 	Grid     []Axis     `json:"grid"`
 	Shards   []string   `json:"shards,omitempty"`
 	Rows     []SweepRow `json:"rows"`
+	// Runs is how many runs the sweep (its shards together) has; Rows may hold fewer when
+	// Interrupted or when a merge lacks shards. 0 in folders written before it was kept.
+	Runs int `json:"runs,omitempty"`
+	// ShardCount is n of --shard i/n (0: not sharded).
+	ShardCount int `json:"shard_count,omitempty"`
+	// Interrupted: a signal ended the sweep; Rows holds the runs that finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // NewSweepRow fills a row from a run.
@@ -331,16 +339,16 @@ func WriteSweep(dir string, t *SweepTable) error {
 }
 
 func writeCSV(path string, rows [][]string) error {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	w := csv.NewWriter(f)
 	if err := w.WriteAll(rows); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 // ReadSweep reads a sweep folder's sweep.json.

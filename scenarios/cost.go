@@ -38,6 +38,8 @@ const (
 	eventsPerRecord         = 2
 	eventsPerBatch          = 4
 	eventsPerConsumerSecond = 5
+	// eventsPerFault: a fault's start and its end (a restart, the end of a pause or a cut).
+	eventsPerFault = 2
 )
 
 // EstimateCost computes the cost of running cfg. Every count saturates at math.MaxInt64.
@@ -91,11 +93,14 @@ func EstimateCost(cfg sim.Config) Cost {
 }
 
 // EstimateEvents is eventsPerRecord × records + eventsPerBatch × batches +
-// eventsPerConsumerSecond × consumers × virtual seconds, saturating.
+// eventsPerConsumerSecond × consumers × virtual seconds + eventsPerFault × faults,
+// saturating.
 func EstimateEvents(c Cost) int64 {
 	e := satMul(eventsPerRecord, c.Records)
 	e = satAdd(e, satMul(eventsPerBatch, c.Batches))
 	e = satAdd(e, satMul(satMul(eventsPerConsumerSecond, c.Consumers), c.VirtualMs/1000))
+	// Faults count too: "every: 1ms" over a long run is billions of events on its own.
+	e = satAdd(e, satMul(eventsPerFault, c.Faults))
 	return e
 }
 
@@ -213,6 +218,12 @@ func (w *wctx) limits(top *fields) {
 		return
 	}
 	for _, p := range cfg.Producers {
+		if p.StartMs >= cfg.DurationMs {
+			n, path := at(w.producerF[p.Name], "start")
+			d.fail(n, path, fmt.Sprintf("a producer starting at %s, when the main phase ends at %s", formatMs(p.StartMs), formatMs(cfg.DurationMs)),
+				"a start before the end of duration (a producer that never writes is a mistake; remove it)")
+			return
+		}
 		if p.BatchRecords > Limits.BatchRecords {
 			n, path := at(w.producerF[p.Name], "batch_records")
 			d.fail(n, path, fmt.Sprintf("%d records in one producer batch", p.BatchRecords),

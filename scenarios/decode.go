@@ -22,7 +22,15 @@ type decoder struct {
 	errs   []*Error
 	// bytes makes duration read plain integers only: a distribution of sizes in bytes.
 	bytes bool
+	// oneLine makes text refuse line feeds (a title).
+	oneLine bool
+	// dropped counts the problems past maxErrors, found but not kept.
+	dropped int
 }
+
+// maxErrors bounds the problems one load keeps: a file of 120 000 unknown keys once
+// printed 36 MB of messages. The rest are counted (decoder.dropped).
+const maxErrors = 200
 
 // byteDistribution decodes a distribution of sizes in bytes (record_size): the same
 // families as a duration distribution, with plain integers.
@@ -45,7 +53,16 @@ func (d *decoder) errorAt(n *yaml.Node, path, found, expected string) *Error {
 }
 
 func (d *decoder) fail(n *yaml.Node, path, found, expected string) {
-	d.errs = append(d.errs, d.errorAt(n, path, found, expected))
+	d.add(d.errorAt(n, path, found, expected))
+}
+
+// add keeps a problem, or counts it past maxErrors.
+func (d *decoder) add(e *Error) {
+	if len(d.errs) >= maxErrors {
+		d.dropped++
+		return
+	}
+	d.errs = append(d.errs, e)
 }
 
 func (d *decoder) failed() bool { return len(d.errs) > 0 }
@@ -105,14 +122,36 @@ func quoteValue(v string) string {
 // checkTree reports constructs the loader does not accept anywhere: aliases and merge keys.
 // It walks the tree as written (aliases are not followed), so it always terminates.
 func (d *decoder) checkTree(n *yaml.Node, depth int) {
+	var anchors []*yaml.Node
+	aliased := map[string]bool{}
+	d.walkTree(n, depth, &anchors, aliased)
+	// An anchor with an alias is reported at the alias; one without is reported here, as
+	// the construct the loader does not have.
+	for _, a := range anchors {
+		if !aliased[a.Anchor] {
+			d.fail(a, "", "an anchor (&"+a.Anchor+") with no alias", "plain values (anchors and aliases are not supported)")
+		}
+	}
+}
+
+func (d *decoder) walkTree(n *yaml.Node, depth int, anchors *[]*yaml.Node, aliased map[string]bool) {
 	if depth > maxDepth {
 		d.fail(n, "", fmt.Sprintf("nesting deeper than %d levels", maxDepth), "a shallower document")
 		return
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
+		aliased[n.Value] = true
 		d.fail(n, "", "an alias (*"+n.Value+")", "plain values (anchors and aliases are not supported)")
 		return
+	}
+	if n.Anchor != "" {
+		*anchors = append(*anchors, n)
+	}
+	if n.Tag != "" && n.Style&yaml.TaggedStyle != 0 && !coreTags[n.ShortTag()] {
+		d.fail(n, "", "the YAML tag "+quoteValue(n.Tag), "plain values (tags other than YAML's own !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are not supported)")
+	}
+	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].ShortTag() == "!!merge" {
@@ -121,9 +160,13 @@ func (d *decoder) checkTree(n *yaml.Node, depth int) {
 		}
 	}
 	for _, c := range n.Content {
-		d.checkTree(c, depth+1)
+		d.walkTree(c, depth+1, anchors, aliased)
 	}
 }
+
+// coreTags are the YAML tags a scenario may write explicitly: the core schema's own. Any
+// other (!!python/object, !evil) names a type the loader does not have.
+var coreTags = map[string]bool{"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true, "!!map": true, "!!seq": true}
 
 // fields is a decoded mapping: its keys' nodes and values' nodes by key text.
 type fields struct {
@@ -176,12 +219,16 @@ func (d *decoder) mapping(n *yaml.Node, path string, sh *shape) *fields {
 		kp := joinPath(path, name)
 		if sh != nil && sh.lookup(name) == nil {
 			keys := sh.keys()
+			if len(d.errs) >= maxErrors {
+				d.dropped++
+				continue
+			}
 			e := d.errorAt(k, kp, "an unknown key", "a key of "+sectionName(path))
 			e.Suggestion = suggest(name, keys)
 			if e.Suggestion == "" {
 				e.Expected += ": " + strings.Join(keys, ", ")
 			}
-			d.errs = append(d.errs, e)
+			d.add(e)
 			continue
 		}
 		if _, dup := f.val[name]; dup {
@@ -231,12 +278,37 @@ func (d *decoder) str(n *yaml.Node, path, expected string) (string, bool) {
 	return s, ok
 }
 
-// text decodes any string, empty included.
+// text decodes any string, empty included. Control characters are refused after YAML's
+// unescaping as they are before it (checkText): "\u001b[31m" in a title would otherwise
+// reach the terminal and index.html. Tab and line feed are text; oneLine refuses line
+// feeds too.
 func (d *decoder) text(n *yaml.Node, path string) (string, bool) {
 	if isNull(n) {
 		return "", true
 	}
-	return d.scalar(n, path, "a string")
+	s, ok := d.scalar(n, path, "a string")
+	if !ok {
+		return "", false
+	}
+	if r, bad := controlChar(s, d.oneLine); bad {
+		d.fail(n, path, fmt.Sprintf("the control character %U in the text", r), "printable text (no escape sequences, NUL or other control characters)")
+		return "", false
+	}
+	return s, true
+}
+
+// controlChar reports the first C0 or C1 control character or DEL in s, tab and (unless
+// oneLine) line feed excepted.
+func controlChar(s string, oneLine bool) (rune, bool) {
+	for _, r := range s {
+		if r == '\t' || r == '\n' && !oneLine {
+			continue
+		}
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // name decodes an identifier: letters, digits, '-', '_', '.'.
@@ -346,7 +418,7 @@ func (d *decoder) enum(n *yaml.Node, path string, allowed ...string) (string, bo
 	if sug := suggest(s, allowed); sug != s {
 		e.Suggestion = sug
 	}
-	d.errs = append(d.errs, e)
+	d.add(e)
 	return "", false
 }
 

@@ -33,6 +33,8 @@ type Error struct {
 	After string
 	// More holds further problems found in the same file, in file order.
 	More []*Error
+	// Omitted counts the problems found beyond the ones kept (at most maxErrors are).
+	Omitted int
 }
 
 // Error formats the problem as file:line:column: path: found X, expected Y.
@@ -42,6 +44,9 @@ func (e *Error) Error() string {
 	for _, m := range e.More {
 		b.WriteByte('\n')
 		m.format(&b)
+	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, "\n... and %d more problems (the first %d are shown; fix those and load again)", e.Omitted, len(e.More)+1)
 	}
 	return b.String()
 }
@@ -88,6 +93,16 @@ func (e *Error) First() *Error {
 func (e *Error) All() []*Error {
 	out := []*Error{e.First()}
 	return append(out, e.More...)
+}
+
+// joined folds the decoder's problems into one *Error, with the count of those it dropped.
+func (d *decoder) joined() error {
+	e := joinErrors(d.errs)
+	if e == nil {
+		return nil
+	}
+	e.Omitted = d.dropped
+	return e
 }
 
 // joinErrors sorts problems by position and folds them into one *Error (nil if none).

@@ -21,29 +21,47 @@ import (
 // gets the same checks and messages as the file; on error the scenario is unchanged and
 // the *Error names the override.
 func (s *Scenario) Set(path, value string) error {
-	assign := path + "=" + value
-	fail := func(p, found, expected, sug string) error {
-		return &Error{Override: assign, Path: p, Found: found, Expected: expected, Suggestion: sug}
-	}
-	toks, ok := splitPath(path)
-	if !ok {
-		return fail("", quoteValue(path)+" as a path", "a dotted key path like kafka.share.record.lock.duration.ms or groups.0.consumers.0.count", "")
+	return s.SetAll([][2]string{{path, value}})
+}
+
+// SetAll applies several overrides, each a {path, value} pair, in order, and validates the
+// result once: the overrides are checked together, as one edit of the file, so
+// "duration=360d" then "producers.0.rate=1/h" is accepted as the reverse order is (one at
+// a time, the first would cross the record limit at the file's rate). A later override of
+// the same path wins. On error the scenario is unchanged.
+func (s *Scenario) SetAll(pairs [][2]string) error {
+	if len(pairs) == 0 {
+		return nil
 	}
 	origin := make(map[*yaml.Node]string, len(s.origin))
 	doc := cloneNode(s.doc, s.origin, origin)
-	val := parseValue(value)
-	markOrigin(val, origin, assign)
-	st := &setter{origin: origin, assign: assign, fail: fail}
-	if err := st.walk(doc.Content[0], topShape(s.meta.kind), toks, "", val); err != nil {
-		return err
+	assigns := make([]string, len(pairs))
+	for i, kv := range pairs {
+		path, value := kv[0], kv[1]
+		assign := path + "=" + value
+		assigns[i] = assign
+		fail := func(p, found, expected, sug string) error {
+			return &Error{Override: assign, Path: p, Found: found, Expected: expected, Suggestion: sug}
+		}
+		toks, ok := splitPath(path)
+		if !ok {
+			return fail("", quoteValue(path)+" as a path", "a dotted key path like kafka.share.record.lock.duration.ms or groups.0.consumers.0.count", "")
+		}
+		val := parseValue(value)
+		markOrigin(val, origin, assign)
+		st := &setter{origin: origin, assign: assign, fail: fail}
+		if err := st.walk(doc.Content[0], topShape(s.meta.kind), toks, "", val); err != nil {
+			return err
+		}
 	}
 	next := &Scenario{file: s.file, doc: doc, origin: origin}
 	if err := next.decode(); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
+			after := strings.Join(assigns, " --set ")
 			for _, x := range append([]*Error{e}, e.More...) {
 				if x.Override == "" {
-					x.After = assign
+					x.After = after
 				}
 			}
 		}

@@ -337,11 +337,11 @@ func (s *Scenario) decode() error {
 	root := s.doc.Content[0]
 	d.checkTree(root, 0)
 	if d.failed() {
-		return joinErrors(d.errs)
+		return d.joined()
 	}
 	m, cfg, script := d.scenario(root, defaultName(s.file))
 	if d.failed() {
-		return joinErrors(d.errs)
+		return d.joined()
 	}
 	s.meta, s.cfg, s.script = m, cfg, script
 	return nil

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -307,7 +308,7 @@ func TestParseBad(t *testing.T) {
 		{"scripted key in a workload", "steps: []\n", 1, 1, []string{"steps: found a key of scripted scenarios"}},
 		{"workload key in a scripted scenario", "kind: scripted\nsteps: [{produce: [1]}]\ntopics: []\n", 3, 1, []string{"topics: found a key of workload scenarios"}},
 		{"alias", "name: &n a\ntitle: *n\n", 2, 8, []string{"an alias (*n)", "not supported"}},
-		{"merge key", "kafka: &k {version: \"4.2\"}\nnetwork:\n  <<: {latency: 1ms}\n", 3, 3, []string{"merge key"}},
+		{"merge key", "kafka: {version: \"4.2\"}\nnetwork:\n  <<: {latency: 1ms}\n", 3, 3, []string{"merge key"}},
 		{"not a mapping", "- a\n", 1, 1, []string{"found a list, expected a mapping with the scenario's keys"}},
 		{"invalid YAML", "name: [a\n", 1, 1, []string{"x.yaml:1:1: found invalid YAML"}},
 		{"tab indentation", "name: x\nkafka:\n\tversion: 4.2\n", 3, 1, []string{"x.yaml:3:1: found a tab in the indentation"}},
@@ -482,10 +483,8 @@ func TestCanonicalRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			if in.Kind == KindWorkload {
-				for _, kv := range [][2]string{{"duration", "30s"}, {"kafka.share.record.lock.duration.ms", "45s"}, {"seed", "7"}, {"groups.0.consumers.0.count", "3"}} {
-					if err := s.Set(kv[0], kv[1]); err != nil {
-						t.Fatalf("Set %s: %v", kv[0], err)
-					}
+				if err := s.SetAll(shortRun(t, s, "30s", "kafka.share.record.lock.duration.ms=45s", "seed=7", "groups.0.consumers.0.count=3")); err != nil {
+					t.Fatalf("Set: %v", err)
 				}
 			}
 			out, err := s.Canonical()
@@ -622,10 +621,8 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			if in.Name != "quickstart" {
-				for _, kv := range [][2]string{{"duration", "5s"}, {"heal", "2s"}} {
-					if err := s.Set(kv[0], kv[1]); err != nil {
-						t.Fatal(err)
-					}
+				if err := s.SetAll(shortRun(t, s, "5s", "heal=2s")); err != nil {
+					t.Fatal(err)
 				}
 			}
 			res, err := sim.Run(mustConfig(t, s), s.Seed(), sim.Options{})
@@ -765,4 +762,30 @@ func TestSetBlamesTheOverride(t *testing.T) {
 		!strings.Contains(e.First().Error(), "renew-every-20s.yaml:") {
 		t.Errorf("got %v", e.First())
 	}
+}
+
+// shortRun is the overrides that shorten a workload scenario to duration d, with more: a
+// producer that would start after d starts at 0 instead (the loader refuses a producer
+// that never writes).
+func shortRun(t *testing.T, s *Scenario, d string, more ...string) [][2]string {
+	t.Helper()
+	out := [][2]string{{"duration", d}}
+	cfg, err := s.SimConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parseDuration(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range cfg.Producers {
+		if p.StartMs >= ms {
+			out = append(out, [2]string{fmt.Sprintf("producers.%d.start", i), "0"}, [2]string{fmt.Sprintf("producers.%d.stop", i), "0"})
+		}
+	}
+	for _, kv := range more {
+		k, v, _ := strings.Cut(kv, "=")
+		out = append(out, [2]string{k, v})
+	}
+	return out
 }

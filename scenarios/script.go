@@ -178,9 +178,11 @@ func (d *decoder) script(top *fields, ks *kafkaSection) *Script {
 	if v := top.get("invariants"); v != nil {
 		sc.Invariants, _ = d.boolean(v, "invariants")
 	}
-	items, _ := d.list(top.get("steps"), "steps")
+	items, listOK := d.list(top.get("steps"), "steps")
 	if top.get("steps") == nil {
 		d.fail(top.node, "steps", "no value", "a list of steps")
+	} else if listOK && len(items) == 0 {
+		d.fail(top.get("steps"), "steps", "an empty list", "at least one step (a script without steps checks nothing)")
 	}
 	produced := int64(0)
 	for i, it := range items {
@@ -515,7 +517,7 @@ func (d *decoder) ackType(n *yaml.Node, path, s string) (model.AckType, bool) {
 	if !ok {
 		e := d.errorAt(n, path, quoteValue(s), ackTypeWant)
 		e.Suggestion = suggest(strings.ToLower(s), []string{"accept", "release", "reject", "gap", "renew"})
-		d.errs = append(d.errs, e)
+		d.add(e)
 	}
 	return t, ok
 }
@@ -750,7 +752,7 @@ func (d *decoder) expect(n *yaml.Node, p string, action string) *Expect {
 			if !contains(errorCodeNames, s) {
 				x := d.errorAt(v, ef.p("error"), describe(v), want)
 				x.Suggestion = suggest(s, errorCodeNames)
-				d.errs = append(d.errs, x)
+				d.add(x)
 			} else {
 				e.Error = &s
 			}

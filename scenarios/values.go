@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sharesim/sharesim/sim"
 )
 
 // Parsers for the value syntaxes of scenario files: durations, rates and probabilities.
@@ -133,8 +135,17 @@ func parseRate(s string) (float64, error) {
 	if r > 1e9 {
 		return 0, errors.New("too large (at most 1000000000/s)")
 	}
+	if r < MinRate {
+		return 0, fmt.Errorf("too small (at least %g/s, about one record in 4 months)", MinRate)
+	}
 	return r, nil
 }
+
+// MinRate is the lowest rate a producer may be given, records/s (one record in about 116
+// days). Below it a producer's gap between two batches reaches beyond any run (366 days
+// at most) and beyond what a millisecond count can hold once multiplied by a batch: a
+// rate of 1e-300/s once overflowed the batch time and spun at virtual time 0.
+const MinRate = sim.MinProducerRate
 
 // formatRate renders records per second in the rate syntax.
 func formatRate(r float64) string {

@@ -81,7 +81,10 @@ func (d *decoder) meta(top *fields, m *meta) {
 	}
 	m.title = m.name
 	if n := top.get("title"); n != nil {
-		if v, ok := d.text(n, "title"); ok && v != "" {
+		d.oneLine = true
+		v, ok := d.text(n, "title")
+		d.oneLine = false
+		if ok && v != "" {
 			m.title = strings.TrimSpace(v)
 		}
 	}
@@ -129,7 +132,7 @@ func (d *decoder) meta(top *fields, m *meta) {
 			if !contains(FocusMetrics, v) {
 				e := d.errorAt(it, p, describe(it), "a figure name: "+strings.Join(FocusMetrics, ", "))
 				e.Suggestion = suggest(v, FocusMetrics)
-				d.errs = append(d.errs, e)
+				d.add(e)
 				continue
 			}
 			m.focus = append(m.focus, v)
@@ -166,7 +169,7 @@ func (d *decoder) checks(n *yaml.Node) []string {
 		if !contains(allowed, v) {
 			e := d.errorAt(it, p, describe(it), "all or a check name: "+strings.Join(KnownChecks, ", "))
 			e.Suggestion = suggest(v, allowed)
-			d.errs = append(d.errs, e)
+			d.add(e)
 			continue
 		}
 		if !seen[v] {
@@ -307,7 +310,7 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 					if sug := suggest(s, []string{"latest", "earliest"}); sug != "" {
 						e.Suggestion = sug
 					}
-					d.errs = append(d.errs, e)
+					d.add(e)
 				} else {
 					c.AutoOffsetReset = r
 				}
@@ -319,7 +322,7 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 				if _, known := model.LookupBug(c.Bug); !known && c.Bug != "" {
 					e := d.errorAt(v, f.p("bug"), describe(v), "a bug zoo name: "+strings.Join(model.BugNames(), ", "))
 					e.Suggestion = suggest(c.Bug, model.BugNames())
-					d.errs = append(d.errs, e)
+					d.add(e)
 				}
 			}
 		}
@@ -328,7 +331,7 @@ func (d *decoder) kafka(top *fields, kind Kind) *kafkaSection {
 				if norm, err := model.ParseFixes(s); err != nil {
 					e := d.errorAt(v, f.p("fix"), describe(v), "comma-separated fix names ("+strings.Join(model.FixNames(), ", ")+") or all")
 					e.Suggestion = suggest(strings.TrimSpace(s), model.FixNames())
-					d.errs = append(d.errs, e)
+					d.add(e)
 				} else {
 					c.Fix = norm
 				}
@@ -584,7 +587,7 @@ func (w *wctx) topicRef(n *yaml.Node, path string) (string, bool) {
 			names = append(names, k)
 		}
 		e.Suggestion = suggest(s, names)
-		w.d.errs = append(w.d.errs, e)
+		w.d.add(e)
 		return "", false
 	}
 	return s, true
@@ -1210,7 +1213,7 @@ func (d *decoder) faultKind(n *yaml.Node, path string) (sim.FaultKind, bool) {
 	if err != nil {
 		e := d.errorAt(n, path, describe(n), want)
 		e.Suggestion = suggest(s, names)
-		d.errs = append(d.errs, e)
+		d.add(e)
 		return 0, false
 	}
 	return k, true
@@ -1335,7 +1338,7 @@ func (w *wctx) checkTarget(n *yaml.Node, path string, k sim.FaultKind, s string)
 			names := append([]string(nil), w.specNames...)
 			e := d.errorAt(n, path, describe(n), "a consumer name ("+strings.Join(names, ", ")+") or an instance name (NAME-0, NAME-1, ... when count > 1)")
 			e.Suggestion = suggest(s, names)
-			d.errs = append(d.errs, e)
+			d.add(e)
 		}
 	case faultTargetsPartition(k):
 		topic, num, hasNum := strings.Cut(s, "/")

@@ -503,10 +503,14 @@ const maxProducerRate = 10_000_000
 // every rate up to it).
 const MaxProducerRate = maxProducerRate
 
+// MinProducerRate is the lowest records/s one producer may be given: one record in about
+// 116 days. Any lower gives gaps between batches beyond every run.
+const MinProducerRate = 1e-7
+
 func validateProducer(p *Producer) error {
 	switch {
-	case !(p.RecordsPerSecond > 0) || p.RecordsPerSecond > maxProducerRate:
-		return fmt.Errorf("producer %q: rate %g records/s, expected > 0 and at most %d", p.Name, p.RecordsPerSecond, maxProducerRate)
+	case !(p.RecordsPerSecond >= MinProducerRate) || p.RecordsPerSecond > maxProducerRate:
+		return fmt.Errorf("producer %q: rate %g records/s, expected at least %g and at most %d", p.Name, p.RecordsPerSecond, MinProducerRate, maxProducerRate)
 	case p.BatchRecords > 0 && p.BatchBytes > 0:
 		return fmt.Errorf("producer %q: batch_records and batch.size both set: batch_records fixes the records per batch, batch.size fills batches by bytes; use one", p.Name)
 	case p.BatchRecords < 1 && p.BatchBytes < 1:

@@ -275,7 +275,7 @@ func (w *World) accSchedule(p *producerState) {
 	next := int64(math.MaxInt64)
 	if !a.closing {
 		if a.nextArr < float64(a.stopMs) {
-			next = int64(a.nextArr)
+			next = msAt(a.nextArr)
 		} else {
 			next = a.stopMs
 		}

@@ -46,7 +46,20 @@ func (p *producerState) meanBatchRecords() float64 {
 // rounded to the nearest ms, computed from k so rounding never drifts.
 func (p *producerState) batchAtMs(k int64) int64 {
 	perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
-	return p.cfg.StartMs + int64(math.Round(float64(k)*perBatchMs))
+	return msAt(float64(p.cfg.StartMs) + math.Round(float64(k)*perBatchMs))
+}
+
+// farFutureMs is a time past every run (366 days at most) that int64 arithmetic on it
+// cannot overflow: a batch time beyond it is clamped to it, never converted as is (a float
+// above MaxInt64 converts to MinInt64, a time in the past that would produce forever).
+const farFutureMs = int64(1) << 60
+
+// msAt converts a fractional virtual time to whole ms, clamped to farFutureMs.
+func msAt(ms float64) int64 {
+	if !(ms < float64(farFutureMs)) {
+		return farFutureMs
+	}
+	return int64(ms)
 }
 
 // produce writes the batches due now (or one burst) and schedules the next.
@@ -72,11 +85,11 @@ func (w *World) produce(e event) {
 		}
 		// Exponential gaps accumulate in fractional ms; each batch falls in the ms its time
 		// rounds down to.
-		for int64(p.nextMs) <= w.now {
+		for msAt(p.nextMs) <= w.now {
 			w.produceBatch(p, p.cfg.BatchRecords)
 			p.nextMs += perBatchMs * w.rWork.ExpFloat64()
 		}
-		w.push(int64(p.nextMs), event{kind: evProduce, a: p.idx})
+		w.push(msAt(p.nextMs), event{kind: evProduce, a: p.idx})
 	default:
 		for p.batchAtMs(p.k) <= w.now {
 			w.produceBatch(p, p.cfg.BatchRecords)

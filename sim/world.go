@@ -103,7 +103,20 @@ type Options struct {
 	// them eventful (redelivered, expired, released, not accepted), in Result.Sample; 0
 	// disables. It does not change the run.
 	SampleRecords int
+	// Stop, when set, is asked every StopStride events whether to end the run there (the
+	// user interrupted it). The run then ends with ErrInterrupted and the result so far.
+	Stop func() bool
+	// StopAfterEvents, when > 0, ends the run with ErrInterrupted after that many events:
+	// a replay of a run that was cut short there gives the same trace as far as it went.
+	StopAfterEvents int64
 }
+
+// StopStride is how many events pass between two calls of Options.Stop.
+const StopStride = 1024
+
+// ErrInterrupted is wrapped by the error Run returns when Options.Stop or
+// Options.StopAfterEvents ended the run; Run's result then holds what the run did so far.
+var ErrInterrupted = errors.New("interrupted")
 
 // World is one simulated cluster with its clients.
 type World struct {
@@ -258,21 +271,25 @@ func (w *World) Run() (*Result, error) {
 		if !ok || at > w.endMs {
 			break
 		}
+		if w.events >= w.cfg.MaxEvents {
+			return w.cut(), fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, at, ErrMaxEvents)
+		}
 		if at >= w.win.nextMs {
 			w.takeSnapshotsBefore(at)
 		}
 		w.q.Pop()
 		w.now = at
 		w.events++
-		if w.events > w.cfg.MaxEvents {
-			return nil, fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, w.now, ErrMaxEvents)
-		}
 		w.dispatch(e)
 		if w.err != nil {
 			return nil, w.err
 		}
 		if w.opts.Observer != nil {
 			w.opts.Observer(w)
+		}
+		if n := w.opts.StopAfterEvents; n > 0 && w.events >= n ||
+			w.opts.Stop != nil && w.events%StopStride == 0 && w.opts.Stop() {
+			return w.cut(), fmt.Errorf("run stopped after %d events at %d ms: %w", w.events, w.now, ErrInterrupted)
 		}
 	}
 	w.now = max(w.now, w.endMs)
@@ -463,6 +480,14 @@ func appendInt(b []byte, v int64) []byte {
 		}
 	}
 	return append(b, tmp[i:]...)
+}
+
+// cut is the result of a run that ends before its time, with the metrics so far: the
+// same figures a run of that length would show, taken at the last event's time.
+func (w *World) cut() *Result {
+	w.takeSnapshotsBefore(w.now + 1)
+	w.sampleMetrics()
+	return w.result()
 }
 
 func (w *World) result() *Result {

@@ -195,6 +195,9 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 		}
 		switch k {
 		case "kafka.bug":
+			if f.bug != "" && f.bug != val {
+				return sc, usageErr("--bug %s and --set kafka.bug=%s name two bugs; give one", f.bug, val)
+			}
 			sc.Bug = val
 		case "kafka.fix":
 			sc.Fix = val

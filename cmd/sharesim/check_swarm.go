@@ -117,11 +117,16 @@ found, 1 on a violation or finding, 3 when shards are missing or were cut short 
 			w := cmd.OutOrStdout()
 			var results []*explore.ShardResult
 			var cov [][]uint64
+			from := map[int]string{} // shard index → the file that gave it
 			for _, p := range args {
 				r, fps, err := readShard(p)
 				if err != nil {
 					return inputErr(err)
 				}
+				if prev, dup := from[r.Shard]; dup {
+					return inputErr(fmt.Errorf("%s: shard %d of %d is already given by %s; give each shard once (counting one twice would double its states)", p, r.Shard+1, r.Shards, prev))
+				}
+				from[r.Shard] = p
 				if len(results) > 0 && (r.Scope != results[0].Scope || r.Shards != results[0].Shards || r.Seed != results[0].Seed || r.Split != results[0].Split) {
 					return inputErr(fmt.Errorf("%s: not a shard of the same swarm (scope, shard count, seed or split differ)", p))
 				}

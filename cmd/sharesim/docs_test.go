@@ -174,10 +174,7 @@ func scaleDown(t *testing.T, args []string) []string {
 // run) in a fresh folder that sees the repository's docs, scenarios and reports folders, in
 // document order, with the exit code the text implies.
 func TestDocExamples(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := cliBinary(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -215,6 +212,16 @@ func TestDocExamples(t *testing.T) {
 				} else if err != nil {
 					t.Fatal(err)
 				}
+				// As printed, not scaled: a run or sweep must pass its cost check (the README's
+				// sweep once stopped at "pass --yes").
+				if len(c.args) > 0 && (c.args[0] == "run" || c.args[0] == "sweep") {
+					dry := exec.Command(self, append([]string{"--no-progress"}, append(append([]string(nil), c.args...), "--dry-run")...)...)
+					dry.Dir = dir
+					dry.Env = cmd.Env
+					if out, err := dry.CombinedOutput(); err != nil {
+						t.Errorf("%s:%d: sharesim %s, as printed, fails its input or cost check: %v\n%s", doc, c.line, strings.Join(c.args, " "), err, out)
+					}
+				}
 				ok := false
 				want := expectedExit(c.args)
 				for _, w := range want {
@@ -238,3 +245,28 @@ func TestDocExamples(t *testing.T) {
 
 func itoa(i int) string     { return strconv.Itoa(i) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// The README's figures about progress, the cost confirmation and the hard limits are the
+// program's: each sentence is checked against the value it states.
+func TestReadmeFiguresMatchTheProgram(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(data)), " ")
+	l := scenarios.Limits
+	for _, want := range []string{
+		"a line every " + strconv.Itoa(int(defaultProgressEvery.Seconds())) + " s otherwise",
+		"asks for `--yes` above about " + strconv.FormatInt(confirmEvents/1_000_000, 10) + " M events or " + strconv.FormatInt(confirmBytes>>30, 10) + " GB",
+		strconv.FormatInt(l.VirtualMs/86_400_000, 10) + " days of virtual time",
+		"5 000 000 records/s (batches of at most 100 000 records)",
+		"20 000 consumers",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	if l.RecordsPerSecond != 5_000_000 || l.BatchRecords != 100_000 || l.Consumers != 20_000 || l.Records != 1_000_000_000 || l.PartitionsTimesConsumers != 20_000_000 {
+		t.Errorf("scenarios.Limits changed (%+v): update the README's list of hard limits and this test", l)
+	}
+}

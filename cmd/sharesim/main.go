@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -79,11 +80,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 var flagParseErr = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (strconv\.Parse(Uint|Int|Float|Bool)|time: invalid duration|time: unknown unit|time: missing unit).*$`)
 
+var flagOwnErr = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
 // flagMessage rewrites the flag parser's conversion errors (strconv's wording) into what the
 // flag expects.
 func flagMessage(err error) string {
 	m := flagParseErr.FindStringSubmatch(err.Error())
 	if m == nil {
+		// A flag's own check (boundedDuration): --flag "value": its message.
+		if m := flagOwnErr.FindStringSubmatch(err.Error()); m != nil {
+			name := m[2]
+			if i := strings.Index(name, "--"); i >= 0 {
+				name = name[i:]
+			}
+			return fmt.Sprintf("%s %q: %s", name, m[1], m[3])
+		}
 		return err.Error()
 	}
 	name := m[2]
@@ -123,7 +134,7 @@ Exit codes:
 		Example: `  sharesim list
   sharesim run quickstart
   sharesim run slow-processing-vs-lock --set kafka.share.record.lock.duration.ms=60s --out out/lock60
-  sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/sweep
+  sharesim sweep slow-processing-vs-lock --seeds 1..5 --set kafka.share.record.lock.duration.ms=30s,45s,60s --yes --out out/sweep
   sharesim show quickstart > my-scenario.yaml
   sharesim validate my-scenario.yaml
   sharesim replay out/lock60`,
@@ -137,11 +148,12 @@ Exit codes:
 		return usageErr("%v (see 'sharesim %s --help')", flagMessage(err), c.Name())
 	})
 	root.PersistentFlags().BoolVar(&progressOff, "no-progress", false, "print no progress on stderr")
-	root.PersistentFlags().DurationVar(&progressEvery, "progress-every", progressEvery, "period of the progress line when stderr is not a terminal")
+	root.PersistentFlags().Var(newBoundedDuration(&progressEvery, time.Millisecond, 24*time.Hour), "progress-every", "period of the progress line when stderr is not a terminal")
 	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
 	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())
 	root.AddCommand(newLiveCmd())
 	wireCompletion(root)
+	strictHelpAndCompletion(root)
 	return root
 }

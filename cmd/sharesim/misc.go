@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sharesim/sharesim/checker"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/spf13/cobra"
@@ -189,8 +190,14 @@ Exit code 0 when they match, 1 when they differ.`,
 			if sc.Kind() == scenarios.KindScripted {
 				return runScripted(cmd.OutOrStdout(), sc, runFlags{})
 			}
-			o, err := simulate(sc, sum.Seed, simOpts{})
-			if err != nil {
+			// A run cut short (interrupted, max_events) is replayed as far as it went: its
+			// first sum.Events events give the same trace.
+			so := simOpts{}
+			if sum.CutShort != "" {
+				so.stopAfter = sum.Events
+			}
+			o, err := simulate(sc, sum.Seed, so)
+			if err != nil && !(sum.CutShort != "" && isIncomplete(err) && o != nil) {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -198,7 +205,11 @@ Exit code 0 when they match, 1 when they differ.`,
 				fmt.Fprintf(w, "DIFFERENT trace: recorded %s, replayed %s\n", sum.TraceSHA256, o.res.TraceSHA256)
 				return checksFailed
 			}
-			fmt.Fprintf(w, "SAME trace %s (%s, seed %d, %d events)\n", sum.TraceSHA256, sum.Scenario, sum.Seed, o.res.Events)
+			cut := ""
+			if sum.CutShort != "" {
+				cut = fmt.Sprintf("; the recorded run was cut short (%s, verdict %s): its first %d events replayed", sum.CutShort, sum.Verdict, sum.Events)
+			}
+			fmt.Fprintf(w, "SAME trace %s (%s, seed %d, %d events%s)\n", sum.TraceSHA256, sum.Scenario, sum.Seed, o.res.Events, cut)
 			return nil
 		},
 	}
@@ -231,12 +242,12 @@ func writeScriptResult(dir string, sc *scenarios.Scenario, res *scenarios.Script
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n')); err != nil {
 		return fmt.Errorf("writing summary: %w", err)
 	}
 	yml, err := sc.Canonical()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "scenario.yaml"), yml, 0o644)
+	return atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), yml)
 }

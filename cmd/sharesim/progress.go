@@ -17,8 +17,11 @@ var (
 	progressOff bool
 	// progressEvery is the period of the progress line when stderr is not a terminal
 	// (--progress-every).
-	progressEvery = 10 * time.Second
+	progressEvery = defaultProgressEvery
 )
+
+// defaultProgressEvery is --progress-every's default (the README states it).
+const defaultProgressEvery = 10 * time.Second
 
 // progress reports how far a long command is, on stderr: a bar redrawn every second on a
 // terminal, else one line every progressEvery. The remaining time is elapsed × (total −

@@ -26,7 +26,23 @@ after changing sharesim's plots, or on a folder written by an older version.`,
   sharesim report out/s`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return drawReport(cmd.OutOrStdout(), args[0], true)
+			dir := args[0]
+			lock, err := lockFolder(dir)
+			if err != nil {
+				return err
+			}
+			defer lock.release()
+			// Every file is written whole (temporary file, then rename), so a signal
+			// leaves the old report or the new one; the drawing in progress finishes.
+			intr := catchInterrupts()
+			defer intr.Stop()
+			if err := drawReport(cmd.OutOrStdout(), dir, true); err != nil {
+				return err
+			}
+			if intr.Interrupted() {
+				return &exitError{code: exitIncomplete, err: fmt.Errorf("report %s: interrupted; the drawing in progress was finished and written", dir)}
+			}
+			return nil
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/checker/linearize"
@@ -33,6 +34,10 @@ type runFlags struct {
 	history bool
 	// noReport leaves the plots and index.html out of the result folder (tests).
 	noReport bool
+	// force writes into a non-empty --out folder that sharesim did not write.
+	force bool
+	// dryRun stops after the input and cost checks: nothing runs or is written.
+	dryRun bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -53,17 +58,23 @@ SCENARIO is a built-in scenario (see 'sharesim list') or a path to a YAML file.
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedS = cmd.Flags().Changed("seed")
+			var err error
+			if f.out, err = outFlag(cmd, f.out); err != nil {
+				return err
+			}
 			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args[0], f)
 		},
 	}
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "root seed (default: the scenario's seed)")
-	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here")
+	cmd.Flags().StringVar(&f.out, "out", "", "write a result folder here (new, empty or one sharesim wrote, whose previous result it replaces)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "write into a non-empty --out folder that sharesim did not write")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario, the flags and the cost estimate (with --yes above the threshold), then stop: run and write nothing")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a field: path=value (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (and no progress)")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run even when the cost estimate is above the confirmation threshold")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print summary.json's content on stdout instead of the text summary")
 	cmd.Flags().BoolVar(&f.history, "history", false, "with --out: stream the client-visible history and hidden events to history.ndjson")
-	cmd.Flags().DurationVar(&linearize.DefaultTimeLimit, "lin-time-limit", linearize.DefaultTimeLimit, "time limit of the linearizability check per share-partition (unknown when exceeded)")
+	cmd.Flags().Var(newBoundedDuration(&linearize.DefaultTimeLimit, 0, 24*time.Hour), "lin-time-limit", "time limit of the linearizability check per share-partition (unknown when exceeded)")
 	return cmd
 }
 
@@ -83,14 +94,17 @@ func loadScenario(nameOrPath string, sets []string) (*scenarios.Scenario, error)
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	pairs := make([][2]string, 0, len(sets))
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, usageErr("--set %q: expected path=value", s)
 		}
-		if err := sc.Set(k, v); err != nil {
-			return nil, inputErr(err)
-		}
+		pairs = append(pairs, [2]string{k, v})
+	}
+	// Together, as one edit: each alone may cross a limit the others bring back.
+	if err := sc.SetAll(pairs); err != nil {
+		return nil, inputErr(err)
 	}
 	return sc, nil
 }
@@ -121,6 +135,9 @@ type outcome struct {
 	violations []checker.Violation
 	cfg        sim.Config
 	ck         *checker.Checker // nil when no check ran
+	// cutShort is why the run ended early ("max_events", "interrupted"), "" when it ran
+	// to its end.
+	cutShort string
 }
 
 // simOpts are what a run records besides its checks.
@@ -135,6 +152,11 @@ type simOpts struct {
 	series func(*sim.Sample)
 	// history, when set, receives the client-visible history and hidden events.
 	history *reports.HistoryWriter
+	// stop, when set, ends the run at the next sim.StopStride events when it returns true
+	// (an interruption); stopAfter > 0 ends it after that many events (replay of a run
+	// that was cut short).
+	stop      func() bool
+	stopAfter int64
 }
 
 // progressStride is how many events pass between two progress updates of a run.
@@ -156,7 +178,7 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 			return nil, inputErr(err)
 		}
 	}
-	opts := sim.Options{TraceWriter: so.trace, OnSample: so.series}
+	opts := sim.Options{TraceWriter: so.trace, OnSample: so.series, Stop: so.stop, StopAfterEvents: so.stopAfter}
 	if so.sample {
 		opts.SampleRecords = reports.SampleRecords // the report's record timeline
 	}
@@ -202,8 +224,13 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 	}
 	res, err := w.Run()
 	if err != nil {
-		if errors.Is(err, sim.ErrMaxEvents) {
-			return nil, &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE %s (seed %d): cut short, %v; no check can pass a run that did not finish (raise max_events or shorten duration)", sc.Name(), seed, err)}
+		// A run cut short comes back with what it did so far (o.cutShort says why), so that
+		// its result folder is written and understood; no end-of-run check ran.
+		switch {
+		case errors.Is(err, sim.ErrMaxEvents):
+			return &outcome{res: res, cfg: cfg, cutShort: "max_events"}, &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE %s (seed %d): cut short, %v; no check can pass a run that did not finish (raise max_events or shorten duration)", sc.Name(), seed, err)}
+		case errors.Is(err, sim.ErrInterrupted):
+			return &outcome{res: res, cfg: cfg, cutShort: "interrupted"}, &exitError{code: exitIncomplete, err: fmt.Errorf("INTERRUPTED %s (seed %d) after %d events, at %s of virtual time; no check can pass a run that did not finish", sc.Name(), seed, res.Events, fmtDuration(res.EndMs))}
 		}
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("simulation stopped: %w", err)}
 	}
@@ -243,30 +270,48 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 	if f.seedS {
 		seed = f.seed
 	}
-	if f.out != "" {
-		if err := prepareOut(f.out); err != nil {
+	if f.history && f.out == "" {
+		return usageErr("--history writes history.ndjson into the result folder: it needs --out")
+	}
+	var cfg sim.Config
+	if sc.Kind() == scenarios.KindScripted && f.dryRun {
+		fmt.Fprintf(stdout, "run %s: input checked (a scripted scenario); nothing run (--dry-run)\n", sc.Name())
+		return nil
+	}
+	if sc.Kind() != scenarios.KindScripted {
+		if cfg, err = sc.SimConfig(); err != nil {
+			return inputErr(err)
+		}
+		jc := newJobCost(cfg, checkNames(sc), f.out != "")
+		if err := confirmCost(stderr, stdin, "run "+sc.Name(), jc, f.yes); err != nil {
 			return err
 		}
+		if f.dryRun {
+			fmt.Fprintf(stdout, "run %s: input and cost checked (%s); nothing run (--dry-run)\n", sc.Name(), jc)
+			return nil
+		}
+		if jc.Events > cfg.MaxEvents {
+			fmt.Fprintf(stderr, "run %s: note: the estimate (~%s events) is above max_events (%s); the run will probably be cut short (exit code 3): raise max_events in the scenario\n",
+				sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
+		}
+	}
+	if f.out != "" {
+		// Taken before any work: a folder that is not ours, or that another sharesim is
+		// writing, is refused now, not after the run.
+		od, err := takeOut(f.out, "run", f.force)
+		if err != nil {
+			return err
+		}
+		defer od.release()
 	}
 	if sc.Kind() == scenarios.KindScripted {
 		return runScripted(stdout, sc, f)
 	}
-	cfg, err := sc.SimConfig()
-	if err != nil {
-		return inputErr(err)
-	}
-	jc := newJobCost(cfg, checkNames(sc), f.out != "")
-	if err := confirmCost(stderr, stdin, "run "+sc.Name(), jc, f.yes); err != nil {
-		return err
-	}
-	if jc.Events > cfg.MaxEvents {
-		fmt.Fprintf(stderr, "run %s: note: the estimate (~%s events) is above max_events (%s); the run will probably be cut short (exit code 3): raise max_events in the scenario\n",
-			sc.Name(), scenarios.Approx(jc.Events), scenarios.Approx(cfg.MaxEvents))
-	}
-	so := simOpts{sample: f.out != ""}
-	if f.history && f.out == "" {
-		return usageErr("--history writes history.ndjson into the result folder: it needs --out")
-	}
+	intr := catchInterrupts()
+	defer intr.Stop()
+	so := simOpts{sample: f.out != "", stop: intr.Interrupted}
+	// The streams below write temporary files renamed into place when they close
+	// (internal/atomicfile), so a result's name never holds half a file.
 	if f.history {
 		if so.history, err = reports.CreateHistory(filepath.Join(f.out, "history.ndjson")); err != nil {
 			return usageErr("--out %s: %v", f.out, err)
@@ -311,20 +356,22 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		}
 	}
 	var ee *exitError
-	if errors.As(err, &ee) && ee.code == exitIncomplete && !f.json {
-		fmt.Fprintln(stdout, ee.err)
-		return &exitError{code: exitIncomplete}
-	}
-	if err != nil {
+	cut := errors.As(err, &ee) && ee.code == exitIncomplete && o != nil
+	if err != nil && !cut {
 		return err
 	}
 	cmdline := reproduceCommand(arg, seed, f.sets)
 	sum := buildSummary(sc, seed, o, f.sets, cmdline)
 	unknown := 0
-	if lin := o.ck.Linearizability(); lin != nil {
+	if lin := o.ck.Linearizability(); lin != nil && !cut {
 		unknown = len(lin.Unknown())
 	}
-	if unknown > 0 && sum.Verdict == "pass" {
+	switch {
+	case cut && o.cutShort == "interrupted":
+		sum.Verdict, sum.CutShort = "interrupted", "interrupted by a signal after "+strconv.FormatInt(o.res.Events, 10)+" events"
+	case cut:
+		sum.Verdict, sum.CutShort = "incomplete", "max_events reached after "+strconv.FormatInt(o.res.Events, 10)+" events"
+	case unknown > 0 && sum.Verdict == "pass":
 		sum.Verdict = "incomplete"
 	}
 	if f.out != "" {
@@ -336,7 +383,7 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
-	if o.ck != nil && f.out != "" {
+	if o.ck != nil && f.out != "" && !cut {
 		if _, err := o.ck.WriteLinearizabilityHTML(filepath.Join(f.out, "linearizability.html")); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -355,6 +402,11 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		if err := writeJSONTo(stdout, sum); err != nil {
 			return err
 		}
+	} else if cut {
+		fmt.Fprintln(stdout, ee.err)
+		if f.out != "" {
+			fmt.Fprintf(stdout, "  what it did so far is in %s (verdict %s); 'sharesim replay %s' re-runs those events\n", filepath.ToSlash(f.out), sum.Verdict, shellQuote(filepath.ToSlash(f.out)))
+		}
 	} else {
 		printSummary(stdout, sum, f, o.cfg.Kafka.Bug)
 		if unknown > 0 {
@@ -362,30 +414,14 @@ func runScenario(stdout, stderr io.Writer, stdin io.Reader, arg string, f runFla
 		}
 	}
 	switch {
+	case cut:
+		return &exitError{code: exitIncomplete}
 	case len(o.violations) > 0:
 		return checksFailed
 	case unknown > 0:
 		return &exitError{code: exitIncomplete}
 	}
 	return nil
-}
-
-// prepareOut makes sure --out names a folder sharesim can write, before any run: an
-// existing file, or a folder that cannot be created or written, is a usage error.
-func prepareOut(dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usageErr("--out %s: is a file; expected a folder (new or existing)", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErr("--out %s: cannot create the folder: %v", dir, unwrapPath(err))
-	}
-	probe, err := os.CreateTemp(dir, ".sharesim-probe-*")
-	if err != nil {
-		return usageErr("--out %s: cannot write in the folder: %v", dir, unwrapPath(err))
-	}
-	name := probe.Name()
-	probe.Close()
-	return os.Remove(name)
 }
 
 func unwrapPath(err error) error {

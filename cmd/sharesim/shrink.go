@@ -13,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/sharesim/sharesim/checker/explore"
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -45,6 +46,10 @@ Exit code 0: a reduced scenario was written; 2: the scenario does not fail or ba
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.seedS = cmd.Flags().Changed("seed")
+			var err error
+			if f.out, err = outFlag(cmd, f.out); err != nil {
+				return err
+			}
 			return runShrink(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
@@ -66,6 +71,9 @@ type shrinker struct {
 	runs  int
 	max   int
 	log   []string
+	// stop ends a run in progress at an interruption (the candidate then counts as not
+	// failing, and the reduction so far is written).
+	stop func() bool
 }
 
 // attempt runs a candidate document; it reports whether the check still fails and with
@@ -82,7 +90,7 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 	for k := 0; k < s.tries && s.runs < s.max; k++ {
 		seed := s.seed + uint64(k)
 		s.runs++
-		o, err := simulate(sc, seed, simOpts{})
+		o, err := simulate(sc, seed, simOpts{stop: s.stop})
 		if err != nil {
 			continue
 		}
@@ -96,6 +104,12 @@ func (s *shrinker) attempt(doc *yaml.Node) (bool, uint64, int64) {
 }
 
 func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
+	if err := atLeast("max-runs", f.maxRuns, 1); err != nil {
+		return err
+	}
+	if err := atLeast("tries", f.tries, 1); err != nil {
+		return err
+	}
 	sc, err := loadScenario(arg, f.sets)
 	if err != nil {
 		return err
@@ -103,6 +117,16 @@ func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
 	if sc.Kind() != scenarios.KindWorkload {
 		return usageErr("shrink takes a workload scenario; %s is %s (scripted scenarios are already minimal steps)", arg, sc.Kind())
 	}
+	out := f.out
+	if out == "" {
+		out = sc.Name() + "-shrunk.yaml"
+	}
+	// Checked before the reduction's many runs, not after them.
+	if err := checkOutFile(out); err != nil {
+		return err
+	}
+	intr := catchInterrupts()
+	defer intr.Stop()
 	seed := sc.Seed()
 	if f.seedS {
 		seed = f.seed
@@ -133,17 +157,17 @@ func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
 	if err := yaml.Unmarshal(canon, &doc); err != nil {
 		return inputErr(err)
 	}
-	s := &shrinker{name: sc.Name(), check: check, seed: seed, tries: max(1, f.tries), max: f.maxRuns}
+	s := &shrinker{name: sc.Name(), check: check, seed: seed, tries: max(1, f.tries), max: f.maxRuns, stop: intr.Interrupted}
 	before := describeSize(&doc, o.res.Events)
 	fmt.Fprintf(stdout, "%s fails %s with seed %d (%s); shrinking (at most %d runs)\n", sc.Name(), check, seed, before, f.maxRuns)
 	events := o.res.Events
 	bar := newProgress(stderr, "shrink "+sc.Name(), float64(f.maxRuns), countOf("runs"))
 	defer bar.finish()
-	for progress := true; progress && s.runs < s.max; {
+	for progress := true; progress && s.runs < s.max && !intr.Interrupted(); {
 		progress = false
 		for _, c := range candidates(&doc) {
-			if s.runs >= s.max {
-				break
+			if s.runs >= s.max || intr.Interrupted() {
+				break // a signal: the reduction so far is written, the run in progress finished
 			}
 			next := cloneYAML(&doc)
 			what, changed := c.apply(next)
@@ -174,15 +198,14 @@ func runShrink(stdout, stderr io.Writer, arg string, f shrinkFlags) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	out := f.out
-	if out == "" {
-		out = s.name + "-shrunk.yaml"
-	}
-	if err := os.WriteFile(out, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(out, data); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	fmt.Fprintf(stdout, "reduced to %s after %d runs (%d reductions kept)\n", describeSize(&doc, events), s.runs, len(s.log))
 	fmt.Fprintf(stdout, "wrote %s; reproduce: sharesim run %s\n", filepath.ToSlash(out), shellQuote(out))
+	if intr.Interrupted() {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("shrink interrupted after %d runs: %s is the smallest failing scenario found so far (it still fails %s)", s.runs, filepath.ToSlash(out), check)}
+	}
 	return nil
 }
 
@@ -589,4 +612,20 @@ func fmtMs(ms int64) string {
 		return fmt.Sprintf("%ds", ms/1000)
 	}
 	return fmt.Sprintf("%dms", ms)
+}
+
+// checkOutFile refuses an output file that cannot be written (a folder, a missing or
+// read-only folder), before any work; nothing is created.
+func checkOutFile(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usageErr("--out %s: is a folder; expected a file name", path)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, atomicfile.TempPrefix+"probe-*")
+	if err != nil {
+		return usageErr("--out %s: cannot write there: %v", path, unwrapPath(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

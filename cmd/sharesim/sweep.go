@@ -2,23 +2,21 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 
+	"github.com/sharesim/sharesim/internal/atomicfile"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/spf13/cobra"
@@ -37,6 +35,7 @@ type sweepFlags struct {
 	keepRuns bool
 	series   bool
 	json     bool
+	dryRun   bool
 }
 
 func newSweepCmd() *cobra.Command {
@@ -62,7 +61,7 @@ split across machines; 'sharesim merge' combines the shards' folders.
 
 Before a big sweep (above 10000 runs or ~100M estimated events in all) sharesim prints the
 estimate and asks for --yes.`,
-		Example: `  sharesim sweep slow-processing-vs-lock --seeds 1..5 \
+		Example: `  sharesim sweep slow-processing-vs-lock --seeds 1..5 --yes \
       --set kafka.share.record.lock.duration.ms=30s,45s,60s --out out/lock
   sharesim sweep consumers-vs-partitions --seeds 1..3 --set groups.0.consumers.0.count=2,4,6,8,12 --jobs 2
   sharesim sweep chaos-swarm --seeds 1..4 --set 'swarm.kinds=[kill],[kill, hang]'
@@ -70,6 +69,10 @@ estimate and asks for --yes.`,
   sharesim sweep quickstart --seeds 1..20 --out out/q --resume     # after an interruption`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if f.out, err = outFlag(cmd, f.out); err != nil {
+				return err
+			}
 			return runSweep(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args[0], f)
 		},
 	}
@@ -85,6 +88,7 @@ estimate and asks for --yes.`,
 	cmd.Flags().BoolVar(&f.keepRuns, "keep-runs", false, "also write each run's result folder under --out/runs/")
 	cmd.Flags().BoolVar(&f.series, "series", false, "also write each run's time series (series.json, metrics.csv, groups.csv) under --out/series/")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the sweep table (sweep.json's content) on stdout")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the scenario, the grid, the flags and the cost estimate (with --yes above the threshold), then stop: run and write nothing")
 	_ = cmd.RegisterFlagCompletionFunc("metric", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return reports.MetricNames(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -117,11 +121,14 @@ func parseSeeds(s string) ([]uint64, error) {
 		}
 	}
 	if hi-lo >= maxSeeds {
-		return nil, usageErr("--seeds %q: %d seeds; expected at most %d", s, hi-lo+1, maxSeeds)
+		return nil, usageErr("--seeds %q: %d seeds; expected at most %d", s, uint64(hi-lo)+1, maxSeeds)
 	}
-	var out []uint64
-	for v := lo; v <= hi; v++ {
-		out = append(out, v)
+	// Counted, not compared: v <= hi holds for every v when hi is the largest uint64, so
+	// "v++ while v <= hi" never ended (--seeds 18446744073709551615).
+	n := hi - lo + 1
+	out := make([]uint64, 0, n)
+	for i := uint64(0); i < n; i++ {
+		out = append(out, lo+i)
 	}
 	return out, nil
 }
@@ -303,13 +310,19 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 			return usageErr("%s is big (estimated ~%s events, above %s): pass --yes to run it", what, scenarios.Approx(cost.Events), scenarios.Approx(confirmEvents))
 		}
 	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "%s: input and cost checked (~%s records, ~%s events in all); nothing run (--dry-run)\n", what, scenarios.Approx(cost.Records), scenarios.Approx(cost.Events))
+		return nil
+	}
 	spec := sweepSpec{Scenario: base.Name(), Seeds: f.seeds, Grid: axes, Shard: f.shard}
 	done := map[[2]uint64]reports.SweepRow{}
 	var rowsOut *os.File
 	if f.out != "" {
-		if rowsOut, err = openSweepFolder(f, spec, done); err != nil {
+		var od *outFolder
+		if od, rowsOut, err = openSweepFolder(f, spec, done); err != nil {
 			return err
 		}
+		defer od.release()
 		defer rowsOut.Close()
 	}
 	var jobs []sweepJob
@@ -322,9 +335,10 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 			k++
 		}
 	}
-	table := &reports.SweepTable{Scenario: base.Name(), Sharesim: version, Seeds: f.seeds, Grid: axes, Rows: make([]reports.SweepRow, len(jobs))}
+	table := &reports.SweepTable{Scenario: base.Name(), Sharesim: version, Seeds: f.seeds, Grid: axes, Rows: make([]reports.SweepRow, len(jobs)), Runs: total}
 	if f.shard != "" {
 		table.Shards = []string{f.shard}
+		table.ShardCount = sn
 	}
 	finished := make([]bool, len(jobs))
 	var todo []sweepJob
@@ -338,8 +352,9 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 	if f.resume {
 		fmt.Fprintf(stderr, "%s: resuming, %d of %d runs already done\n", what, len(jobs)-len(todo), len(jobs))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	intr := catchInterrupts()
+	defer intr.Stop()
+	ctx := intr.Context()
 	var bar *progress
 	if !f.json {
 		bar = newProgress(stderr, "sweep "+base.Name(), float64(len(jobs)), countOf("runs"))
@@ -354,7 +369,11 @@ func runSweep(stdout, stderr io.Writer, stdin io.Reader, arg string, f sweepFlag
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				row, err := runSweepJob(arg, points[j.point], j, f)
+				row, err := runSweepJob(arg, points[j.point], j, f, intr.Interrupted)
+				if intr.Interrupted() && isIncomplete(err) {
+					bar.add(1) // cut short by the signal: not finished, --resume runs it again
+					continue
+				}
 				mu.Lock()
 				table.Rows[j.index], errs[j.index], finished[j.index] = row, err, err == nil
 				if err == nil && rowsOut != nil {
@@ -385,18 +404,17 @@ dispatch:
 			return err
 		}
 	}
+	interrupted = interrupted || intr.Interrupted()
 	if interrupted {
-		n := 0
-		for _, ok := range finished {
+		// What finished is written as an interrupted sweep (report draws it, merge says it
+		// is partial); --resume goes on from runs.ndjson.
+		rows := table.Rows[:0:0]
+		for i, ok := range finished {
 			if ok {
-				n++
+				rows = append(rows, table.Rows[i])
 			}
 		}
-		msg := fmt.Sprintf("sweep interrupted after %d of %d runs", n, len(jobs))
-		if f.out != "" {
-			msg += fmt.Sprintf("; they are in %s; go on with the same command and --resume", filepath.Join(f.out, "runs.ndjson"))
-		}
-		return &exitError{code: exitIncomplete, err: errors.New(msg)}
+		table.Rows, table.Interrupted = rows, true
 	}
 	if f.out != "" {
 		if err := reports.WriteSweep(f.out, table); err != nil {
@@ -414,6 +432,13 @@ dispatch:
 		if err := drawReport(report, f.out, false); err != nil {
 			return err
 		}
+	}
+	if interrupted {
+		msg := fmt.Sprintf("sweep interrupted after %d of %d runs", len(table.Rows), len(jobs))
+		if f.out != "" {
+			msg += fmt.Sprintf("; they are in %s (sweep.json marked interrupted); go on with the same command and --resume", filepath.Join(f.out, "runs.ndjson"))
+		}
+		return &exitError{code: exitIncomplete, err: errors.New(msg)}
 	}
 	if f.json {
 		if err := writeJSONTo(stdout, table); err != nil {
@@ -433,51 +458,70 @@ dispatch:
 	return nil
 }
 
-// openSweepFolder prepares --out: a new or empty folder, or with --resume the same
+// openSweepFolder takes --out (takeOut): a new or empty folder, or with --resume the same
 // sweep's folder (its finished rows go into done), or with --force any folder, whose
-// runs.ndjson starts over. It returns runs.ndjson open for appending.
-func openSweepFolder(f sweepFlags, spec sweepSpec, done map[[2]uint64]reports.SweepRow) (*os.File, error) {
-	if err := prepareOut(f.out); err != nil {
-		return nil, err
-	}
+// previous sweep starts over. It returns the folder, locked, and runs.ndjson open for
+// appending.
+func openSweepFolder(f sweepFlags, spec sweepSpec, done map[[2]uint64]reports.SweepRow) (*outFolder, *os.File, error) {
 	entries, err := os.ReadDir(f.out)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if st, serr := os.Stat(f.out); serr == nil && !st.IsDir() {
+			return nil, nil, usageErr("--out %s: is a file; expected a folder (new or existing)", f.out)
+		}
+		return nil, nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+	}
+	nonEmpty := false
+	for _, e := range entries {
+		nonEmpty = nonEmpty || e.Name() != markerName
+	}
+	if nonEmpty && !f.resume && !f.force {
+		return nil, nil, usageErr("--out %s: the folder is not empty; pass --resume to continue the sweep in it or --force to start over", f.out)
+	}
+	var keep []string
+	if f.resume {
+		keep = []string{"sweep-spec.json", "runs.ndjson", "runs", "series"}
+	}
+	od, err := takeOut(f.out, "sweep", f.force || f.resume, keep...)
 	if err != nil {
-		return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		return nil, nil, err
+	}
+	fail := func(err error) (*outFolder, *os.File, error) {
+		od.release()
+		return nil, nil, err
 	}
 	specPath := filepath.Join(f.out, "sweep-spec.json")
 	rowsPath := filepath.Join(f.out, "runs.ndjson")
-	switch {
-	case f.resume:
+	if f.resume {
 		b, err := os.ReadFile(specPath)
 		if err != nil {
-			return nil, usageErr("--resume: %s holds no sweep to resume (no sweep-spec.json)", f.out)
+			return fail(usageErr("--resume: %s holds no sweep to resume (no sweep-spec.json)", f.out))
 		}
 		var was sweepSpec
 		if err := json.Unmarshal(b, &was); err != nil || fmt.Sprint(was) != fmt.Sprint(spec) {
-			return nil, usageErr("--resume: %s holds another sweep (%s); resume it with the same scenario, --seeds, --set and --shard, or use --force to start over", f.out, string(bytes.TrimSpace(b)))
+			return fail(usageErr("--resume: %s holds another sweep (%s); resume it with the same scenario, --seeds, --set and --shard, or use --force to start over", f.out, string(bytes.TrimSpace(b))))
 		}
 		if err := readRows(rowsPath, done); err != nil {
-			return nil, usageErr("--resume: %v", err)
+			return fail(usageErr("--resume: %v", err))
 		}
-	case len(entries) > 0 && !f.force:
-		return nil, usageErr("--out %s: the folder is not empty; pass --resume to continue the sweep in it or --force to start over", f.out)
-	default:
+	} else {
 		b, _ := json.MarshalIndent(spec, "", "  ")
-		if err := os.WriteFile(specPath, append(b, '\n'), 0o644); err != nil {
-			return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		if err := atomicfile.WriteFile(specPath, append(b, '\n')); err != nil {
+			return fail(usageErr("--out %s: %v", f.out, unwrapPath(err)))
 		}
-		if err := os.WriteFile(rowsPath, nil, 0o644); err != nil {
-			return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		if err := atomicfile.WriteFile(rowsPath, nil); err != nil {
+			return fail(usageErr("--out %s: %v", f.out, unwrapPath(err)))
 		}
 	}
 	out, err := os.OpenFile(rowsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, usageErr("--out %s: %v", f.out, unwrapPath(err))
+		return fail(usageErr("--out %s: %v", f.out, unwrapPath(err)))
 	}
-	return out, nil
+	return od, out, nil
 }
 
-// readRows reads runs.ndjson; a last line cut short by an interruption is ignored.
+// readRows reads runs.ndjson. A last line cut short by an interruption (no line feed at
+// its end) is not a run: it is dropped, and the file truncated after the last whole line,
+// so that the next row appended starts a line of its own.
 func readRows(path string, done map[[2]uint64]reports.SweepRow) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -485,6 +529,12 @@ func readRows(path string, done map[[2]uint64]reports.SweepRow) error {
 			return nil
 		}
 		return err
+	}
+	if whole := bytes.LastIndexByte(data, '\n') + 1; whole < len(data) {
+		if err := os.Truncate(path, int64(whole)); err != nil {
+			return fmt.Errorf("%s: dropping a torn last line: %w", path, err)
+		}
+		data = data[:whole]
 	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -520,12 +570,12 @@ func pointScenario(arg string, p []reports.Param) (*scenarios.Scenario, error) {
 	return loadScenario(arg, sets)
 }
 
-func runSweepJob(arg string, p []reports.Param, j sweepJob, f sweepFlags) (reports.SweepRow, error) {
+func runSweepJob(arg string, p []reports.Param, j sweepJob, f sweepFlags, stop func() bool) (reports.SweepRow, error) {
 	sc, err := pointScenario(arg, p)
 	if err != nil {
 		return reports.SweepRow{}, err
 	}
-	so := simOpts{}
+	so := simOpts{stop: stop}
 	var dir string
 	var events *reports.EventsWriter
 	if f.keepRuns {
@@ -618,9 +668,14 @@ func fmt3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func newMergeCmd() *cobra.Command {
 	var out, metric string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD_DIR...",
 		Short: "Combine the result folders of a sharded sweep into one table",
+		Long: `Combine the result folders of a sharded sweep (sweep --shard i/n) into one table.
+
+Each shard may be given once. When shards are missing, or a shard was interrupted, merge
+prints which, writes the partial table (marked interrupted) and exits with code 3.`,
 		Example: `  sharesim sweep quickstart --seeds 1..8 --shard 1/2 --out out/s1
   sharesim sweep quickstart --seeds 1..8 --shard 2/2 --out out/s2
   sharesim merge out/s1 out/s2 --out out/all`,
@@ -631,11 +686,46 @@ func newMergeCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if out, err = outFlag(cmd, out); err != nil {
+				return err
+			}
+			if out != "" {
+				for _, dir := range args {
+					if sameFolder(dir, out) {
+						return usageErr("--out %s is the shard folder %s: merge into a new folder, not over one of its inputs", out, dir)
+					}
+				}
+				od, err := takeOut(out, "merge", force)
+				if err != nil {
+					return err
+				}
+				defer od.release()
+			}
 			var merged *reports.SweepTable
+			have := map[int]string{} // shard i → its folder
+			count := 0
+			partial := []string{}
 			for _, dir := range args {
 				t, err := reports.ReadSweep(dir)
 				if err != nil {
 					return inputErr(err)
+				}
+				for _, sh := range t.Shards {
+					i, n, err := parseShard(sh)
+					if err != nil {
+						return inputErr(fmt.Errorf("%s: shard %q: %v", dir, sh, err))
+					}
+					if prev, dup := have[i]; dup {
+						return inputErr(fmt.Errorf("%s: shard %d/%d is already given by %s; give each shard once", dir, i, n, prev))
+					}
+					if count != 0 && n != count {
+						return inputErr(fmt.Errorf("%s: a shard of %d, the others are shards of %d", dir, n, count))
+					}
+					have[i], count = dir, n
+				}
+				if t.Interrupted {
+					partial = append(partial, dir+" was interrupted")
 				}
 				if merged == nil {
 					merged = t
@@ -647,7 +737,20 @@ func newMergeCmd() *cobra.Command {
 				merged.Rows = append(merged.Rows, t.Rows...)
 				merged.Shards = append(merged.Shards, t.Shards...)
 			}
+			var missing []string
+			for i := 1; i <= count; i++ {
+				if _, ok := have[i]; !ok {
+					missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+				}
+			}
+			if len(missing) > 0 {
+				partial = append(partial, "missing shards "+strings.Join(missing, ", "))
+			}
 			merged.Sort()
+			merged.Interrupted = len(partial) > 0
+			if count > 0 {
+				merged.ShardCount = count
+			}
 			if out != "" {
 				if err := reports.WriteSweep(out, merged); err != nil {
 					return &exitError{code: exitUsage, err: err}
@@ -660,6 +763,10 @@ func newMergeCmd() *cobra.Command {
 				}
 			}
 			printSweep(cmd.OutOrStdout(), merged, metric)
+			if len(partial) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "INCOMPLETE: %d runs merged; %s\n", len(merged.Rows), strings.Join(partial, "; "))
+				return &exitError{code: exitIncomplete}
+			}
 			for _, r := range merged.Rows {
 				if r.Verdict != "pass" {
 					return checksFailed
@@ -669,6 +776,7 @@ func newMergeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the merged sweep folder here")
+	cmd.Flags().BoolVar(&force, "force", false, "write into a non-empty --out folder that sharesim did not write")
 	cmd.Flags().StringVar(&metric, "metric", "duplicates_per_hour", "metric shown in the printed table: "+strings.Join(reports.MetricNames(), ", "))
 	return cmd
 }
@@ -676,3 +784,9 @@ func newMergeCmd() *cobra.Command {
 func satAdd(a, b int64) int64 { return scenarios.SatAdd(a, b) }
 
 func satMul(a, b int64) int64 { return scenarios.SatMul(a, b) }
+
+// isIncomplete reports whether err is an exitIncomplete (a run cut short).
+func isIncomplete(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == exitIncomplete
+}

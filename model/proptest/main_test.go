@@ -7,17 +7,23 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/model"
 	"pgregory.net/rapid"
 )
 
-// TestMain gives the state-machine tests a deeper default than rapid's 100 checks,
-// unless -rapid.checks / -rapid.steps were given on the command line.
+// TestMain gives the state-machine tests a deeper default than rapid's 100 checks (400, and
+// 1000 with the build tag long: the default run's budget on two cores), unless
+// -rapid.checks / -rapid.steps were given on the command line.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name, value := range map[string]string{"rapid.checks": "1000", "rapid.steps": "150"} {
+	checks := "400"
+	if testmode.Long {
+		checks = "1000"
+	}
+	for name, value := range map[string]string{"rapid.checks": checks, "rapid.steps": "150"} {
 		if !set[name] {
 			if err := flag.Set(name, value); err != nil {
 				panic(err)
