@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sharesim/sharesim/model"
 )
@@ -64,6 +65,11 @@ type Scope struct {
 	// MaxDepth and MaxStates bound the search (0: unbounded).
 	MaxDepth  int
 	MaxStates int
+	// Deadline, when not zero, stops the search at the first wave boundary past it (wall
+	// clock; Result.Bounded "time"). Stop, when not nil, stops it once closed (Result.Bounded
+	// "interrupted"). Neither changes what is explored before the stop.
+	Deadline time.Time
+	Stop     <-chan struct{}
 	// Workers is the number of goroutines expanding states (0: one per CPU).
 	Workers int
 	// Memory is the budget in bytes for what grows with the number of states (0: no budget,
