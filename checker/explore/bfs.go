@@ -31,7 +31,7 @@ type Result struct {
 	Bounded string
 	// Levels are the number of states first reached at each depth (Levels[0] is the root),
 	// as far as the search got; the last may be partial when the search was cut short.
-	Levels []int
+	Levels  []int
 	Elapsed time.Duration
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
