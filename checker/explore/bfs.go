@@ -172,6 +172,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	lastReport := start
 	res.Levels = []int{1}
+	depthNow := 0 // the level being expanded
 	// stopped names the wall-clock bound that has been reached ("" for none).
 	stopped := func() string {
 		if sc.Stop != nil {
@@ -181,7 +182,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			default:
 			}
 		}
-		if !sc.Deadline.IsZero() && !time.Now().Before(sc.Deadline) {
+		if !sc.Deadline.IsZero() && depthNow > sc.deadlineFrom && !time.Now().Before(sc.Deadline) {
 			return "time"
 		}
 		return ""
@@ -217,6 +218,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			break
 		}
 		nf = &frontier{pool: segs}
+		depthNow = depth
 		full := false
 		for k := 0; k < len(cur.segs) && !full && cutBy == "" && (res.Violation == nil || swarm); k++ {
 			fr, err := cur.load(k, &readBuf)

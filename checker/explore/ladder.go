@@ -27,11 +27,11 @@ type Rung struct {
 // liveness and the findings.
 func Ladder(base Scope) []Rung {
 	type dims struct {
-		grows                          string
-		members                        int
-		batches                        []int
+		grows                           string
+		members                         int
+		batches                         []int
 		limit, failovers, moves, writes int
-		window                         bool
+		window                          bool
 	}
 	steps := []dims{
 		{"1 member, 2 records, limit 2, no faults, 1 write outstanding", 1, []int{1, 1}, 2, 0, 0, 1, false},

@@ -119,7 +119,7 @@ func pinned(sc *explore.Scope, res *explore.Result) string {
 
 // The explorer explores exactly what it did before its per-state work was optimised: the
 // same number of states and transitions, the same depth, and the same violations and
-// findings on the same paths, with one worker and with three.
+// findings on the same paths, with one worker and with three, and with the stores on disk.
 func TestExploredStatesPinned(t *testing.T) {
 	for _, pc := range pinCases {
 		t.Run(pc.name, func(t *testing.T) {
@@ -145,6 +145,25 @@ func TestExploredStatesPinned(t *testing.T) {
 				if got, want := pinned(&sc, res), pinWant[pc.name]; got != want {
 					t.Errorf("workers %d:\n got %s\nwant %s", workers, got, want)
 				}
+			}
+			// The same with a one-byte budget: the seen set goes to disk after every wave and
+			// every frontier segment and parent record to a file. Liveness keeps its seen set
+			// in memory (TestSpillKeepsResults spills the rest of it).
+			sc := explore.DefaultScope()
+			pc.scope(&sc)
+			if sc.Liveness || pc.long || raceDetector && !*long {
+				return
+			}
+			sc.DeadStore, sc.Workers, sc.Memory, sc.TempDir = pc.deadStore, 2, 1, t.TempDir()
+			res, err := explore.Explore(sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.DiskBytes == 0 {
+				t.Errorf("a one-byte budget, yet nothing spilled")
+			}
+			if got, want := pinned(&sc, res), pinWant[pc.name]; got != want {
+				t.Errorf("on disk:\n got %s\nwant %s", got, want)
 			}
 		})
 	}

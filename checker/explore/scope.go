@@ -70,6 +70,9 @@ type Scope struct {
 	// "interrupted"). Neither changes what is explored before the stop.
 	Deadline time.Time
 	Stop     <-chan struct{}
+	// deadlineFrom (Estimate) lets the Deadline stop the search only once the levels up to
+	// this depth are complete.
+	deadlineFrom int
 	// Workers is the number of goroutines expanding states (0: one per CPU).
 	Workers int
 	// Memory is the budget in bytes for what grows with the number of states (0: no budget,

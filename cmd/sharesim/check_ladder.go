@@ -370,7 +370,7 @@ func sampleScope(f checkFlags, sc explore.Scope) (*explore.SizeEstimate, error) 
 	if f.timeSet {
 		sample = max(sample, f.budget/20)
 	}
-	est, err := explore.Estimate(sc, sample, 0)
+	est, err := explore.Estimate(sc, sample, explore.MinSampleLevels)
 	if errors.Is(err, explore.ErrLivenessMemory) {
 		return nil, &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
 	}
@@ -394,6 +394,7 @@ func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (te
 			humanCount(est.States), est.Depth, len(est.Levels), est.SampleStates, est.SampleTime.Round(time.Millisecond),
 			time.Duration(est.Seconds()*float64(time.Second)).Round(time.Second), est.Rate, explore.EstimateFactor)
 	}
+	fmt.Fprintf(&b, "; levels sampled: %s", joinCounts(est.Levels))
 	fits, memory = true, true
 	if est.Fitted {
 		if f.timeSet && est.Seconds() > f.budget.Seconds() {
@@ -438,4 +439,13 @@ func runEstimate(stdout io.Writer, f checkFlags, sc explore.Scope) error {
 		return &exitError{code: exitIncomplete}
 	}
 	return nil
+}
+
+// joinCounts renders level sizes as "1 6 45 383".
+func joinCounts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, " ")
 }
