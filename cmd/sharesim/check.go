@@ -275,7 +275,7 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	if err != nil {
 		return err
 	}
-	ladder, err := f.useLadder()
+	ladder, err := f.useLadder(sc.Bug != "")
 	if err != nil {
 		return err
 	}

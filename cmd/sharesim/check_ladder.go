@@ -19,7 +19,7 @@ import (
 // useLadder decides between the ladder and one scope: the ladder unless --scope standard,
 // --bug (the bug zoo is measured on the standard scope), a swarm shard or a scope flag asks
 // for one scope. --scope ladder with scope flags is a usage error.
-func (f *checkFlags) useLadder() (bool, error) {
+func (f *checkFlags) useLadder(bug bool) (bool, error) {
 	switch f.preset {
 	case "", "ladder":
 	case "standard":
@@ -36,7 +36,7 @@ func (f *checkFlags) useLadder() (bool, error) {
 		}
 		return true, nil
 	}
-	return len(f.explicit) == 0 && f.bug == "" && f.swarm == "" && !f.estimate, nil
+	return len(f.explicit) == 0 && !bug && f.swarm == "" && !f.estimate, nil
 }
 
 // cexPaths says where counterexamples go (--out): the violation's file and each finding's.
