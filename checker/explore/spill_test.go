@@ -184,8 +184,8 @@ func TestSeenSetWithDisk(t *testing.T) {
 		return x | 1
 	}
 	var all []uint64
-	for round := 0; round < 5; round++ {
-		for i := 0; i < 3000; i++ {
+	for round := 0; round < 9; round++ {
+		for i := 0; i < 3000>>(round%3); i++ {
 			f := next()
 			if i%3 == 0 && len(all) > 0 {
 				f = all[int(f>>33)%len(all)] // one already added
@@ -208,6 +208,19 @@ func TestSeenSetWithDisk(t *testing.T) {
 		set.reset()
 		if disk.n != int64(len(in)) {
 			t.Fatalf("round %d: %d fingerprints on disk, want %d", round, disk.n, len(in))
+		}
+		// Size tiers: each run more than twice the next, so at most log2 of the flushes.
+		for i := 1; i < len(disk.runs); i++ {
+			if disk.runs[i-1].n <= 2*disk.runs[i].n {
+				t.Errorf("round %d: run %d holds %d, run %d %d: not merged", round, i-1, disk.runs[i-1].n, i, disk.runs[i].n)
+			}
+		}
+		var sum int64
+		for _, r := range disk.runs {
+			sum += r.n
+		}
+		if sum != disk.n || st.disk != disk.n*8 {
+			t.Errorf("round %d: runs hold %d, %d bytes in files, want %d fingerprints", round, sum, st.disk, disk.n)
 		}
 	}
 	probe := append([]uint64{}, all...)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sharesim/sharesim/checker/explore"
@@ -99,6 +100,8 @@ type checkJSON struct {
 	Violation   *jFound   `json:"violation,omitempty"`
 	Findings    []*jFound `json:"findings,omitempty"`
 	Liveness    *jLive    `json:"liveness,omitempty"`
+	// LivenessNotChecked says why liveness, asked for, was not decided.
+	LivenessNotChecked string `json:"liveness_not_checked,omitempty"`
 }
 
 type jFound struct {
@@ -150,6 +153,9 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 		if j.Violation == nil && l.First != nil {
 			j.Violation = toJFound(&sc, l.First)
 		}
+	}
+	if sc.Liveness && res.Liveness == nil {
+		j.LivenessNotChecked = strings.TrimPrefix(livenessLine(sc, res), "liveness not checked: ")
 	}
 	for _, fd := range res.Findings {
 		j.Findings = append(j.Findings, toJFound(&sc, fd))

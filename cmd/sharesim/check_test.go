@@ -38,6 +38,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50"), exitIncomplete, "liveness not checked: the search did not finish", "PASS"},
 		{"liveness incomplete, findings", append(small, "--liveness", "--depth", "4"), exitFailed, "liveness not checked: the search did not finish", "no other invariant broken"},
 		{"liveness complete", append(small, "--fix", "all", "--liveness"), exitOK, "liveness: no stuck state", "INCOMPLETE"},
+		{"json liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50", "--json"), exitIncomplete, `"liveness_not_checked": "the search did not finish"`, "PASS"},
 		{"time bound", append(small, "--fix", "all", "--time", "1ns"), exitIncomplete, "not complete (time budget reached)", "PASS"},
 		{"estimate", append(small, "--fix", "all", "--estimate"), exitOK, "estimate: exact", "PASS"},
 		{"unknown preset", append(small, "--scope", "huge"), exitUsage, "", "PASS"},
