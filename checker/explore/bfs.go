@@ -289,7 +289,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
 			mem := memory()
 			res.Memory = max(res.Memory, mem)
-			if over(set.bytes(), sh.seen) {
+			// The disk part's index and filters count against the seen set's share too.
+			if over(set.bytes()+disk.bytes(), sh.seen) {
 				if sc.Liveness {
 					return nil, fmt.Errorf("%w: at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
 						ErrLivenessMemory, pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
