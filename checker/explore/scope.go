@@ -111,8 +111,11 @@ type Scope struct {
 	Liveness bool
 }
 
-// DefaultScope is 2 members, 4 records in two producer batches, delivery limit 3, cap 4,
-// every acknowledgement type, leave, one failover with stale writes, one log-start move.
+// DefaultScope is the standard scope (`sharesim check --scope standard`, the base the check
+// command's scope flags change and the one --bug explores): 2 members, 4 records in two
+// producer batches, delivery limit 3, cap 4, every acknowledgement type, leave, one failover
+// with stale writes, one log-start move. It holds over a billion states; the command's
+// default is the ladder (ladder.go).
 func DefaultScope() Scope {
 	return Scope{
 		Version: model.Kafka42, Members: 2, Batches: []int{2, 2}, Limit: 3, Cap: 4,
