@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharesim/sharesim/model"
 )
@@ -286,5 +287,38 @@ func TestBudgetShares(t *testing.T) {
 	}
 	if !over(1, budgetShares(1).parents) {
 		t.Error("a one-byte budget keeps a parent record in memory")
+	}
+}
+
+// A search stopped from outside (Scope.Stop, what the check command closes on Ctrl-C) ends
+// at the next wave as "interrupted", not complete, with what it found so far, and leaves no
+// spill file behind; a deadline in the past ends it as "time".
+func TestStopRemovesSpillFiles(t *testing.T) {
+	for _, how := range []string{"interrupted", "time"} {
+		sc := DefaultScope()
+		sc.Workers, sc.Memory, sc.TempDir = 1, 1, t.TempDir()
+		stop := make(chan struct{})
+		waves := 0
+		if how == "interrupted" {
+			sc.Stop = stop
+		} else {
+			sc.Deadline = time.Now()
+			sc.deadlineFrom = 4
+		}
+		res, err := Explore(sc, func(s Snapshot) {
+			if waves++; waves == 3 { // after the third level (or report within one)
+				close(stop)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || res.Bounded != how || res.States == 0 || res.DiskBytes == 0 {
+			t.Errorf("%s: complete %v, bounded %q, %d states, %d bytes spilled", how, res.Complete, res.Bounded, res.States, res.DiskBytes)
+		}
+		if how == "time" && res.Depth < 4 {
+			t.Errorf("time: stopped at depth %d before the levels it must finish (4)", res.Depth)
+		}
+		assertEmpty(t, sc.TempDir)
 	}
 }
