@@ -81,14 +81,22 @@ from the share coordinator (with the old leader's writes arriving late) — driv
 share-partition core as the simulator. Every transition is checked against the
 single-partition invariants (docs/checking.md).
 
+With no scope flags it climbs a ladder of 13 scopes of growing size (one dimension grows per
+rung), explores each completely with safety, the findings and liveness within --time (60 s by
+default), prints one line per rung and the largest scope proved. Any scope flag (or --scope
+standard, or --bug) explores that one scope instead, after an estimate of its size from a short
+sample (--estimate: only the estimate).
+
 On a violation it prints the shortest path to it and writes it as a scripted scenario
 (--out, default counterexample.yaml) that 'sharesim run' replays and that fails on the same
 invariant.
 
-Exit codes: 0 every reachable state of the scope explored and no invariant broken;
-1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
-cut short (--depth, --max-states, or --liveness outgrowing --memory) before it
-found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
+Exit codes: 0 every reachable state of the scope (the ladder: of at least one rung) explored
+and no invariant broken; 1 a violation, a stuck state or a documented Kafka finding; 2 bad
+flags, or an --out or --temp-dir that cannot be written; 3 the search was cut short (--depth,
+--max-states, --time, Ctrl-C, or liveness not fitting --memory) before it found anything: "no
+violation in the first N states, depth D; not complete" is not a pass, and liveness is then
+"not checked: the search did not finish".
 
 --memory bounds what grows with the states (default: half the physical memory, at most
 8GiB): past it the seen set (as TLC's disk-backed fingerprint set), the frontiers and the
@@ -104,6 +112,8 @@ merge' combines the shards' result files.
 The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
 --set kafka.bug=NAME.`,
 		Example: `  sharesim check
+  sharesim check --fix all --time 5m
+  sharesim check --scope standard --estimate
   sharesim check --bug spso-steps-back
   sharesim check --set kafka.bug=release-stops-at-foreign --out cex.yaml && sharesim run cex.yaml
   sharesim check --members 3 --batches 1,1 --limit 2 --failovers 0
