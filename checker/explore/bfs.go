@@ -26,8 +26,12 @@ type Result struct {
 	Depth int
 	// Complete is true when every reachable state within the bounds was explored.
 	Complete bool
-	// Bounded names the bound that stopped the search early ("depth" or "states").
+	// Bounded names the bound that stopped the search early ("depth", "states", "time" or
+	// "interrupted").
 	Bounded string
+	// Levels are the number of states first reached at each depth (Levels[0] is the root),
+	// as far as the search got; the last may be partial when the search was cut short.
+	Levels  []int
 	Elapsed time.Duration
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
@@ -167,6 +171,23 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		g = &graph{eoff: []uint32{0}}
 	}
 	lastReport := start
+	res.Levels = []int{1}
+	depthNow := 0 // the level being expanded
+	// stopped names the wall-clock bound that has been reached ("" for none).
+	stopped := func() string {
+		if sc.Stop != nil {
+			select {
+			case <-sc.Stop:
+				return "interrupted"
+			default:
+			}
+		}
+		if !sc.Deadline.IsZero() && depthNow > sc.deadlineFrom && !time.Now().Before(sc.Deadline) {
+			return "time"
+		}
+		return ""
+	}
+	cutBy := ""
 	findings := map[string]*Found{}
 	swarm := sc.Shards > 0
 	levelViolations := map[string]*Found{}
@@ -197,8 +218,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			break
 		}
 		nf = &frontier{pool: segs}
+		depthNow = depth
 		full := false
-		for k := 0; k < len(cur.segs) && !full && (res.Violation == nil || swarm); k++ {
+		for k := 0; k < len(cur.segs) && !full && cutBy == "" && (res.Violation == nil || swarm); k++ {
 			fr, err := cur.load(k, &readBuf)
 			if err != nil {
 				return nil, err
@@ -236,16 +258,19 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				if o.found != nil && res.Violation == nil {
 					res.Violation = o.found
 					res.Violation.Path = realPath(pl, sc.Members, o.foundParent, o.found.Path[0])
+					res.Violation.Message = realMessage(&sc, res.Violation)
 				}
 				for i, vf := range o.viols {
 					if levelViolations[vf.Invariant] == nil {
 						vf.Path = realPath(pl, sc.Members, o.violParents[i], vf.Path[0])
+						vf.Message = realMessage(&sc, vf)
 						levelViolations[vf.Invariant] = vf
 					}
 				}
 				for i, fd := range o.finds {
 					if findings[fd.Finding] == nil {
 						fd.Path = realPath(pl, sc.Members, o.findParents[i], fd.Path[0])
+						fd.Message = realMessage(&sc, fd)
 						findings[fd.Finding] = fd
 					}
 				}
@@ -264,7 +289,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
 			mem := memory()
 			res.Memory = max(res.Memory, mem)
-			if over(set.bytes(), sh.seen) {
+			// The disk part's index and filters count against the seen set's share too.
+			if over(set.bytes()+disk.bytes(), sh.seen) {
 				if sc.Liveness {
 					return nil, fmt.Errorf("%w: at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
 						ErrLivenessMemory, pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
@@ -274,6 +300,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				set.reset()
 			}
+			cutBy = stopped()
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
 				progress(Snapshot{States: pl.len(), Transitions: res.Transitions, Depth: depth, Frontier: cur.n,
@@ -285,6 +312,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 		if nf.n > 0 {
 			res.Depth = depth
+			res.Levels = append(res.Levels, nf.n)
 		}
 		cur.close()
 		cur, nf = nf, nil
@@ -298,6 +326,10 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 		if full {
 			res.Bounded = "states"
+			break
+		}
+		if cutBy != "" && cur.n > 0 {
+			res.Bounded = cutBy
 			break
 		}
 	}

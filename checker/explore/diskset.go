@@ -5,118 +5,228 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
 	"sync"
 )
 
-// diskSet is the part of the seen set flushed to disk, as TLC's disk-backed fingerprint set
-// keeps it: every fingerprint flushed so far in one file, sorted ascending, 8 bytes each
-// (little-endian), and in memory the first fingerprint of every page of pageFPs (8 bytes per
-// 128 states). A flush merges the in-memory tables, partition by partition (in fingerprint
-// order, as their top bits pick them), with the old file into a new one. A batch of
-// candidates is looked up sorted: each is searched in the index, then in its page, and
+// diskSet is the part of the seen set flushed to disk, kept as an LSM tree keeps its levels:
+// sorted runs, each a file of fingerprints in ascending order (8 bytes each, little-endian),
+// newest last. In memory each run has the first fingerprint of every page of pageFPs (8 bytes
+// per 128 states) and a Bloom filter (bloomBits bits per fingerprint, 1.25 bytes) that
+// answers "certainly not in this run" for all but a few percent of the fingerprints it does not
+// hold.
+//
+// A flush writes the in-memory tables, partition by partition (in fingerprint order, as their
+// top bits pick them), as a new run: it costs what the new fingerprints take, not what is
+// already on disk. Then, while the run before the newest is at most twice its size, the two
+// are merged into one (size tiers, as a binary counter carries): every fingerprint is
+// rewritten about log2(total/flush) times over the whole search and there are at most as many
+// runs. A batch of candidates is looked up sorted, run by run: candidates the run's filter
+// rules out cost nothing, the others are searched in its index and then in their page, and
 // candidates in the same page share one read.
 type diskSet struct {
-	st    *storage
+	st   *storage
+	runs []*run
+	n    int64 // fingerprints on disk, in all runs (they are disjoint)
+}
+
+// run is one sorted file of the disk set.
+type run struct {
 	f     *os.File
 	n     int64    // fingerprints in the file
 	index []uint64 // index[i] is the first fingerprint of page i
+	bloom []uint64 // Bloom filter: bloomHashes bits per fingerprint in len(bloom)*64 bits
 }
 
-// pageFPs is the number of fingerprints in a page of the file (1 KiB).
+// pageFPs is the number of fingerprints in a page of a run's file (1 KiB).
 const pageFPs = 128
 
-func (d *diskSet) bytes() int64 { return int64(cap(d.index)) * 8 }
+// bloomBits is the size of a run's Bloom filter in bits per fingerprint and bloomHashes the
+// bits set per fingerprint. The filter is blocked: all of a fingerprint's bits lie in one
+// 64-bit word, so a query costs one memory access; with these sizes a few percent of the
+// fingerprints not in the run pass it.
+const (
+	bloomBits   = 10
+	bloomHashes = 7
+)
 
-// flush merges the fingerprints of s into the file.
-func (d *diskSet) flush(s *fpSet) error {
+func (d *diskSet) bytes() int64 {
+	var b int64
+	for _, r := range d.runs {
+		b += int64(cap(r.index)+cap(r.bloom)) * 8
+	}
+	return b
+}
+
+// empty reports whether nothing is on disk.
+func (d *diskSet) empty() bool { return len(d.runs) == 0 }
+
+// bloomWord returns the word of a filter of n words that holds fingerprint k's bits, and
+// those bits: the word from k's high bits, the bits from 6-bit pieces of its low bits (the
+// fingerprint is already a uniform hash).
+func bloomWord(k uint64, n int) (int, uint64) {
+	hi, _ := bits.Mul64(k, uint64(n))
+	var mask uint64
+	for i := 0; i < bloomHashes; i++ {
+		mask |= 1 << ((k >> (6 * i)) & 63)
+	}
+	return int(hi), mask
+}
+
+func (r *run) bloomAdd(k uint64) {
+	w, m := bloomWord(k, len(r.bloom))
+	r.bloom[w] |= m
+}
+
+// mayHave reports whether k may be in the run (false: certainly not).
+func (r *run) mayHave(k uint64) bool {
+	w, m := bloomWord(k, len(r.bloom))
+	return r.bloom[w]&m == m
+}
+
+// runWriter writes one run.
+type runWriter struct {
+	d *diskSet
+	r *run
+	w *bufio.Writer
+	b [8]byte
+}
+
+func (d *diskSet) newRun(size int64) (*runWriter, error) {
 	f, err := d.st.create("seen")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	var old *bufio.Reader
-	if d.f != nil {
-		old = bufio.NewReaderSize(io.NewSectionReader(d.f, 0, d.n*8), 1<<20)
+	r := &run{f: f, index: make([]uint64, 0, size/pageFPs+1), bloom: make([]uint64, (size*bloomBits+63)/64+1)}
+	return &runWriter{d: d, r: r, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (rw *runWriter) emit(k uint64) error {
+	r := rw.r
+	if r.n%pageFPs == 0 {
+		r.index = append(r.index, k)
 	}
-	var (
-		oldLeft = d.n
-		next    uint64 // the old file's next fingerprint, when have
-		have    bool
-		index   = make([]uint64, 0, (d.n+int64(s.len()))/pageFPs+1)
-		n       int64
-		b       [8]byte
-		keys    []uint64
-	)
-	readOld := func() error {
-		have = false
-		if oldLeft == 0 {
-			return nil
-		}
-		if _, err := io.ReadFull(old, b[:]); err != nil {
-			return err
-		}
-		oldLeft--
-		next, have = binary.LittleEndian.Uint64(b[:]), true
-		return nil
+	r.n++
+	rw.r.bloomAdd(k)
+	binary.LittleEndian.PutUint64(rw.b[:], k)
+	_, err := rw.w.Write(rw.b[:])
+	return err
+}
+
+func (rw *runWriter) finish() (*run, error) {
+	if err := rw.w.Flush(); err != nil {
+		rw.abort()
+		return nil, err
 	}
-	emit := func(k uint64) error {
-		if n%pageFPs == 0 {
-			index = append(index, k)
-		}
-		n++
-		binary.LittleEndian.PutUint64(b[:], k)
-		_, err := w.Write(b[:])
-		return err
-	}
-	fail := func(err error) error {
-		d.st.remove(f, 0)
+	rw.d.st.grew(rw.r.n * 8)
+	return rw.r, nil
+}
+
+func (rw *runWriter) abort() { rw.d.st.remove(rw.r.f, 0) }
+
+// flush writes the fingerprints of s as a new run and merges runs of similar size.
+func (d *diskSet) flush(s *fpSet) error {
+	rw, err := d.newRun(int64(s.len()))
+	if err != nil {
 		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
-	if old != nil {
-		if err := readOld(); err != nil {
-			return fail(err)
-		}
-	}
+	var keys []uint64
 	for p := range s.parts {
 		keys = s.parts[p].appendSorted(keys[:0])
 		for _, k := range keys {
-			for have && next < k {
-				if err := emit(next); err != nil {
-					return fail(err)
-				}
-				if err := readOld(); err != nil {
-					return fail(err)
-				}
-			}
-			if err := emit(k); err != nil { // the sets are disjoint: a key is never in both
-				return fail(err)
+			if err := rw.emit(k); err != nil {
+				rw.abort()
+				return fmt.Errorf("explore: spilling the seen set: %w", err)
 			}
 		}
 	}
-	for have {
-		if err := emit(next); err != nil {
-			return fail(err)
-		}
-		if err := readOld(); err != nil {
-			return fail(err)
-		}
+	r, err := rw.finish()
+	if err != nil {
+		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
+	d.runs = append(d.runs, r)
+	d.n += r.n
+	for len(d.runs) >= 2 {
+		a, b := d.runs[len(d.runs)-2], d.runs[len(d.runs)-1]
+		if a.n > 2*b.n {
+			break
+		}
+		m, err := d.merge(a, b)
+		if err != nil {
+			return fmt.Errorf("explore: merging the seen set's runs: %w", err)
+		}
+		d.st.remove(a.f, a.n*8)
+		d.st.remove(b.f, b.n*8)
+		d.runs = append(d.runs[:len(d.runs)-2], m)
 	}
-	d.st.grew(n * 8)
-	d.st.remove(d.f, d.n*8)
-	d.f, d.n, d.index = f, n, index
 	return nil
 }
 
-// lookup sets seen[i] for every fingerprint of fps (sorted ascending) that is in the file,
-// using up to par goroutines.
+// runReader reads a run in order.
+type runReader struct {
+	r    *bufio.Reader
+	left int64
+	next uint64
+	have bool
+	b    [8]byte
+}
+
+func newRunReader(r *run) *runReader {
+	return &runReader{r: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*8), 1<<20), left: r.n}
+}
+
+func (rr *runReader) advance() error {
+	rr.have = false
+	if rr.left == 0 {
+		return nil
+	}
+	if _, err := io.ReadFull(rr.r, rr.b[:]); err != nil {
+		return err
+	}
+	rr.left--
+	rr.next, rr.have = binary.LittleEndian.Uint64(rr.b[:]), true
+	return nil
+}
+
+// merge writes the union of two runs (disjoint: a fingerprint is flushed once) as one.
+func (d *diskSet) merge(a, b *run) (*run, error) {
+	rw, err := d.newRun(a.n + b.n)
+	if err != nil {
+		return nil, err
+	}
+	ra, rb := newRunReader(a), newRunReader(b)
+	if err := ra.advance(); err != nil {
+		rw.abort()
+		return nil, err
+	}
+	if err := rb.advance(); err != nil {
+		rw.abort()
+		return nil, err
+	}
+	for ra.have || rb.have {
+		src := ra
+		if !ra.have || rb.have && rb.next < ra.next {
+			src = rb
+		}
+		if err := rw.emit(src.next); err != nil {
+			rw.abort()
+			return nil, err
+		}
+		if err := src.advance(); err != nil {
+			rw.abort()
+			return nil, err
+		}
+	}
+	return rw.finish()
+}
+
+// lookup sets seen[i] for every fingerprint of fps (sorted ascending) that is on disk, using
+// up to par goroutines.
 func (d *diskSet) lookup(fps []uint64, seen []bool, par int) error {
-	if d.f == nil || len(fps) == 0 {
+	if len(d.runs) == 0 || len(fps) == 0 {
 		return nil
 	}
 	par = max(1, min(par, len(fps)/1024))
@@ -127,7 +237,12 @@ func (d *diskSet) lookup(fps []uint64, seen []bool, par int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[g] = d.lookupRange(fps[lo:hi], seen[lo:hi])
+			for _, r := range d.runs {
+				if err := r.lookupRange(fps[lo:hi], seen[lo:hi]); err != nil {
+					errs[g] = err
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
@@ -139,18 +254,21 @@ func (d *diskSet) lookup(fps []uint64, seen []bool, par int) error {
 	return nil
 }
 
-func (d *diskSet) lookupRange(fps []uint64, seen []bool) error {
+func (r *run) lookupRange(fps []uint64, seen []bool) error {
 	var raw [pageFPs * 8]byte
 	var page [pageFPs]uint64
 	cur, have := -1, 0
 	for i, k := range fps {
-		p := sort.Search(len(d.index), func(j int) bool { return d.index[j] > k }) - 1
+		if seen[i] || !r.mayHave(k) {
+			continue
+		}
+		p := sort.Search(len(r.index), func(j int) bool { return r.index[j] > k }) - 1
 		if p < 0 {
 			continue
 		}
 		if p != cur {
-			have = int(min(pageFPs, d.n-int64(p)*pageFPs))
-			if _, err := d.f.ReadAt(raw[:have*8], int64(p)*pageFPs*8); err != nil {
+			have = int(min(pageFPs, r.n-int64(p)*pageFPs))
+			if _, err := r.f.ReadAt(raw[:have*8], int64(p)*pageFPs*8); err != nil {
 				return fmt.Errorf("explore: reading the seen set back: %w", err)
 			}
 			for j := 0; j < have; j++ {
@@ -163,23 +281,28 @@ func (d *diskSet) lookupRange(fps []uint64, seen []bool) error {
 	return nil
 }
 
-// appendAll appends the file's fingerprints.
+// appendAll appends every fingerprint on disk, sorted.
 func (d *diskSet) appendAll(out []uint64) ([]uint64, error) {
-	if d.f == nil {
-		return out, nil
-	}
-	r := bufio.NewReaderSize(io.NewSectionReader(d.f, 0, d.n*8), 1<<20)
-	var b [8]byte
-	for i := int64(0); i < d.n; i++ {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return out, fmt.Errorf("explore: reading the seen set back: %w", err)
+	from := len(out)
+	for _, r := range d.runs {
+		rr := newRunReader(r)
+		for {
+			if err := rr.advance(); err != nil {
+				return out, fmt.Errorf("explore: reading the seen set back: %w", err)
+			}
+			if !rr.have {
+				break
+			}
+			out = append(out, rr.next)
 		}
-		out = append(out, binary.LittleEndian.Uint64(b[:]))
 	}
+	slices.Sort(out[from:])
 	return out, nil
 }
 
 func (d *diskSet) close() {
-	d.st.remove(d.f, d.n*8)
-	d.f, d.n, d.index = nil, 0, nil
+	for _, r := range d.runs {
+		d.st.remove(r.f, r.n*8)
+	}
+	d.runs, d.n = nil, 0
 }

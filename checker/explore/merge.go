@@ -53,7 +53,7 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 	for i := range m.fresh {
 		m.fresh[i] = true
 	}
-	if m.disk.f != nil {
+	if !m.disk.empty() {
 		if err := m.dropOnDisk(outs); err != nil {
 			return false, err
 		}

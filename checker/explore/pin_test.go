@@ -93,12 +93,12 @@ var pinWant = map[string]string{
 	"liveness scope, dead store":                                         `29237 states, 154288 transitions, depth 14, complete true, bounded ""; finding stuck-below-log-start at 5: m1 fetches (max 2); m1 acks 0-1 accept; the lock of offset 0 fires; the log start moves to 1; write #1 fails; finding spso-below-log-start at 4: m1 fetches (max 2, one producer batch read); m1 acks 0-0 accept; the log start moves to 2; write #1 succeeds; liveness 13492 settled, 51 stuck, 71878 edges`,
 	"2 batches of 1, limit 3":                                            "247120 states, 1367574 transitions, depth 20, complete true, bounded \"\"",
 	"3 members, 2 batches of 1, no log-start moves":                      "11088 states, 58437 transitions, depth 13, complete true, bounded \"\"",
-	"Kafka 4.1, depth 6":                                                 "17198 states, 35145 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m1 fetches (max 4); m1 acks 0-0 release; write #1 succeeds; m2 fetches (max 4); m1's share session ends (offset 1 is still ACQUIRED by m2 after its session ended)",
+	"Kafka 4.1, depth 6":                                                 "17198 states, 35145 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m1 fetches (max 4); m1 acks 0-0 release; write #1 succeeds; m2 fetches (max 4); m1's share session ends (offset 1 is still ACQUIRED by m1 after its session ended)",
 	"bug expire-during-ack":                                              "598 states, 982 transitions, depth 3, complete false, bounded \"\"; violation terminal-states-absorbing at 3: m1 fetches (max 4); m1 acks 0-3 accept; the lock of offset 0 fires (offset 0 was ACKNOWLEDGED (write outstanding), now AVAILABLE (write outstanding))",
 	"bug head-passes-pending":                                            "4755 states, 9202 transitions, depth 4, complete false, bounded \"\"; violation no-silent-loss at 4: m1 fetches (max 4); m1 acks 0-0 accept; m1 acks 1-1 accept; write #1 succeeds (SPSO moved from 0 to 2 past offset 1, which was ACKNOWLEDGED (write outstanding))",
-	"bug release-stops-at-foreign":                                       "28165 states, 61429 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m1 fetches (max 4); m1 acks 0-0 release; write #1 succeeds; m2 fetches (max 4); m1's share session ends (offset 1 is still ACQUIRED by m2 after its session ended)",
+	"bug release-stops-at-foreign":                                       "28165 states, 61429 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m1 fetches (max 4); m1 acks 0-0 release; write #1 succeeds; m2 fetches (max 4); m1's share session ends (offset 1 is still ACQUIRED by m1 after its session ended)",
 	"bug release-stops-at-foreign, 3 members":                            "57220 states, 215735 transitions, depth 8, complete false, bounded \"\"; violation leave-releases-all at 8: m1 fetches (max 1); m1 fetches (max 1); m1's share session ends; write #1 succeeds; leader failover (outstanding writes lost); m1 fetches (max 1, one producer batch read); m2 fetches (max 1); m2's share session ends (offset 1 is still ACQUIRED by m2 after its session ended)",
-	"bug release-stops-at-foreign, step order seed":                      "28165 states, 61429 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m2 fetches (max 4); m2 acks 3-3 release; write #1 succeeds; m1 fetches (max 4); m1's share session ends (offset 3 is still ACQUIRED by m2 after its session ended)",
+	"bug release-stops-at-foreign, step order seed":                      "28165 states, 61429 transitions, depth 5, complete false, bounded \"\"; violation leave-releases-all at 5: m2 fetches (max 4); m2 acks 3-3 release; write #1 succeeds; m1 fetches (max 4); m1's share session ends (offset 3 is still ACQUIRED by m1 after its session ended)",
 	"bug reload-hole-overlaps, 1 member":                                 "23829 states, 51251 transitions, depth 5, complete false, bounded \"\"; violation cached-ranges-disjoint at 5: m1 fetches (max 4); m1 acks 1-1 accept; write #1 succeeds; leader failover (outstanding writes lost); m1 fetches (max 4) (cached batch 1-1 after offset 1)",
 	"bug store-no-fencing":                                               "4781 states, 9202 transitions, depth 4, complete false, bounded \"\"; violation no-older-epoch-write at 4: m1 fetches (max 4); m1 acks 0-3 accept; leader failover (outstanding writes still on their way); stale write #1 reaches the share coordinator (the share coordinator accepted a write with leader epoch 1, state epoch 0 after seeing 2, 0)",
 	"default scope with findings, depth 5":                               "28176 states, 61429 transitions, depth 5, complete false, bounded \"depth\"; finding acquire-below-spso at 3: m1 fetches (max 4, one producer batch read); the log start moves to 3; m1 fetches (max 4); finding spso-below-log-start at 4: m1 fetches (max 4, one producer batch read); m1 acks 0-1 accept; the log start moves to 3; write #1 succeeds",
@@ -134,7 +134,7 @@ func pinned(sc *explore.Scope, res *explore.Result) string {
 
 // The explorer explores exactly what it did before its per-state work was optimised: the
 // same number of states and transitions, the same depth, and the same violations and
-// findings on the same paths, with one worker and with three.
+// findings on the same paths, with one worker and with three, and with the stores on disk.
 func TestExploredStatesPinned(t *testing.T) {
 	for _, pc := range pinCases {
 		t.Run(pc.name, func(t *testing.T) {
@@ -160,6 +160,25 @@ func TestExploredStatesPinned(t *testing.T) {
 				if got, want := pinned(&sc, res), pinWant[pc.name]; got != want {
 					t.Errorf("workers %d:\n got %s\nwant %s", workers, got, want)
 				}
+			}
+			// The same with a one-byte budget: the seen set goes to disk after every wave and
+			// every frontier segment and parent record to a file. Liveness keeps its seen set
+			// in memory (TestSpillKeepsResults spills the rest of it).
+			sc := explore.DefaultScope()
+			pc.scope(&sc)
+			if sc.Liveness || pc.long || raceDetector && !*long {
+				return
+			}
+			sc.DeadStore, sc.Workers, sc.Memory, sc.TempDir = pc.deadStore, 2, 1, t.TempDir()
+			res, err := explore.Explore(sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.DiskBytes == 0 {
+				t.Errorf("a one-byte budget, yet nothing spilled")
+			}
+			if got, want := pinned(&sc, res), pinWant[pc.name]; got != want {
+				t.Errorf("on disk:\n got %s\nwant %s", got, want)
 			}
 		})
 	}

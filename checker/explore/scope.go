@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sharesim/sharesim/model"
 )
@@ -64,6 +65,14 @@ type Scope struct {
 	// MaxDepth and MaxStates bound the search (0: unbounded).
 	MaxDepth  int
 	MaxStates int
+	// Deadline, when not zero, stops the search at the first wave boundary past it (wall
+	// clock; Result.Bounded "time"). Stop, when not nil, stops it once closed (Result.Bounded
+	// "interrupted"). Neither changes what is explored before the stop.
+	Deadline time.Time
+	Stop     <-chan struct{}
+	// deadlineFrom (Estimate) lets the Deadline stop the search only once the levels up to
+	// this depth are complete.
+	deadlineFrom int
 	// Workers is the number of goroutines expanding states (0: one per CPU).
 	Workers int
 	// Memory is the budget in bytes for what grows with the number of states (0: no budget,
@@ -113,8 +122,11 @@ type Scope struct {
 	Liveness bool
 }
 
-// DefaultScope is 2 members, 4 records in two producer batches, delivery limit 3, cap 4,
-// every acknowledgement type, leave, one failover with stale writes, one log-start move.
+// DefaultScope is the standard scope (`sharesim check --scope standard`, the base the check
+// command's scope flags change and the one --bug explores): 2 members, 4 records in two
+// producer batches, delivery limit 3, cap 4, every acknowledgement type, leave, one failover
+// with stale writes, one log-start move. It holds over a billion states; the command's
+// default is the ladder (ladder.go).
 func DefaultScope() Scope {
 	return Scope{
 		Version: model.Kafka42, Members: 2, Batches: []int{2, 2}, Limit: 3, Cap: 4,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharesim/sharesim/model"
 )
@@ -184,8 +185,8 @@ func TestSeenSetWithDisk(t *testing.T) {
 		return x | 1
 	}
 	var all []uint64
-	for round := 0; round < 5; round++ {
-		for i := 0; i < 3000; i++ {
+	for round := 0; round < 9; round++ {
+		for i := 0; i < 3000>>(round%3); i++ {
 			f := next()
 			if i%3 == 0 && len(all) > 0 {
 				f = all[int(f>>33)%len(all)] // one already added
@@ -208,6 +209,19 @@ func TestSeenSetWithDisk(t *testing.T) {
 		set.reset()
 		if disk.n != int64(len(in)) {
 			t.Fatalf("round %d: %d fingerprints on disk, want %d", round, disk.n, len(in))
+		}
+		// Size tiers: each run more than twice the next, so at most log2 of the flushes.
+		for i := 1; i < len(disk.runs); i++ {
+			if disk.runs[i-1].n <= 2*disk.runs[i].n {
+				t.Errorf("round %d: run %d holds %d, run %d %d: not merged", round, i-1, disk.runs[i-1].n, i, disk.runs[i].n)
+			}
+		}
+		var sum int64
+		for _, r := range disk.runs {
+			sum += r.n
+		}
+		if sum != disk.n || st.disk != disk.n*8 {
+			t.Errorf("round %d: runs hold %d, %d bytes in files, want %d fingerprints", round, sum, st.disk, disk.n)
 		}
 	}
 	probe := append([]uint64{}, all...)
@@ -273,5 +287,38 @@ func TestBudgetShares(t *testing.T) {
 	}
 	if !over(1, budgetShares(1).parents) {
 		t.Error("a one-byte budget keeps a parent record in memory")
+	}
+}
+
+// A search stopped from outside (Scope.Stop, what the check command closes on Ctrl-C) ends
+// at the next wave as "interrupted", not complete, with what it found so far, and leaves no
+// spill file behind; a deadline in the past ends it as "time".
+func TestStopRemovesSpillFiles(t *testing.T) {
+	for _, how := range []string{"interrupted", "time"} {
+		sc := DefaultScope()
+		sc.Workers, sc.Memory, sc.TempDir = 1, 1, t.TempDir()
+		stop := make(chan struct{})
+		waves := 0
+		if how == "interrupted" {
+			sc.Stop = stop
+		} else {
+			sc.Deadline = time.Now()
+			sc.deadlineFrom = 4
+		}
+		res, err := Explore(sc, func(s Snapshot) {
+			if waves++; waves == 3 { // after the third level (or report within one)
+				close(stop)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || res.Bounded != how || res.States == 0 || res.DiskBytes == 0 {
+			t.Errorf("%s: complete %v, bounded %q, %d states, %d bytes spilled", how, res.Complete, res.Bounded, res.States, res.DiskBytes)
+		}
+		if how == "time" && res.Depth < 4 {
+			t.Errorf("time: stopped at depth %d before the levels it must finish (4)", res.Depth)
+		}
+		assertEmpty(t, sc.TempDir)
 	}
 }

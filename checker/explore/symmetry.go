@@ -1,5 +1,7 @@
 package explore
 
+import "github.com/sharesim/sharesim/checker/spcheck"
+
 // Symmetry reduction. Members are interchangeable: they have the same configuration and the
 // explorer offers every member the same steps, so renaming the members of a state gives a
 // state with the same behaviour up to the same renaming (the invariants do not look at member
@@ -109,4 +111,44 @@ func realPath(pl *parentLog, members int, id uint32, last Action) []Action {
 		m, next = next, m
 	}
 	return append(out, withMember(last, m))
+}
+
+// realMessage replays f's real path (member names as realPath gives them) on a live harness
+// and returns the message of f's invariant at its last step, so that it names the members the
+// replay names; the canonical frame the violation was met in may have renamed them. It
+// returns f.Message when the replay does not break the same invariant (it always should).
+func realMessage(sc *Scope, f *Found) string {
+	if len(f.Path) == 0 || !sc.Symmetry || sc.Members < 2 {
+		return f.Message
+	}
+	h, err := newHarness(sc)
+	if err != nil {
+		return f.Message
+	}
+	h.live = true
+	var prev, cur spcheck.View
+	var st spcheck.Step
+	for i, a := range f.Path {
+		last := i == len(f.Path)-1
+		if last {
+			prev.Capture(h.sp)
+		}
+		accepted := h.accepted
+		st = spcheck.Step{}
+		if err := h.apply(a, &st); err != nil {
+			return f.Message
+		}
+		if !last {
+			continue
+		}
+		cur.Capture(h.sp)
+		acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
+		if v := spcheck.Check(&h.cfg, h.sp, &prev, &cur, &st, acceptedFn, false); v != nil && v.Invariant == f.Invariant {
+			return v.Msg
+		}
+		if name, v := strictFinding(&h.cfg, &prev, &cur, &st); name != "" && name == f.Finding && v.Invariant == f.Invariant {
+			return v.Msg
+		}
+	}
+	return f.Message
 }

@@ -57,7 +57,18 @@ type checkFlags struct {
 	deadStore     bool
 	window        bool
 	acksSet       bool // --acks given (else RENEW is dropped for Kafka 4.1)
+	preset        string
+	budget        time.Duration
+	timeSet       bool     // --time given
+	outSet        bool     // --out given
+	explicit      []string // the scope flags given (then one scope is explored, not the ladder)
+	estimate      bool
 }
+
+// scopeFlags are the flags that shape the scope: giving any of them explores that one scope
+// (the standard scope with them applied) instead of the ladder.
+var scopeFlags = []string{"members", "batches", "limit", "cap", "max-records", "acks", "record-limit", "short-reads", "leave",
+	"failovers", "late-writes", "log-start-moves", "max-pending", "window", "depth", "max-states"}
 
 func newCheckCmd() *cobra.Command {
 	var f checkFlags
@@ -73,14 +84,22 @@ from the share coordinator (with the old leader's writes arriving late) — driv
 share-partition core as the simulator. Every transition is checked against the
 single-partition invariants (docs/checking.md).
 
+With no scope flags it climbs a ladder of 13 scopes of growing size (one dimension grows per
+rung), explores each completely with safety, the findings and liveness within --time (60 s by
+default), prints one line per rung and the largest scope proved. Any scope flag (or --scope
+standard, or --bug) explores that one scope instead, after an estimate of its size from a short
+sample (--estimate: only the estimate).
+
 On a violation it prints the shortest path to it and writes it as a scripted scenario
 (--out, default counterexample.yaml) that 'sharesim run' replays and that fails on the same
 invariant.
 
-Exit codes: 0 every reachable state of the scope explored and no invariant broken;
-1 a violation, a stuck state or a documented Kafka finding; 2 bad flags; 3 the search was
-cut short (--depth, --max-states, or --liveness outgrowing --memory) before it
-found a violation: "no violation in the first N states, depth D; not complete" is not a pass.
+Exit codes: 0 every reachable state of the scope (the ladder: of at least one rung) explored
+and no invariant broken; 1 a violation, a stuck state or a documented Kafka finding; 2 bad
+flags, or an --out or --temp-dir that cannot be written; 3 the search was cut short (--depth,
+--max-states, --time, Ctrl-C, or liveness not fitting --memory) before it found anything: "no
+violation in the first N states, depth D; not complete" is not a pass, and liveness is then
+"not checked: the search did not finish".
 
 --memory bounds what grows with the states (default: half the physical memory, at most
 8GiB): past it the seen set (as TLC's disk-backed fingerprint set), the frontiers and the
@@ -96,6 +115,8 @@ merge' combines the shards' result files.
 The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NAME or
 --set kafka.bug=NAME.`,
 		Example: `  sharesim check
+  sharesim check --fix all --time 5m
+  sharesim check --scope standard --estimate
   sharesim check --bug spso-steps-back
   sharesim check --set kafka.bug=release-stops-at-foreign --out cex.yaml && sharesim run cex.yaml
   sharesim check --members 3 --batches 1,1 --limit 2 --failovers 0
@@ -107,6 +128,17 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.acksSet = cmd.Flags().Changed("acks")
 			f.dlqSet = cmd.Flags().Changed("dlq")
+			f.timeSet, f.outSet = cmd.Flags().Changed("time"), cmd.Flags().Changed("out")
+			for _, name := range scopeFlags {
+				if cmd.Flags().Changed(name) {
+					f.explicit = append(f.explicit, "--"+name)
+				}
+			}
+			for _, s := range f.sets {
+				if strings.HasPrefix(s, "kafka.group.share.") {
+					f.explicit = append(f.explicit, "--set "+s)
+				}
+			}
 			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
@@ -136,7 +168,10 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.StringVar(&f.memory, "memory", "auto", "memory budget for the search, such as 8GiB or 512MiB (auto: "+autoMemoryDoc+"; 0: no budget); past it the seen set, frontiers and parent pointers spill to --temp-dir, with the same result")
 	fl.StringVar(&f.tempDir, "temp-dir", "", "where the search spills past --memory (default: the system's temporary directory); the files are removed at the end")
 	fl.BoolVar(&f.noConsistency, "no-consistency", false, "skip the core's CheckConsistency on new states (faster)")
-	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample")
+	fl.StringVar(&f.out, "out", "counterexample.yaml", "where to write the counterexample: a file (each finding goes beside it, FILE-finding-NAME.yaml) or a directory (counterexample.yaml and finding-NAME.yaml in it); default counterexample.yaml and finding-NAME.yaml here")
+	fl.StringVar(&f.preset, "scope", "", "ladder (the default without scope flags: scopes of growing size, each explored completely with liveness, within --time) or standard (one scope: "+standardDoc+"; the default with --bug or any scope flag, which then change it)")
+	fl.DurationVar(&f.budget, "time", 60*time.Second, "wall-clock budget of the ladder (an explicit scope has no time bound unless --time is given)")
+	fl.BoolVar(&f.estimate, "estimate", false, "only estimate the scope's states and time from a short sample of its search, and say whether it fits --time and --memory")
 	fl.BoolVar(&f.progress, "progress", false, "print a progress line to stderr every second and after each BFS level, also when stderr is not a terminal (on a terminal one status line is redrawn without it)")
 	fl.BoolVar(&f.findings, "findings", true, "also check the strict invariants whose exceptions are documented Kafka behaviours, and name a match as that finding (docs/findings.md)")
 	fl.StringVar(&f.fix, "fix", "", "apply Kafka fixes for documented findings: comma-separated names or all (same as --set kafka.fix=...)")
@@ -252,77 +287,192 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 	return sc, nil
 }
 
+// standardDoc describes the standard scope for the flags' help.
+const standardDoc = "2 members, batches 2,2, limit 3, cap 4, every step kind, 1 failover, 1 log-start move, 2 writes outstanding: over a billion states, --max-states 20M by default"
+
 func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	sc, err := f.scope()
 	if err != nil {
 		return err
 	}
+	ladder, err := f.useLadder(sc.Bug != "")
+	if err != nil {
+		return err
+	}
+	if f.budget < 0 {
+		return usageErr("--time %s: expected a positive duration", f.budget)
+	}
 	if f.swarm != "" {
 		return runSwarmShard(stdout, stderr, f, sc)
+	}
+	outs, err := newCexPaths(f.out, f.outSet)
+	if err != nil {
+		return err
+	}
+	if err := explore.CheckTempDir(sc.TempDir); err != nil {
+		return usageErr("--temp-dir: %v", err)
+	}
+	stop, undo := interruptChannel()
+	defer undo()
+	sc.Stop = stop
+	defer limitHeap(sc.Memory)()
+	if ladder {
+		return runLadder(stdout, stderr, f, sc, outs)
+	}
+	if f.timeSet {
+		sc.Deadline = time.Now().Add(f.budget)
+	}
+	if f.estimate {
+		return runEstimate(stdout, f, sc)
 	}
 	if !f.json {
 		fmt.Fprintf(stdout, "exploring %s\n", sc.String())
 	}
-	defer limitHeap(sc.Memory)()
-	res, err := explore.Explore(sc, checkProgress(stderr, f))
-	if errors.Is(err, explore.ErrLivenessMemory) {
-		return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
-	}
+	// A short sample first: it is the whole search when the scope is small, and otherwise
+	// says how big the scope is and whether it fits before the work.
+	est, err := sampleScope(f, sc)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
+	}
+	res := est.Result
+	if sampleOnly(sc, res) {
+		text, _, memOK := estimateText(f, sc, est)
+		if !f.json {
+			fmt.Fprintln(stdout, text)
+		}
+		if !memOK {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: not started: liveness keeps the whole graph in memory and this scope's estimate does not fit --memory; give more memory, a smaller scope, or leave out --liveness")}
+		}
+		res, err = explore.Explore(sc, checkProgress(stderr, f))
+		if errors.Is(err, explore.ErrLivenessMemory) {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
+		}
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
 	}
 	v := checkVerdict(res)
 	if f.json {
 		return writeCheckJSON(stdout, sc, f, res, v)
 	}
-	status := "complete: every reachable state explored"
-	switch res.Bounded {
-	case "depth":
-		status = fmt.Sprintf("stopped at depth %d (--depth)", sc.MaxDepth)
-	case "states":
-		status = fmt.Sprintf("stopped at %d states (--max-states)", sc.MaxStates)
-	}
-	if res.Violation != nil {
-		status = "stopped at the first violation"
-	}
+	status := searchStatus(sc, res)
 	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set%s)\n", res.States, res.Transitions, res.Depth,
 		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState(), diskNote(res.DiskBytes))
-	if l := res.Liveness; l != nil {
-		if l.Stuck == 0 {
-			fmt.Fprintf(stdout, "liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)\n", res.States, l.Settled, l.Edges)
-		} else {
-			fmt.Fprintf(stdout, "liveness: %d of %d states are stuck (%d settled, %d fault-free edges)\n", l.Stuck, res.States, l.Settled, l.Edges)
-		}
+	if line := livenessLine(sc, res); line != "" {
+		fmt.Fprintln(stdout, line)
 	}
 	for _, fd := range res.Findings {
 		kf, _ := explore.LookupFinding(fd.Finding)
 		fmt.Fprintf(stdout, "FINDING %s: %s (docs/findings.md#%s)\n", fd.Finding, kf.Title, fd.Finding)
-		out := filepath.Join(filepath.Dir(f.out), "finding-"+fd.Finding+".yaml")
-		if err := reportFound(stdout, sc, out, fd); err != nil {
+		if err := reportFound(stdout, sc, outs.finding(fd.Finding), fd); err != nil {
 			return err
 		}
 	}
-	if res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil) {
-		found := res.Violation
-		if found == nil {
-			found = res.Liveness.First
-		}
+	if found := violationOf(res); found != nil {
 		fmt.Fprintf(stdout, "FAIL: %s broken after %d steps: %s\n", found.Invariant, len(found.Path), found.Message)
-		if err := reportFound(stdout, sc, f.out, found); err != nil {
+		if err := reportFound(stdout, sc, outs.violation, found); err != nil {
 			return err
 		}
 		return checksFailed
 	}
 	switch v {
 	case verdictFindings:
-		fmt.Fprintf(stdout, "KAFKA FINDINGS: %d documented Kafka behaviour(s) met, no other invariant broken; --set kafka.fix=all applies their fixes\n", len(res.Findings))
+		if !res.Complete {
+			fmt.Fprintf(stdout, "KAFKA FINDINGS: %d documented Kafka behaviour(s) met in the first %d states; not complete (%s), so nothing is said of the rest%s; --set kafka.fix=all applies their fixes\n",
+				len(res.Findings), res.States, boundName(res.Bounded), livenessNotChecked(sc))
+		} else {
+			fmt.Fprintf(stdout, "KAFKA FINDINGS: %d documented Kafka behaviour(s) met, no other invariant broken; --set kafka.fix=all applies their fixes\n", len(res.Findings))
+		}
 		return checksFailed
 	case verdictIncomplete:
-		fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s bound reached)\n", res.States, res.Depth, res.Bounded)
+		fmt.Fprintf(stdout, "INCOMPLETE: no violation in the first %d states, depth %d; not complete (%s)%s\n", res.States, res.Depth, boundName(res.Bounded), livenessNotChecked(sc))
 		return &exitError{code: exitIncomplete}
 	}
-	fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)\n", len(spcheck.Catalogue))
+	fmt.Fprintf(stdout, "PASS: no invariant broken (%d invariants checked on every transition)%s\n", len(spcheck.Catalogue), livenessPassed(sc))
 	return nil
+}
+
+// sampleOnly reports whether res, a sample's result, stopped only because the sample's time
+// ran out (so the search itself is still to be done).
+func sampleOnly(sc explore.Scope, res *explore.Result) bool {
+	if res.Bounded != "time" {
+		return false
+	}
+	return sc.Deadline.IsZero() || time.Now().Before(sc.Deadline)
+}
+
+// violationOf is the result's violation, or its stuck state that is no documented finding.
+func violationOf(res *explore.Result) *explore.Found {
+	if res.Violation != nil {
+		return res.Violation
+	}
+	if res.Liveness != nil {
+		return res.Liveness.First
+	}
+	return nil
+}
+
+// searchStatus says how the search ended.
+func searchStatus(sc explore.Scope, res *explore.Result) string {
+	if res.Violation != nil {
+		return "stopped at the first violation"
+	}
+	switch res.Bounded {
+	case "depth":
+		return fmt.Sprintf("stopped at depth %d (--depth)", sc.MaxDepth)
+	case "states":
+		return fmt.Sprintf("stopped at %d states (--max-states)", sc.MaxStates)
+	case "time":
+		return "stopped at the time budget (--time)"
+	case "interrupted":
+		return "interrupted"
+	}
+	return "complete: every reachable state explored"
+}
+
+// boundName names the bound that cut a search short.
+func boundName(b string) string {
+	switch b {
+	case "time":
+		return "time budget reached"
+	case "interrupted":
+		return "interrupted"
+	}
+	return b + " bound reached"
+}
+
+// livenessLine reports the progress check: its result, or that it was not run because the
+// search did not finish ("" when liveness was not asked for).
+func livenessLine(sc explore.Scope, res *explore.Result) string {
+	if !sc.Liveness {
+		return ""
+	}
+	l := res.Liveness
+	switch {
+	case l == nil && res.Violation != nil:
+		return "liveness not checked: the search stopped at the first violation"
+	case l == nil:
+		return "liveness not checked: the search did not finish"
+	case l.Stuck == 0:
+		return fmt.Sprintf("liveness: from every one of the %d states a fault-free path reaches a settled state (%d settled, %d fault-free edges)", res.States, l.Settled, l.Edges)
+	}
+	return fmt.Sprintf("liveness: %d of %d states are stuck (%d settled, %d fault-free edges)", l.Stuck, res.States, l.Settled, l.Edges)
+}
+
+// livenessNotChecked is the clause an incomplete verdict adds when liveness was asked for.
+func livenessNotChecked(sc explore.Scope) string {
+	if sc.Liveness {
+		return "; liveness not checked: the search did not finish"
+	}
+	return ""
+}
+
+// livenessPassed is the clause a PASS adds when liveness was checked.
+func livenessPassed(sc explore.Scope) string {
+	if sc.Liveness {
+		return "; liveness: no stuck state"
+	}
+	return ""
 }
 
 // The verdicts of a check, in order of precedence.
@@ -338,7 +488,7 @@ const (
 // cut short is incomplete; only a complete search with none of these passes.
 func checkVerdict(res *explore.Result) string {
 	switch {
-	case res.Violation != nil || (res.Liveness != nil && res.Liveness.First != nil):
+	case violationOf(res) != nil:
 		return verdictViolation
 	case len(res.Findings) > 0:
 		return verdictFindings

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sharesim/sharesim/checker/explore"
@@ -13,16 +14,22 @@ import (
 )
 
 // checkProgress returns the progress reporter for check: on a terminal one status line
-// redrawn every second (states, states/s, depth, frontier, memory, elapsed); with --progress
-// a line per report also when stderr is not a terminal; nothing otherwise (or with --json).
+// redrawn every second (states, states/s, depth, frontier, memory, elapsed); otherwise a
+// line every --progress-every (10 s by default), as every long command prints, and with
+// --progress a line every second and after each level. Nothing with --no-progress, or with
+// --json unless --progress.
 func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
 	tty := false
 	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		tty = true
 	}
-	if f.json && !f.progress || !tty && !f.progress {
+	if f.progress {
+		explore.ProgressEvery = time.Second
+	}
+	if progressOff && !f.progress || f.json && !f.progress {
 		return nil
 	}
+	var last time.Time
 	return func(s explore.Snapshot) {
 		line := progressLine(s)
 		switch {
@@ -32,7 +39,15 @@ func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
 				return
 			}
 			fmt.Fprintf(stderr, "\r\033[K%s", line)
-		case !s.Done:
+		case f.progress:
+			if !s.Done {
+				fmt.Fprintln(stderr, line)
+			}
+		case !s.Done && time.Since(last) >= progressEvery:
+			if last.IsZero() && s.Elapsed < progressEvery {
+				return // the first line after one period, as for the other commands
+			}
+			last = time.Now()
 			fmt.Fprintln(stderr, line)
 		}
 	}
@@ -85,6 +100,8 @@ type checkJSON struct {
 	Violation   *jFound   `json:"violation,omitempty"`
 	Findings    []*jFound `json:"findings,omitempty"`
 	Liveness    *jLive    `json:"liveness,omitempty"`
+	// LivenessNotChecked says why liveness, asked for, was not decided.
+	LivenessNotChecked string `json:"liveness_not_checked,omitempty"`
 }
 
 type jFound struct {
@@ -136,6 +153,9 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 		if j.Violation == nil && l.First != nil {
 			j.Violation = toJFound(&sc, l.First)
 		}
+	}
+	if sc.Liveness && res.Liveness == nil {
+		j.LivenessNotChecked = strings.TrimPrefix(livenessLine(sc, res), "liveness not checked: ")
 	}
 	for _, fd := range res.Findings {
 		j.Findings = append(j.Findings, toJFound(&sc, fd))

@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sharesim/sharesim/internal/testmode"
 )
 
 // check's exit codes: a complete search without violation is the only 0; a search cut short
@@ -31,6 +35,15 @@ func TestCheckExitCodes(t *testing.T) {
 		{"spilling", append(small, "--fix", "all", "--memory", "1"), exitOK, "spilled to disk at most", "INCOMPLETE"},
 		{"json disk", append(small, "--fix", "all", "--memory", "1", "--json"), exitOK, `"disk_bytes": `, "PASS"},
 		{"liveness over budget", append(small, "--fix", "all", "--memory", "1", "--liveness"), exitIncomplete, "", "PASS"},
+		{"liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50"), exitIncomplete, "liveness not checked: the search did not finish", "PASS"},
+		{"liveness incomplete, findings", append(small, "--liveness", "--depth", "4"), exitFailed, "liveness not checked: the search did not finish", "no other invariant broken"},
+		{"liveness complete", append(small, "--fix", "all", "--liveness"), exitOK, "liveness: no stuck state", "INCOMPLETE"},
+		{"json liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50", "--json"), exitIncomplete, `"liveness_not_checked": "the search did not finish"`, "PASS"},
+		{"time bound", append(small, "--fix", "all", "--time", "1ns"), exitIncomplete, "not complete (time budget reached)", "PASS"},
+		{"estimate", append(small, "--fix", "all", "--estimate"), exitOK, "estimate: exact", "PASS"},
+		{"unknown preset", append(small, "--scope", "huge"), exitUsage, "", "PASS"},
+		{"ladder with scope flags", append(small, "--scope", "ladder"), exitUsage, "", "PASS"},
+		{"bad temp dir", append(small, "--temp-dir", "/nonexistent/sharesim"), exitUsage, "", "states"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,5 +83,102 @@ func TestParseMemory(t *testing.T) {
 	}
 	if m := defaultMemory(); m <= 0 || m > 8<<30 {
 		t.Errorf("default budget %d: want between 1 byte and 8 GiB", m)
+	}
+}
+
+// --out names where every counterexample goes: a file takes the violation and each finding
+// beside it; a directory takes them by their default names; a place that cannot be written
+// is refused before the search.
+func TestCheckOut(t *testing.T) {
+	small := []string{"check", "--members", "1", "--batches", "1,1", "--limit", "2", "--cap", "2", "--max-records", "2", "--failovers", "0", "--workers", "1"}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(append(small, "--out", dir+"/cex.yaml"), &stdout, &stderr); code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, &stdout, &stderr)
+	}
+	if _, err := os.Stat(dir + "/cex-finding-spso-below-log-start.yaml"); err != nil {
+		t.Errorf("the finding is not beside --out: %v\n%s", err, &stdout)
+	}
+	sub := dir + "/sub"
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run(append(small, "--out", sub), &stdout, &stderr); code != exitFailed {
+		t.Fatalf("exit %d\n%s", code, &stdout)
+	}
+	if _, err := os.Stat(sub + "/finding-spso-below-log-start.yaml"); err != nil {
+		t.Errorf("the finding is not in the --out directory: %v\n%s", err, &stdout)
+	}
+	stdout.Reset()
+	code := run(append(small, "--out", dir+"/missing/cex.yaml"), &stdout, &stderr)
+	if code != exitUsage || strings.Contains(stdout.String(), "states,") {
+		t.Errorf("an unwritable --out: exit %d, want %d before the search\n%s", code, exitUsage, &stdout)
+	}
+}
+
+// The ladder: one line per rung, the largest scope proved, and the verdict. Tiny budgets
+// end after the first rungs: the default test run checks the form and the exit codes; with
+// -tags long the 60-second default must meet every documented finding (exit 1) and end
+// within a generous bound, and with every fix ends with only the two window findings that
+// the fixes do not cover (docs/checking.md).
+func TestCheckLadder(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	budget := "2s"
+	if raceEnabled {
+		budget = "4s"
+	}
+	code := run([]string{"check", "--time", budget, "--workers", "1", "--out", dir + "/"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d (findings)\n%s%s", code, exitFailed, out, &stderr)
+	}
+	for _, want := range []string{"ladder: 13 scopes", "   1. 1 member, 2 records", "complete, PASS", "largest scope proved: rung ", "FINDING spso-below-log-start", "KAFKA FINDINGS: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	stdout.Reset()
+	if code := run([]string{"check", "--time", "1ns", "--fix", "all"}, &stdout, &stderr); code != exitIncomplete || !strings.Contains(stdout.String(), "liveness not checked") {
+		t.Errorf("no rung finished: exit %d, want %d\n%s", code, exitIncomplete, &stdout)
+	}
+	stdout.Reset()
+	// Rungs 1-5 pass with every fix; rung 6 (the window) meets two findings the fixes leave.
+	if code := run([]string{"check", "--time", budget, "--fix", "all", "--json", "--workers", "1"}, &stdout, &stderr); code == exitIncomplete || code == exitUsage ||
+		!strings.Contains(stdout.String(), `"mode": "ladder"`) || !strings.Contains(stdout.String(), `"largest_proved"`) {
+		t.Errorf("ladder --json with every fix: exit %d\n%s", code, &stdout)
+	}
+	if !testmode.Long {
+		return
+	}
+	for _, fix := range []string{"", "all"} {
+		stdout.Reset()
+		start := time.Now()
+		args := []string{"check", "--out", dir + "/"}
+		if fix != "" {
+			args = append(args, "--fix", fix)
+		}
+		code := run(args, &stdout, &stderr)
+		el := time.Since(start)
+		out := stdout.String()
+		t.Logf("fix %q: exit %d in %s\n%s", fix, code, el, out)
+		if el > 3*time.Minute {
+			t.Errorf("the 60 s ladder took %s", el)
+		}
+		if code != exitFailed || !strings.Contains(out, "largest scope proved: rung ") {
+			t.Errorf("fix %q: exit %d, want %d with a scope proved", fix, code, exitFailed)
+		}
+		want := []string{"redelivered-below-log-start", "acquire-below-spso"}
+		if fix == "" {
+			want = append(want, "stuck-below-log-start", "spso-below-log-start")
+		} else if strings.Contains(out, "FINDING stuck-below-log-start") || strings.Contains(out, "FINDING spso-below-log-start") {
+			t.Errorf("with every fix: a fixed finding met")
+		}
+		for _, name := range want {
+			if !strings.Contains(out, "FINDING "+name) {
+				t.Errorf("fix %q: finding %s not met", fix, name)
+			}
+		}
 	}
 }
