@@ -20,7 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	// The bad-input corpus runs this test binary as the CLI in a subprocess.
 	if os.Getenv(asCLI) == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		exitWithPeakRSS(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	code := 0
 	defer func() {

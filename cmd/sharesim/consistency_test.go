@@ -22,7 +22,7 @@ func TestFiguresConsistentOnEveryBuiltin(t *testing.T) {
 		t.Run(in.Name, func(t *testing.T) {
 			var sets []string
 			if !testmode.Long {
-				sets = []string{"duration=1m", "checks=none"}
+				sets = shortSets(t, in.Name, "1m", "checks=none")
 				sc, err := loadScenario(in.Name, sets)
 				if err != nil {
 					t.Fatal(err)

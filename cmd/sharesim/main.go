@@ -54,7 +54,7 @@ func inputErr(err error) error { return &exitError{code: exitUsage, err: err} }
 var checksFailed = &exitError{code: exitFailed}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	exitWithPeakRSS(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit code.
