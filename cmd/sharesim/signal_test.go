@@ -264,3 +264,40 @@ func TestReportAndMergeUnderSignal(t *testing.T) {
 		}
 	}
 }
+
+// SIGINT during a check that spills to disk stops the search at the next wave: the partial
+// result is printed, the verdict is INCOMPLETE (exit 3: nothing was met, the scope was not
+// finished) and the spill directory under --temp-dir is removed.
+func TestCheckInterruptedRemovesSpill(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	c := startCLI(t, dir, "check", "--scope", "standard", "--fix", "all", "--memory", "8MiB", "--temp-dir", tmp)
+	c.waitFor(t, "a spill file under --temp-dir", func() bool {
+		found := false
+		filepath.WalkDir(tmp, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				found = true
+			}
+			return nil
+		})
+		return found
+	})
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.exit(t); code != exitIncomplete {
+		t.Fatalf("exit code %d, want %d; output:\n%s", code, exitIncomplete, c.output())
+	}
+	out := c.output()
+	for _, want := range []string{"interrupted", "INCOMPLETE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left behind under --temp-dir: %s", e.Name())
+	}
+}
