@@ -51,7 +51,7 @@ func writeResult(dir string, r *Result) error {
 		page.Measured = append(page.Measured, reports.LivePoint{TimeMs: s.TimeMs, Completed: float64(s.Completed), Backlog: float64(s.Backlog), Delivered: float64(s.Deliveries)})
 	}
 	for _, row := range r.Comparison {
-		page.Rows = append(page.Rows, reports.LiveRow{Group: row.Group, Figure: row.Figure, Predicted: num(row.Predicted), Measured: num(row.Measured), Ratio: num(row.Ratio), Flagged: row.Flagged, Why: row.Why})
+		page.Rows = append(page.Rows, reports.LiveRow{Group: row.Group, Figure: row.Figure, Predicted: num(row.Predicted), Spread: spread(row), Measured: num(row.Measured), Ratio: num(row.Ratio), Flagged: row.Flagged, Why: row.Why})
 	}
 	for _, c := range r.Checks {
 		lc := reports.LiveCheck{Check: c.Check, Status: string(c.Status), Detail: c.Detail}

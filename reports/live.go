@@ -22,10 +22,12 @@ type LivePoint struct {
 
 // LiveRow is one headline figure of a live run's comparison table.
 type LiveRow struct {
-	Group, Figure              string
-	Predicted, Measured, Ratio string
-	Flagged                    bool
-	Why                        string
+	Group, Figure string
+	// Predicted is the run's seed's prediction, Spread the lowest–highest over the
+	// simulator's seeds.
+	Predicted, Spread, Measured, Ratio string
+	Flagged                            bool
+	Why                                string
 }
 
 // LiveCheck is one check's verdict line.
@@ -62,14 +64,14 @@ func WriteLivePage(dir string, p LivePage) error {
 		}
 		b.WriteString("</ul>\n")
 	}
-	b.WriteString("<h2>Predicted and measured</h2>\n<table><tr><th>group</th><th>figure</th><th>predicted</th><th>measured</th><th>ratio</th><th></th></tr>\n")
+	b.WriteString("<h2>Predicted and measured</h2>\n<table><tr><th>group</th><th>figure</th><th>predicted</th><th>spread over seeds</th><th>measured</th><th>ratio</th><th></th></tr>\n")
 	for _, r := range p.Rows {
 		flag := ""
 		if r.Flagged {
 			flag = "<span class=\"flag\">differs: " + html.EscapeString(r.Why) + "</span>"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
-			html.EscapeString(r.Predicted), html.EscapeString(r.Measured), html.EscapeString(r.Ratio), flag)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
+			html.EscapeString(r.Predicted), html.EscapeString(r.Spread), html.EscapeString(r.Measured), html.EscapeString(r.Ratio), flag)
 	}
 	b.WriteString("</table>\n")
 	for _, f := range figs {
