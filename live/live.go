@@ -80,11 +80,11 @@ type Row struct {
 	// PredictedLow and PredictedHigh the lowest and highest over PredictionSeeds seeds
 	// (the run's and the next ones): the simulator's own seed-to-seed spread, which for a
 	// scenario decided by a few rare events is wider than any one seed's value suggests.
-	Predicted     *float64 `json:"predicted"`
-	PredictedLow  *float64 `json:"predicted_low"`
-	PredictedHigh *float64 `json:"predicted_high"`
-	Measured  *float64  `json:"measured"`
-	Runs      []float64 `json:"runs,omitempty"`
+	Predicted     *float64  `json:"predicted"`
+	PredictedLow  *float64  `json:"predicted_low"`
+	PredictedHigh *float64  `json:"predicted_high"`
+	Measured      *float64  `json:"measured"`
+	Runs          []float64 `json:"runs,omitempty"`
 	// Ratio is measured ÷ predicted (nil when either is missing or the prediction is 0).
 	Ratio *float64 `json:"ratio"`
 	// Noise is the relative standard deviation between repeated live runs (nil: one run).
