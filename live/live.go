@@ -555,6 +555,9 @@ func (r *Result) Summary(w io.Writer) {
 	if !r.Drained {
 		fmt.Fprintln(w, "note: the share groups had not drained when the run ended")
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
 }
 
 // spread is a row's predicted spread, "low–high".

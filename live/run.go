@@ -113,7 +113,8 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 			return nil
 		}
 		cleaned = true
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// Long enough for the broker to drop a killed member at its session timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+time.Duration(cfg.Membership.SessionTimeoutMs)*time.Millisecond)
 		defer cancel()
 		return cl.cleanup(ctx)
 	}
