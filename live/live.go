@@ -524,13 +524,16 @@ func (r *Result) Summary(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\npredicted: the simulator with seed %d; spread: lowest–highest over seeds %d–%d\n", r.Seed, r.Seed, r.Seed+PredictionSeeds-1)
-	fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %7s %s\n", "group", "figure", "predicted", "spread", "measured", "ratio", "")
+	if r.Runs > 1 {
+		fmt.Fprintf(w, "measured: the mean of %d live runs; noise: their relative standard deviation\n", r.Runs)
+	}
+	fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %6s %7s %s\n", "group", "figure", "predicted", "spread", "measured", "noise", "ratio", "")
 	for _, row := range r.Comparison {
 		flag := ""
 		if row.Flagged {
 			flag = "DIFFERS: " + row.Why
 		}
-		fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %7s %s\n", row.Group, row.Figure, num(row.Predicted), spread(row), num(row.Measured), num(row.Ratio), flag)
+		fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %6s %7s %s\n", row.Group, row.Figure, num(row.Predicted), spread(row), num(row.Measured), noiseCell(row.Noise), num(row.Ratio), flag)
 	}
 	fmt.Fprintln(w)
 	for _, c := range r.Checks {
