@@ -224,7 +224,12 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 			a.notes = append(a.notes, fmt.Sprintf("run %d reached the wall-time bound %s and was interrupted", i+1, maxWall))
 		}
 		res.WallSeconds = append(res.WallSeconds, a.elapsed.Seconds())
-		res.Notes = append(res.Notes, a.notes...)
+		for _, n := range a.notes {
+			if runs > 1 {
+				n = fmt.Sprintf("run %d: %s", i+1, n)
+			}
+			res.Notes = append(res.Notes, n)
+		}
 		res.Runs++
 		var fs []Figures
 		win := windowOf(pred)
