@@ -221,7 +221,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 			return nil, err
 		}
 		if timedOut {
-			a.notes = append(a.notes, fmt.Sprintf("run %d reached the wall-time bound %s and was interrupted", i+1, maxWall))
+			a.notes = append(a.notes, fmt.Sprintf("reached the wall-time bound %s and was interrupted", maxWall))
 		}
 		res.WallSeconds = append(res.WallSeconds, a.elapsed.Seconds())
 		for _, n := range a.notes {
