@@ -491,8 +491,8 @@ func compare(cfg sim.Config, preds []*sim.Result, figs [][]Figures) []Row {
 				diff := math.Abs(mv - near)
 				if diff > tol*math.Max(math.Abs(near), math.Abs(mv)) && diff > fg.floor {
 					row.Flagged = true
-					row.Why = fmt.Sprintf("%.3g outside the %d seeds' %s–%s, beyond %.0f%% (noise %s) and the floor %.3g",
-						diff, len(preds), num(row.PredictedLow), num(row.PredictedHigh), tol*100, noiseString(row.Noise), fg.floor)
+					row.Why = fmt.Sprintf("%.3g outside the %d seeds' %s, beyond %.0f%% (noise %s) and the floor %.3g",
+						diff, len(preds), spread(row), tol*100, noiseString(row.Noise), fg.floor)
 				}
 			} else if (row.Predicted == nil) != (row.Measured == nil) {
 				row.Flagged, row.Why = true, "one side has no value"
@@ -573,7 +573,10 @@ func spread(r Row) string {
 	if r.PredictedLow == nil {
 		return "–"
 	}
-	return num(r.PredictedLow) + "–" + num(r.PredictedHigh)
+	if lo, hi := num(r.PredictedLow), num(r.PredictedHigh); lo != hi {
+		return lo + "–" + hi
+	}
+	return num(r.PredictedLow) + " (every seed)"
 }
 
 func num(v *float64) string {

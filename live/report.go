@@ -72,17 +72,18 @@ func writeResult(dir string, r *Result) error {
 	sort.SliceStable(checks, func(a, b int) bool { return rank[checks[a].Status] < rank[checks[b].Status] })
 	for _, c := range checks {
 		lc := reports.LiveCheck{Check: c.Check, Status: string(c.Status), Detail: c.Detail}
+		// The known deviations that can explain a failure first, then the violations.
+		for _, id := range c.Deviations {
+			if d, ok := deviation.ByID(r.Broker, id); ok {
+				lc.Lines = append(lc.Lines, "known "+r.Broker+" deviation "+d.ID+": "+d.Title)
+			}
+		}
 		for i, v := range c.Violations {
 			if i == 5 {
 				lc.Lines = append(lc.Lines, fmt.Sprintf("… %d more", len(c.Violations)-5))
 				break
 			}
 			lc.Lines = append(lc.Lines, v.String())
-		}
-		for _, id := range c.Deviations {
-			if d, ok := deviation.ByID(r.Broker, id); ok {
-				lc.Lines = append(lc.Lines, "known "+r.Broker+" deviation "+d.ID+": "+d.Title)
-			}
 		}
 		page.Checks = append(page.Checks, lc)
 	}

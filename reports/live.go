@@ -58,7 +58,7 @@ func WriteLivePage(dir string, p LivePage) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(p.Title))
-	b.WriteString("<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}td:first-child,td:nth-child(2),th{text-align:left}td.st,td.ck{white-space:nowrap}.verdict{font-size:1.2em;font-weight:bold}.caption{color:#444;max-width:50em}.flag{color:#b00}.FAIL{color:#b00}.UNDECIDED{color:#a60}.PASS{color:#070}</style></head><body>\n")
+	b.WriteString("<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;vertical-align:top}td.n{white-space:nowrap}td:first-child,td:nth-child(2),th{text-align:left}td.st,td.ck{white-space:nowrap}.verdict{font-size:1.2em;font-weight:bold}.caption{color:#444;max-width:50em}.flag{color:#b00}.FAIL{color:#b00}.UNDECIDED{color:#a60}.PASS{color:#070}</style></head><body>\n")
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", html.EscapeString(p.Title))
 	if p.Verdict != "" {
 		fmt.Fprintf(&b, "<p class=\"verdict\">%s</p>\n", html.EscapeString(p.Verdict))
@@ -80,7 +80,7 @@ func WriteLivePage(dir string, p LivePage) error {
 		if r.Flagged {
 			flag = "<span class=\"flag\">differs: " + html.EscapeString(r.Why) + "</span>"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td style=\"text-align:left\">%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
 			html.EscapeString(r.Predicted), html.EscapeString(r.Spread), html.EscapeString(r.Measured), html.EscapeString(r.Noise), html.EscapeString(r.Ratio), flag)
 	}
 	b.WriteString("</table>\n")
