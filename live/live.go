@@ -189,14 +189,6 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 		return nil, fmt.Errorf("the simulator's prediction: %w", err)
 	}
 	res.predicted = pred
-	preds := []*sim.Result{pred}
-	for k := uint64(1); k < PredictionSeeds; k++ {
-		p, err := sim.Run(scaled, seed+k, sim.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("the simulator's prediction, seed %d: %w", seed+k, err)
-		}
-		preds = append(preds, p)
-	}
 
 	runs := max(o.Repeat, 1)
 	maxWall := o.MaxWall
@@ -251,6 +243,15 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 			res.Interrupted = true
 			break
 		}
+	}
+	// The prediction's spread, after the live runs so that it does not delay them.
+	preds := []*sim.Result{pred}
+	for k := uint64(1); k < PredictionSeeds; k++ {
+		p, err := sim.Run(scaled, seed+k, sim.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("the simulator's prediction, seed %d: %w", seed+k, err)
+		}
+		preds = append(preds, p)
 	}
 	res.Comparison = compare(scaled, preds, figs)
 	if o.Out != "" {
