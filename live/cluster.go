@@ -76,6 +76,7 @@ type cluster struct {
 	ids     map[[16]byte]string // topic ID → scenario topic name
 	topics  []string            // real names created
 	groups  []string            // real names used
+	configs map[string][]string // real group name → the group configs the run set
 	applied []string            // settings applied, for the report
 }
 
@@ -90,7 +91,7 @@ func openCluster(ctx context.Context, t Target, cfg *sim.Config) (*cluster, erro
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("drawing the run's prefix: %w", err)
 	}
-	c := &cluster{target: t, prefix: "sharesim-live-" + hex.EncodeToString(b[:]) + "-", ids: map[[16]byte]string{}}
+	c := &cluster{target: t, prefix: "sharesim-live-" + hex.EncodeToString(b[:]) + "-", ids: map[[16]byte]string{}, configs: map[string][]string{}}
 	if t.Embedded() {
 		bc := map[string]string{
 			"group.share.record.lock.duration.ms":    strconv.FormatInt(cfg.Kafka.RecordLockDurationMs, 10),
@@ -204,6 +205,9 @@ func (c *cluster) createTopics(ctx context.Context, cfg *sim.Config) error {
 // resource) before any member joins.
 func (c *cluster) setGroupConfigs(ctx context.Context, g sim.Group, k model.Config, m sim.Membership) error {
 	real := c.group(g.Name)
+	if err := c.unused(ctx, real); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	c.groups = append(c.groups, real)
 	c.mu.Unlock()
@@ -229,6 +233,9 @@ func (c *cluster) setGroupConfigs(ctx context.Context, g sim.Group, k model.Conf
 		cf.Name, cf.Value = kv[0], kmsg.StringPtr(kv[1])
 		res.Configs = append(res.Configs, cf)
 		c.applied = append(c.applied, "group "+g.Name+" "+kv[0]+"="+kv[1])
+		c.mu.Lock()
+		c.configs[real] = append(c.configs[real], kv[0])
+		c.mu.Unlock()
 	}
 	req.Resources = append(req.Resources, res)
 	resp, err := req.RequestWith(ctx, c.adm)
@@ -242,6 +249,21 @@ func (c *cluster) setGroupConfigs(ctx context.Context, g sim.Group, k model.Conf
 				msg = ": " + *r.ErrorMessage
 			}
 			return fmt.Errorf("setting group %s's configs: %w%s", real, err, msg)
+		}
+	}
+	return nil
+}
+
+// unused fails when a group of that name already exists: the run's prefix is drawn at
+// random, but a group it did not create is never joined, configured or deleted.
+func (c *cluster) unused(ctx context.Context, group string) error {
+	ls, err := c.admin.ListGroups(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the cluster's groups: %w", err)
+	}
+	for _, g := range ls.Groups() {
+		if g == group {
+			return fmt.Errorf("group %s already exists: live mode uses only groups it creates", group)
 		}
 	}
 	return nil
@@ -311,20 +333,30 @@ func (c *cluster) shareOffsets(ctx context.Context, group string) (map[string]in
 	return out, nil
 }
 
-// cleanup deletes the groups and topics the run created, and nothing else (every name
-// carries the run's prefix), then closes the admin client and the embedded cluster.
+// cleanup deletes the groups, their configs and the topics the run created, and nothing
+// else (every name carries the run's prefix and was recorded when the run made it), then
+// closes the admin client and the embedded cluster. A share group a killed or cut-off
+// member still belongs to cannot be deleted (NON_EMPTY_GROUP) until the broker's session
+// timeout drops that member; cleanup retries until ctx ends, then names what it left.
 func (c *cluster) cleanup(ctx context.Context) error {
 	var errs []error
 	c.mu.Lock()
 	groups, topics := append([]string(nil), c.groups...), append([]string(nil), c.topics...)
+	configs := map[string][]string{}
+	for g, ks := range c.configs {
+		configs[g] = append([]string(nil), ks...)
+	}
 	c.mu.Unlock()
 	if c.admin != nil && !c.target.Embedded() {
 		for _, g := range groups {
 			if !strings.HasPrefix(g, c.prefix) {
 				continue
 			}
-			if _, err := c.admin.DeleteGroup(ctx, g); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-				errs = append(errs, fmt.Errorf("deleting group %s: %w", g, err))
+			if err := c.deleteGroupConfigs(ctx, g, configs[g]); err != nil {
+				errs = append(errs, err)
+			}
+			if err := c.deleteGroup(ctx, g); err != nil {
+				errs = append(errs, err)
 			}
 		}
 		for _, t := range topics {
@@ -342,6 +374,53 @@ func (c *cluster) cleanup(ctx context.Context) error {
 	}
 	c.close()
 	return errors.Join(errs...)
+}
+
+// deleteGroup deletes one of the run's groups, retrying while the broker still counts a
+// member (one that was killed, hung or cut off leaves at the session timeout).
+func (c *cluster) deleteGroup(ctx context.Context, g string) error {
+	for {
+		_, err := c.admin.DeleteGroup(ctx, g)
+		switch {
+		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
+			return nil
+		case errors.Is(err, kerr.NonEmptyGroup):
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("deleting group %s: it still had members when the cleanup's time ran out (%w); delete it once the broker's session timeout dropped them", g, err)
+			case <-time.After(time.Second):
+			}
+		default:
+			return fmt.Errorf("deleting group %s: %w", g, err)
+		}
+	}
+}
+
+// deleteGroupConfigs removes the group configs the run set on one of its groups (Kafka
+// keeps a group's configs when the group is deleted).
+func (c *cluster) deleteGroupConfigs(ctx context.Context, g string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, g
+	for _, k := range keys {
+		cf := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		cf.Name, cf.Op = k, kmsg.IncrementalAlterConfigOpDelete
+		res.Configs = append(res.Configs, cf)
+	}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, c.adm)
+	if err != nil {
+		return fmt.Errorf("removing group %s's configs: %w", g, err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+			return fmt.Errorf("removing group %s's configs: %w", g, err)
+		}
+	}
+	return nil
 }
 
 func (c *cluster) close() {

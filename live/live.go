@@ -74,16 +74,23 @@ type CheckResult struct {
 
 // Row is one headline figure, predicted and measured.
 type Row struct {
-	Group     string    `json:"group"`
-	Figure    string    `json:"figure"`
-	Predicted *float64  `json:"predicted"`
-	Measured  *float64  `json:"measured"`
-	Runs      []float64 `json:"runs,omitempty"`
+	Group  string `json:"group"`
+	Figure string `json:"figure"`
+	// Predicted is the simulator's figure for the run's seed (the one the plots draw);
+	// PredictedLow and PredictedHigh the lowest and highest over PredictionSeeds seeds
+	// (the run's and the next ones): the simulator's own seed-to-seed spread, which for a
+	// scenario decided by a few rare events is wider than any one seed's value suggests.
+	Predicted     *float64  `json:"predicted"`
+	PredictedLow  *float64  `json:"predicted_low"`
+	PredictedHigh *float64  `json:"predicted_high"`
+	Measured      *float64  `json:"measured"`
+	Runs          []float64 `json:"runs,omitempty"`
 	// Ratio is measured ÷ predicted (nil when either is missing or the prediction is 0).
 	Ratio *float64 `json:"ratio"`
 	// Noise is the relative standard deviation between repeated live runs (nil: one run).
 	Noise *float64 `json:"noise"`
-	// Flagged: the difference is beyond the run-to-run noise (Why says by how much).
+	// Flagged: the measurement lies outside the predicted spread by more than the
+	// run-to-run noise (Why says by how much).
 	Flagged bool   `json:"flagged"`
 	Why     string `json:"why,omitempty"`
 }
@@ -206,10 +213,15 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 			return nil, err
 		}
 		if timedOut {
-			a.notes = append(a.notes, fmt.Sprintf("run %d reached the wall-time bound %s and was interrupted", i+1, maxWall))
+			a.notes = append(a.notes, fmt.Sprintf("reached the wall-time bound %s and was interrupted", maxWall))
 		}
 		res.WallSeconds = append(res.WallSeconds, a.elapsed.Seconds())
-		res.Notes = append(res.Notes, a.notes...)
+		for _, n := range a.notes {
+			if runs > 1 {
+				n = fmt.Sprintf("run %d: %s", i+1, n)
+			}
+			res.Notes = append(res.Notes, n)
+		}
 		res.Runs++
 		var fs []Figures
 		win := windowOf(pred)
@@ -232,7 +244,16 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 			break
 		}
 	}
-	res.Comparison = compare(scaled, pred, figs)
+	// The prediction's spread, after the live runs so that it does not delay them.
+	preds := []*sim.Result{pred}
+	for k := uint64(1); k < PredictionSeeds; k++ {
+		p, err := sim.Run(scaled, seed+k, sim.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("the simulator's prediction, seed %d: %w", seed+k, err)
+		}
+		preds = append(preds, p)
+	}
+	res.Comparison = compare(scaled, preds, figs)
 	if o.Out != "" {
 		if err := writeResult(o.Out, res); err != nil {
 			return res, err
@@ -387,11 +408,19 @@ func recheck(cfg *sim.Config, check, broker string, a *attempt) ([]string, bool)
 	return ids, true
 }
 
-// compare builds the predicted / measured table. With several runs, the measured value
-// is their mean and the noise their relative standard deviation; a difference is flagged
-// when it exceeds three times the noise (or 25 % when the noise is unknown or smaller) and
-// an absolute floor (two events, or 2 ms), so that small counts do not flag on chance.
-func compare(cfg sim.Config, pred *sim.Result, figs [][]Figures) []Row {
+// PredictionSeeds is how many seeds the simulator runs for the prediction's spread: the
+// run's seed and the ones after it.
+const PredictionSeeds = 10
+
+// compare builds the predicted / measured table from the predictions (preds[0] is the
+// run's seed) and the live runs' figures. With several runs, the measured value is their
+// mean and the noise their relative standard deviation. A difference is flagged when the
+// measurement lies outside the predicted spread (lowest to highest over the seeds) by more
+// than three times the noise (or 25 % when the noise is unknown or smaller) of the nearer
+// end, and by more than an absolute floor (two events, or 2 ms), so that small counts do
+// not flag on chance.
+func compare(cfg sim.Config, preds []*sim.Result, figs [][]Figures) []Row {
+	pred := preds[0]
 	win := windowOf(pred)
 	winH := float64(max(win.LengthMs(), 1)) / 3_600_000
 	type fig struct {
@@ -410,9 +439,22 @@ func compare(cfg sim.Config, pred *sim.Result, figs [][]Figures) []Row {
 	}
 	var rows []Row
 	for gi, g := range cfg.Groups {
-		p := predicted(pred, g.Name)
+		var ps []Figures
+		for _, pr := range preds {
+			ps = append(ps, predicted(pr, g.Name))
+		}
 		for _, fg := range list {
-			row := Row{Group: g.Name, Figure: fg.name, Predicted: fg.get(p)}
+			row := Row{Group: g.Name, Figure: fg.name, Predicted: fg.get(ps[0])}
+			for _, p := range ps {
+				if v := fg.get(p); v != nil {
+					if row.PredictedLow == nil || *v < *row.PredictedLow {
+						row.PredictedLow = val(*v)
+					}
+					if row.PredictedHigh == nil || *v > *row.PredictedHigh {
+						row.PredictedHigh = val(*v)
+					}
+				}
+			}
 			var sum float64
 			for _, run := range figs {
 				if gi < len(run) {
@@ -446,10 +488,12 @@ func compare(cfg sim.Config, pred *sim.Result, figs [][]Figures) []Row {
 				if row.Noise != nil {
 					tol = max(tol, 3**row.Noise)
 				}
-				diff := math.Abs(mv - pv)
-				if diff > tol*math.Max(math.Abs(pv), math.Abs(mv)) && diff > fg.floor {
+				near := min(max(mv, *row.PredictedLow), *row.PredictedHigh)
+				diff := math.Abs(mv - near)
+				if diff > tol*math.Max(math.Abs(near), math.Abs(mv)) && diff > fg.floor {
 					row.Flagged = true
-					row.Why = fmt.Sprintf("differs by %.3g, beyond %.0f%% (noise %s) and the floor %.3g", diff, tol*100, noiseString(row.Noise), fg.floor)
+					row.Why = fmt.Sprintf("%.3g outside the %d seeds' %s, beyond %.0f%% (noise %s) and the floor %.3g",
+						diff, len(preds), spread(row), tol*100, noiseString(row.Noise), fg.floor)
 				}
 			} else if (row.Predicted == nil) != (row.Measured == nil) {
 				row.Flagged, row.Why = true, "one side has no value"
@@ -485,13 +529,17 @@ func (r *Result) Summary(w io.Writer) {
 			fmt.Fprintln(w, "  "+f)
 		}
 	}
-	fmt.Fprintf(w, "\n%-10s %-20s %12s %12s %8s %s\n", "group", "figure", "predicted", "measured", "ratio", "")
+	fmt.Fprintf(w, "\npredicted: the simulator with seed %d; spread: lowest–highest over seeds %d–%d\n", r.Seed, r.Seed, r.Seed+PredictionSeeds-1)
+	if r.Runs > 1 {
+		fmt.Fprintf(w, "measured: the mean of %d live runs; noise: their relative standard deviation\n", r.Runs)
+	}
+	fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %6s %7s %s\n", "group", "figure", "predicted", "spread", "measured", "noise", "ratio", "")
 	for _, row := range r.Comparison {
 		flag := ""
 		if row.Flagged {
 			flag = "DIFFERS: " + row.Why
 		}
-		fmt.Fprintf(w, "%-10s %-20s %12s %12s %8s %s\n", row.Group, row.Figure, num(row.Predicted), num(row.Measured), num(row.Ratio), flag)
+		fmt.Fprintf(w, "%-10s %-20s %10s %15s %10s %6s %7s %s\n", row.Group, row.Figure, num(row.Predicted), spread(row), num(row.Measured), noiseCell(row.Noise), num(row.Ratio), flag)
 	}
 	fmt.Fprintln(w)
 	for _, c := range r.Checks {
@@ -516,6 +564,20 @@ func (r *Result) Summary(w io.Writer) {
 	if !r.Drained {
 		fmt.Fprintln(w, "note: the share groups had not drained when the run ended")
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+}
+
+// spread is a row's predicted spread, "low–high".
+func spread(r Row) string {
+	if r.PredictedLow == nil {
+		return "–"
+	}
+	if lo, hi := num(r.PredictedLow), num(r.PredictedHigh); lo != hi {
+		return lo + "–" + hi
+	}
+	return num(r.PredictedLow) + " (every seed)"
 }
 
 func num(v *float64) string {

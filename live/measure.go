@@ -37,8 +37,15 @@ type groupMeter struct {
 	maybe map[string]map[int64]bool
 	// maxDC: per partition, offset → highest delivery count seen.
 	maxDC map[string]map[int64]int16
-	// completedAt: per partition, offset → time the ACCEPT (or classic processing) returned.
+	// completedAt: per partition, offset → when the record completed: the call time of the
+	// acknowledgement whose answer confirmed the ACCEPT (the broker applied it after that
+	// call and before the answer; the simulator's completion is the broker's, so the call
+	// is the nearer end: a piggy-backed acknowledgement's answer waits for its fetch's long
+	// poll), or a classic consumer's processing.
 	completedAt map[string]map[int64]int64
+	// finishedAt: per partition, offset → when its final outcome (final) was applied, the
+	// same way: the call time of the confirmed acknowledgement.
+	finishedAt map[string]map[int64]int64
 	// processedOK counts successful processings per record.
 	processedOK map[string]map[int64]int
 
@@ -56,13 +63,15 @@ type point struct {
 	Redelivered int64 `json:"redeliveries"`
 	Duplicates  int64 `json:"duplicates"`
 	Backlog     int64 `json:"backlog"`
+	// producedBy: records produced to each group's topics by then (for settle).
+	producedBy map[string]int64
 }
 
 func newMeter(cfg *sim.Config) *meter {
 	m := &meter{produced: map[string]map[int64]int64{}, groups: map[string]*groupMeter{}, topicGroups: map[string][]string{}, limit: cfg.Kafka.DeliveryCountLimit}
 	for _, g := range cfg.Groups {
 		m.groups[g.Name] = &groupMeter{share: g.Type == sim.ShareGroup, final: map[string]map[int64]string{}, maxDC: map[string]map[int64]int16{},
-			completedAt: map[string]map[int64]int64{}, processedOK: map[string]map[int64]int{}, unsure: map[string]map[int64]bool{}, maybe: map[string]map[int64]bool{}}
+			completedAt: map[string]map[int64]int64{}, finishedAt: map[string]map[int64]int64{}, processedOK: map[string]map[int64]int{}, unsure: map[string]map[int64]bool{}, maybe: map[string]map[int64]bool{}}
 		for _, t := range g.Topics {
 			m.topicGroups[t] = append(m.topicGroups[t], g.Name)
 		}
@@ -102,6 +111,7 @@ func (m *meter) processed(group, part string, offset, atMs int64) {
 	if !g.share {
 		if _, ok := sub(g.completedAt, part)[offset]; !ok {
 			sub(g.completedAt, part)[offset] = atMs
+			sub(g.finishedAt, part)[offset] = atMs
 			sub(g.final, part)[offset] = "committed"
 		}
 	}
@@ -187,11 +197,12 @@ func (m *meter) op(op *sim.Op, suspect bool) {
 					}
 				}
 				fin[off] = out
+				sub(g.finishedAt, op.Partition)[off] = op.CallMs
 				if suspect {
 					uns[off] = true
 				}
 				if out == "accepted" {
-					sub(g.completedAt, op.Partition)[off] = op.ReturnMs
+					sub(g.completedAt, op.Partition)[off] = op.CallMs
 				}
 			}
 		}
@@ -202,11 +213,11 @@ func (m *meter) op(op *sim.Op, suspect bool) {
 func (m *meter) sample(atMs int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p := point{TimeMs: atMs}
+	p := point{TimeMs: atMs, producedBy: map[string]int64{}}
 	for _, s := range m.produced {
 		p.Produced += int64(len(s))
 	}
-	for _, g := range m.groups {
+	for name, g := range m.groups {
 		p.Completed += g.completedCount()
 		p.Deliveries += g.deliveries
 		p.Redelivered += g.redeliveries
@@ -215,9 +226,49 @@ func (m *meter) sample(atMs int64) {
 		for _, f := range g.final {
 			fin += int64(len(f))
 		}
-		p.Backlog += max(0, m.producedFor(g)-fin)
+		p.producedBy[name] = m.producedFor(g)
+		p.Backlog += max(0, p.producedBy[name]-fin)
 	}
 	m.series = append(m.series, p)
+}
+
+// settle recomputes each sample's completed and backlog counts from the completion and
+// finish times (the acknowledgements' call times), once every answer is in: a sample
+// taken while an acknowledgement was in flight counted its records as not finished,
+// although the broker had applied it; the simulator's backlog is the broker's. Call it
+// after shift.
+func (m *meter) settle() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	type times struct{ done, fin []int64 }
+	by := map[string]times{}
+	for name, g := range m.groups {
+		var t times
+		for _, s := range g.completedAt {
+			for _, v := range s {
+				t.done = append(t.done, v)
+			}
+		}
+		for _, s := range g.finishedAt {
+			for _, v := range s {
+				t.fin = append(t.fin, v)
+			}
+		}
+		sort.Slice(t.done, func(a, b int) bool { return t.done[a] < t.done[b] })
+		sort.Slice(t.fin, func(a, b int) bool { return t.fin[a] < t.fin[b] })
+		by[name] = t
+	}
+	upTo := func(sorted []int64, at int64) int64 {
+		return int64(sort.Search(len(sorted), func(i int) bool { return sorted[i] > at }))
+	}
+	for i := range m.series {
+		p := &m.series[i]
+		p.Completed, p.Backlog = 0, 0
+		for name, t := range by {
+			p.Completed += upTo(t.done, p.TimeMs)
+			p.Backlog += max(0, p.producedBy[name]-upTo(t.fin, p.TimeMs))
+		}
+	}
 }
 
 // producedFor counts the records produced to a group's topics.
@@ -364,6 +415,11 @@ func (m *meter) shift(offset int64) {
 	}
 	for _, g := range m.groups {
 		for _, s := range g.completedAt {
+			for k, v := range s {
+				s[k] = f(v)
+			}
+		}
+		for _, s := range g.finishedAt {
 			for k, v := range s {
 				s[k] = f(v)
 			}

@@ -113,7 +113,8 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 			return nil
 		}
 		cleaned = true
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// Long enough for the broker to drop a killed member at its session timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+time.Duration(cfg.Membership.SessionTimeoutMs)*time.Millisecond)
 		defer cancel()
 		return cl.cleanup(ctx)
 	}
@@ -244,6 +245,7 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	// simulator's (consumer operations before it get negative times... kept at 0).
 	shift(ops, hidden, offset)
 	r.meter.shift(offset)
+	r.meter.settle()
 	a := &attempt{ops: ops, hidden: hidden, suspect: suspect, meter: r.meter, accounting: final, interrupted: interrupted, drained: drained,
 		notes: r.notes, applied: cl.applied, elapsed: time.Since(began), offsetMs: offset}
 	if ferr != nil {

@@ -22,10 +22,12 @@ type LivePoint struct {
 
 // LiveRow is one headline figure of a live run's comparison table.
 type LiveRow struct {
-	Group, Figure              string
-	Predicted, Measured, Ratio string
-	Flagged                    bool
-	Why                        string
+	Group, Figure string
+	// Predicted is the run's seed's prediction, Spread the lowest–highest over the
+	// simulator's seeds.
+	Predicted, Spread, Measured, Noise, Ratio string
+	Flagged                                   bool
+	Why                                       string
 }
 
 // LiveCheck is one check's verdict line.
@@ -37,7 +39,10 @@ type LiveCheck struct {
 // LivePage is what the live report page shows: the simulator's prediction and the
 // measurement on the same plots, the comparison table and the verdicts.
 type LivePage struct {
-	Title               string
+	Title string
+	// Verdict is the run's outcome in one line (shown first); Caption says what the
+	// table's columns and the plots' lines are.
+	Verdict, Caption    string
 	Notes               []string
 	Predicted, Measured []LivePoint
 	Rows                []LiveRow
@@ -53,8 +58,11 @@ func WriteLivePage(dir string, p LivePage) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(p.Title))
-	b.WriteString("<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}td:first-child,td:nth-child(2),th{text-align:left}.flag{color:#b00}.FAIL{color:#b00}.UNDECIDED{color:#a60}.PASS{color:#070}</style></head><body>\n")
+	b.WriteString("<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;vertical-align:top}td.n{white-space:nowrap}td:first-child,td:nth-child(2),th{text-align:left}td.st,td.ck{white-space:nowrap}.verdict{font-size:1.2em;font-weight:bold}.caption{color:#444;max-width:50em}.flag{color:#b00}.FAIL{color:#b00}.UNDECIDED{color:#a60}.PASS{color:#070}</style></head><body>\n")
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", html.EscapeString(p.Title))
+	if p.Verdict != "" {
+		fmt.Fprintf(&b, "<p class=\"verdict\">%s</p>\n", html.EscapeString(p.Verdict))
+	}
 	if len(p.Notes) > 0 {
 		b.WriteString("<ul>\n")
 		for _, n := range p.Notes {
@@ -62,14 +70,18 @@ func WriteLivePage(dir string, p LivePage) error {
 		}
 		b.WriteString("</ul>\n")
 	}
-	b.WriteString("<h2>Predicted and measured</h2>\n<table><tr><th>group</th><th>figure</th><th>predicted</th><th>measured</th><th>ratio</th><th></th></tr>\n")
+	b.WriteString("<h2>Predicted and measured</h2>\n")
+	if p.Caption != "" {
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", html.EscapeString(p.Caption))
+	}
+	b.WriteString("<table><tr><th>group</th><th>figure</th><th>predicted</th><th>spread over seeds</th><th>measured</th><th>noise</th><th>ratio</th><th></th></tr>\n")
 	for _, r := range p.Rows {
 		flag := ""
 		if r.Flagged {
 			flag = "<span class=\"flag\">differs: " + html.EscapeString(r.Why) + "</span>"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
-			html.EscapeString(r.Predicted), html.EscapeString(r.Measured), html.EscapeString(r.Ratio), flag)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td style=\"text-align:left\">%s</td></tr>\n", html.EscapeString(r.Group), html.EscapeString(r.Figure),
+			html.EscapeString(r.Predicted), html.EscapeString(r.Spread), html.EscapeString(r.Measured), html.EscapeString(r.Noise), html.EscapeString(r.Ratio), flag)
 	}
 	b.WriteString("</table>\n")
 	for _, f := range figs {
@@ -86,7 +98,7 @@ func WriteLivePage(dir string, p LivePage) error {
 	}
 	b.WriteString("<h2>Checks</h2>\n<table>\n")
 	for _, c := range p.Checks {
-		fmt.Fprintf(&b, "<tr><td class=\"%s\">%s</td><td>%s</td><td style=\"text-align:left\">%s", html.EscapeString(c.Status), html.EscapeString(c.Status), html.EscapeString(c.Check), html.EscapeString(c.Detail))
+		fmt.Fprintf(&b, "<tr><td class=\"st %s\">%s</td><td class=\"ck\">%s</td><td style=\"text-align:left\">%s", html.EscapeString(c.Status), html.EscapeString(c.Status), html.EscapeString(c.Check), html.EscapeString(c.Detail))
 		for _, l := range c.Lines {
 			fmt.Fprintf(&b, "<br>%s", html.EscapeString(l))
 		}
