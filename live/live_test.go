@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,8 +153,11 @@ func TestInterruptLeavesCompleteResult(t *testing.T) {
 	dir := t.TempDir()
 	s := builtin(t, "quickstart")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(2*time.Second, cancel)
-	res, err := Run(ctx, s, Options{TimeScale: 0.05, Out: dir})
+	defer cancel()
+	// Interrupt a second after the cluster is up (not at a fixed time from the start, which
+	// a loaded machine may spend setting up): records are flowing by then.
+	started := &cancelAfterLine{want: "embedded kfake cluster", after: time.Second, cancel: cancel}
+	res, err := Run(ctx, s, Options{TimeScale: 0.05, Out: dir, Progress: started})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,3 +226,23 @@ type writerBuf struct{ b []byte }
 
 func (w *writerBuf) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
 func (w *writerBuf) String() string              { return string(w.b) }
+
+// cancelAfterLine is a progress writer that calls cancel a while after a line containing
+// want was written.
+type cancelAfterLine struct {
+	mu     sync.Mutex
+	want   string
+	after  time.Duration
+	cancel context.CancelFunc
+	seen   bool
+}
+
+func (w *cancelAfterLine) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.seen && strings.Contains(string(p), w.want) {
+		w.seen = true
+		time.AfterFunc(w.after, w.cancel)
+	}
+	return len(p), nil
+}
