@@ -318,42 +318,45 @@ func (t *tapConn) emitOp(op sim.Op, suspect bool) { t.rec.op(op, suspect) }
 
 // fetchAcks lists a ShareFetch request's acknowledgements per partition name, in request order.
 func (t *tapConn) fetchAcks(req *kmsg.ShareFetchRequest) ([]string, map[string][]ackBatch) {
-	var order []string
-	m := map[string][]ackBatch{}
-	for _, tp := range req.Topics {
-		for _, p := range tp.Partitions {
-			name := t.partName(tp.TopicID, p.Partition)
-			if name == "" || len(p.AcknowledgementBatches) == 0 {
-				continue
-			}
-			if _, ok := m[name]; !ok {
-				order = append(order, name)
-			}
-			for _, b := range p.AcknowledgementBatches {
-				m[name] = append(m[name], ackBatch{b.FirstOffset, b.LastOffset, b.AcknowledgeTypes})
+	return t.ackLists(func(add func(id [16]byte, partition int32, b ackBatch)) {
+		for _, tp := range req.Topics {
+			for _, p := range tp.Partitions {
+				for _, b := range p.AcknowledgementBatches {
+					add(tp.TopicID, p.Partition, ackBatch{b.FirstOffset, b.LastOffset, b.AcknowledgeTypes})
+				}
 			}
 		}
-	}
-	return order, m
+	})
 }
 
+// ackAcks lists a ShareAcknowledge request's acknowledgements per partition name, in request order.
 func (t *tapConn) ackAcks(req *kmsg.ShareAcknowledgeRequest) ([]string, map[string][]ackBatch) {
-	var order []string
-	m := map[string][]ackBatch{}
-	for _, tp := range req.Topics {
-		for _, p := range tp.Partitions {
-			name := t.partName(tp.TopicID, p.Partition)
-			if name == "" || len(p.AcknowledgementBatches) == 0 {
-				continue
-			}
-			if _, ok := m[name]; !ok {
-				order = append(order, name)
-			}
-			for _, b := range p.AcknowledgementBatches {
-				m[name] = append(m[name], ackBatch{b.FirstOffset, b.LastOffset, b.AcknowledgeTypes})
+	return t.ackLists(func(add func(id [16]byte, partition int32, b ackBatch)) {
+		for _, tp := range req.Topics {
+			for _, p := range tp.Partitions {
+				for _, b := range p.AcknowledgementBatches {
+					add(tp.TopicID, p.Partition, ackBatch{b.FirstOffset, b.LastOffset, b.AcknowledgeTypes})
+				}
 			}
 		}
-	}
+	})
+}
+
+// ackLists groups the acknowledgement batches that each hands to add by partition name
+// (partitions of topics the tap does not know are left out), names in first-seen order.
+func (t *tapConn) ackLists(each func(add func(id [16]byte, partition int32, b ackBatch))) ([]string, map[string][]ackBatch) {
+	var order []string
+	m := map[string][]ackBatch{}
+	each(func(id [16]byte, partition int32, b ackBatch) {
+		name := t.partName(id, partition)
+		if name == "" {
+			return
+		}
+		if _, ok := m[name]; !ok {
+			order = append(order, name)
+		}
+		m[name] = append(m[name], b)
+	})
 	return order, m
 }
 

@@ -641,16 +641,16 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 	if first, ok := w.firstConsumerStart(gi); !ok || first >= win[snapEnd] {
 		at := "never"
 		if ok {
-			at = "at " + fmtMsShort(first)
+			at = "at " + FormatMs(first)
 		}
 		return fmt.Sprintf("no consumer of the group ran in the window (%s–%s): the first starts %s, so the %d records that arrived waited",
-				fmtMsShort(win[snapStart]), fmtMsShort(win[snapEnd]), at, k.BacklogEnd),
+				FormatMs(win[snapStart]), FormatMs(win[snapEnd]), at, k.BacklogEnd),
 			"start the consumers earlier, or measure from when they run (warmup)"
 	} else if late := first - win[snapStart]; late > (win[snapEnd]-win[snapStart])/10 {
-		reason = fmt.Sprintf("no consumer ran before %s, %s into the window, so the records of that time waited; ", fmtMsShort(first), fmtMsShort(late))
+		reason = fmt.Sprintf("no consumer ran before %s, %s into the window, so the records of that time waited; ", FormatMs(first), FormatMs(late))
 		if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
 			return reason + fmt.Sprintf("no capacity bound is below the arrival rate of %.1f/s", k.ArrivalPerSec),
-				"a warmup of at least " + fmtMsShort(late) + " measures the group once it runs"
+				"a warmup of at least " + FormatMs(late) + " measures the group once it runs"
 		}
 	}
 	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
@@ -663,7 +663,7 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 	if k.FinishedPerSec < 0.8*tight.RecordsPerSec {
 		// Far below even the tightest bound: something else held the group back as well.
 		if stuck := w.metrics.gx[gi].spsoStuckMaxMs; stuck > 0 && w.groups[gi].classic == nil {
-			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", fmtMsShort(stuck))
+			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", FormatMs(stuck))
 		} else {
 			reason += ", well below that bound: something else held it back too (faults, lock expiries, rebalances?)"
 		}
@@ -706,8 +706,8 @@ func (w *World) firstConsumerStart(gi int32) (int64, bool) {
 	return first, ok
 }
 
-// fmtMsShort prints virtual ms as the printed summary does: 850ms, 12.5s, 3m20s, 1h02m.
-func fmtMsShort(ms int64) string {
+// FormatMs prints virtual milliseconds as the printed summary does: 850ms, 12.5s, 3m20s, 1h02m.
+func FormatMs(ms int64) string {
 	switch {
 	case ms < 1000:
 		return fmt.Sprintf("%dms", ms)

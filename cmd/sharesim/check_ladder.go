@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -344,15 +343,7 @@ func writeLadderJSON(stdout io.Writer, f checkFlags, done []*rungResult, proved 
 			j.Findings = append(j.Findings, toJFound(&sc, fd))
 		}
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if j.ExitCode != exitOK {
-		return &exitError{code: j.ExitCode}
-	}
-	return nil
+	return writeJSONVerdict(stdout, j, j.ExitCode)
 }
 
 // estimateSample is how long check samples a scope's search before the work to estimate it.

@@ -160,13 +160,19 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 	for _, fd := range res.Findings {
 		j.Findings = append(j.Findings, toJFound(&sc, fd))
 	}
+	return writeJSONVerdict(stdout, j, j.ExitCode)
+}
+
+// writeJSONVerdict prints v as indented JSON and returns the error that carries code
+// (nil for exitOK); a failed write is exitFailed.
+func writeJSONVerdict(stdout io.Writer, v any, code int) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(j); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if j.ExitCode != exitOK {
-		return &exitError{code: j.ExitCode}
+	if code != exitOK {
+		return &exitError{code: code}
 	}
 	return nil
 }

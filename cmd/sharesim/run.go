@@ -750,18 +750,8 @@ func causesList(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// fmtDuration prints virtual milliseconds compactly: 850ms, 12.5s, 3m20s, 1h2m.
-func fmtDuration(ms int64) string {
-	switch {
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
-	case ms < 3_600_000:
-		return fmt.Sprintf("%dm%02ds", ms/60_000, ms%60_000/1000)
-	}
-	return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms%3_600_000/60_000)
-}
+// fmtDuration prints virtual milliseconds compactly, as the summary does (sim.FormatMs).
+func fmtDuration(ms int64) string { return sim.FormatMs(ms) }
 
 // runScripted runs a scripted scenario and reports its expectations.
 func runScripted(stdout io.Writer, sc *scenarios.Scenario, f runFlags) error {
