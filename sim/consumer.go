@@ -416,7 +416,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
+				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + w.kafkaOf(s.group).RecordLockDurationMs})
 				w.noteHeld(s, off)
 			}
 		}
@@ -579,7 +579,7 @@ func (w *World) renew(e event) {
 	for i, d := range c.batch {
 		if !c.done[i] {
 			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
-			c.batch[i].deadline = w.now + w.cfg.Kafka.RecordLockDurationMs
+			c.batch[i].deadline = w.now + w.kafkaOf(c.group).RecordLockDurationMs
 		}
 	}
 	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))

@@ -142,8 +142,13 @@ type World struct {
 	dlqFail      int   // > 0: DLQ produce attempts fail
 	dlqSlow      int64 // > 0: DLQ produce latency override
 	faults       []faultState
-	coordSlow    int64 // > 0: share coordinator write latency override
-	writeFail    int   // > 0: share coordinator fails writes
+	// groupCfg is each group's configuration in force (config-change faults alter it);
+	// configSteps the run's config changes as ConfigSteps decided them.
+	groupCfg      []model.GroupConfig
+	configSteps   []ConfigStep
+	configChanges []ConfigChange
+	coordSlow     int64 // > 0: share coordinator write latency override
+	writeFail     int   // > 0: share coordinator fails writes
 	// writeFailCode is the error of the latest write-fail fault that started (zero:
 	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
 	writeFailCode model.ErrorCode
@@ -192,6 +197,8 @@ type Result struct {
 	// (failovers, member deaths, ...); recorded with Options.RecordHistory (unless
 	// Options.OnHidden takes them).
 	HiddenEvents []HiddenEvent
+	// ConfigChanges are the config-change faults as they fired, accepted or refused.
+	ConfigChanges []ConfigChange
 }
 
 // Mark is a named coverage counter.
@@ -478,6 +485,7 @@ func (w *World) result() *Result {
 		Sample:      w.sampleResult(),
 	}
 	r.HiddenEvents = w.hidden
+	r.ConfigChanges = w.configChanges
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
 		names = append(names, n)
