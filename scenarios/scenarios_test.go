@@ -298,7 +298,7 @@ func TestParseBad(t *testing.T) {
 		{"duplicate consumer name", base + "      - name: c\n", 13, 15, []string{"c a second time"}},
 		{"duplicate key", "name: a\nname: b\n", 2, 1, []string{"name: found the key a second time"}},
 		{"duplicate topic", "topics: [{name: t}, {name: t}]\n", 1, 28, []string{"a unique topic name"}},
-		{"question out of range", base + "questions: [26]\n", 13, 13, []string{"questions[0]: found 26, expected an integer in [1, 25]"}},
+		{"question out of range", base + "questions: [27]\n", 13, 13, []string{"questions[0]: found 27, expected an integer in [1, 26]"}},
 		{"unknown check", base + "checks: [no-silent-los]\n", 13, 10, []string{`did you mean "no-silent-loss"?`}},
 		{"bad name", "name: a b\n", 1, 7, []string{`name: found "a b", expected a name of letters`}},
 		{"bad kind", "kind: worklaod\n", 1, 7, []string{"kind: found worklaod, expected workload or scripted", `did you mean "workload"?`}},

@@ -80,9 +80,6 @@ func (c *Config) validateConfigChange(f Fault) error {
 	if f.EveryMs != 0 || f.PerMillion != 0 {
 		return fmt.Errorf("fault config-change: happens once at its time (no every, no probability)")
 	}
-	if f.AtMs >= c.DurationMs {
-		return fmt.Errorf("fault config-change at %d ms: must happen before the run's duration %d ms ends (faults stop when healing starts)", f.AtMs, c.DurationMs)
-	}
 	if len(f.Set) == 0 {
 		return fmt.Errorf("fault config-change: nothing to set")
 	}
@@ -101,7 +98,8 @@ func (c *Config) validateConfigChange(f Fault) error {
 func (c *Config) ConfigSteps() []ConfigStep {
 	var steps []ConfigStep
 	for i, f := range c.Faults {
-		if f.Kind == FaultConfigChange {
+		// Faults stop when healing starts: a change at or after the duration never happens.
+		if f.Kind == FaultConfigChange && f.AtMs < c.DurationMs {
 			g, _ := c.shareGroupFor(f)
 			steps = append(steps, ConfigStep{Fault: i, AtMs: f.AtMs, Group: g, Set: f.Set})
 		}
