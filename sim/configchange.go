@@ -227,6 +227,9 @@ func (w *World) configChange(fi int32) {
 	l.str("error", "NONE").num("limit", int64(st.After.DeliveryCountLimit)).num("cap", int64(st.After.PartitionMaxRecordLocks)).num("lock_ms", st.After.RecordLockDurationMs).end()
 	w.configChanges = append(w.configChanges, ConfigChange{AtMs: w.now, Group: w.groups[g].cfg.Name, Set: st.Describe(), Error: "NONE",
 		DeliveryCountLimit: st.After.DeliveryCountLimit, PartitionMaxRecordLocks: st.After.PartitionMaxRecordLocks, RecordLockDurationMs: st.After.RecordLockDurationMs})
+	if w.opts.IgnoreConfigChanges {
+		return
+	}
 	next := w.groupCfg[g]
 	_ = next.Alter(st.Set) // accepted by ConfigSteps from the same state
 	w.groupCfg[g] = next

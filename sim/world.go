@@ -103,6 +103,10 @@ type Options struct {
 	// them eventful (redelivered, expired, released, not accepted), in Result.Sample; 0
 	// disables. It does not change the run.
 	SampleRecords int
+	// IgnoreConfigChanges is fault injection for the checkers' tests: accepted config
+	// changes are traced and reported but never reach the share-partitions, a leader
+	// that keeps the values it was built with. The checks must then fail.
+	IgnoreConfigChanges bool
 }
 
 // World is one simulated cluster with its clients.
