@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/checker"
+	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -79,5 +80,52 @@ func TestConfigChangeRaisedLimitPasses(t *testing.T) {
 	}
 	if got := runConfigChange(t, "4.4", sets, false); len(got) != 0 {
 		t.Errorf("raised limit, faithful: checks failed: %v", got)
+	}
+}
+
+// Lowering the record-lock cap from 2000 to 500 mid-run on in-flight-cap (20 consumers
+// on 2 partitions, max.poll.records 500) passes inflight-within-cap on the faithful core:
+// the window above the new cap drains, it never grows. A leader that ignores the change
+// keeps filling 2000 and fails it.
+func TestConfigChangeCapChecked(t *testing.T) {
+	run := func(ignore bool) map[string]int {
+		s, err := scenarios.Builtin("in-flight-cap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range map[string]string{"kafka.version": "4.4", "duration": "2m"} {
+			if err := s.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := s.SimConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Faults = append(cfg.Faults, sim.Fault{Kind: sim.FaultConfigChange, AtMs: 60000, RestartAfterMs: -1,
+			Set: []model.ConfigEntry{{Key: "share.partition.max.record.locks", Value: "500"}}})
+		ck, err := checker.New(cfg, []string{"inflight-within-cap", "core-consistent"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := sim.New(cfg, 1, sim.Options{Observer: ck.Observe, IgnoreConfigChanges: ignore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := map[string]int{}
+		for _, v := range ck.Finish(w, res) {
+			failed[v.Check]++
+		}
+		return failed
+	}
+	if got := run(false); len(got) != 0 {
+		t.Errorf("faithful: checks failed: %v", got)
+	}
+	if got := run(true); got["inflight-within-cap"] == 0 {
+		t.Errorf("change ignored: inflight-within-cap passed (failed: %v)", got)
 	}
 }
