@@ -301,7 +301,7 @@ func TestParseBad(t *testing.T) {
 		{"question out of range", base + "questions: [27]\n", 13, 13, []string{"questions[0]: found 27, expected an integer in [1, 26]"}},
 		{"unknown check", base + "checks: [no-silent-los]\n", 13, 10, []string{`did you mean "no-silent-loss"?`}},
 		{"config-change unknown key", base + "faults: [{kind: config-change, at: 1m, set: {share.delivery.limit: 3}}]\n", 13, 46,
-			[]string{"faults[0].set.share.delivery.limit: found key share.delivery.limit", "share.delivery.count.limit"}},
+			[]string{"faults[0].set.share.delivery.limit: found key share.delivery.limit", `did you mean "share.delivery.count.limit"?`}},
 		{"config-change value out of range", base + "faults: [{kind: config-change, at: 1m, set: {share.delivery.count.limit: 1}}]\n", 13, 74,
 			[]string{"faults[0].set.share.delivery.count.limit: found 1, expected a value in [2, "}},
 		{"config-change every", base + "faults: [{kind: config-change, at: 1m, every: 1m, set: {share.delivery.count.limit: 3}}]\n", 13, 40,

@@ -1388,7 +1388,12 @@ func (w *wctx) configChangeFault(it *yaml.Node, f *fields, k sim.FaultKind, flt 
 				want = ce.Want
 			}
 			if _, known := configKeyKnown(e.Key); !known {
-				d.fail(kn, path, "key "+e.Key, "one of "+strings.Join(model.GroupConfigKeys, ", ")+", "+strings.Join(model.BrokerBoundKeys, ", "))
+				keys := append(append([]string(nil), model.GroupConfigKeys...), model.BrokerBoundKeys...)
+				ee := d.errorAt(kn, path, "key "+e.Key, "a group config or broker bound a running group can change")
+				if ee.Suggestion = suggest(e.Key, keys); ee.Suggestion == "" {
+					ee.Expected += ": " + strings.Join(keys, ", ")
+				}
+				d.errs = append(d.errs, ee)
 			} else {
 				d.fail(vn, path, describe(vn), want)
 			}

@@ -33,13 +33,13 @@ type ConfigStep struct {
 // Accepted reports whether Kafka accepted the change.
 func (s ConfigStep) Accepted() bool { return s.Err == nil }
 
-// Describe renders the SET entries as "key=value, ...".
+// Describe renders the SET entries as "key=value,key=value" (no spaces: a trace field).
 func (s ConfigStep) Describe() string {
 	parts := make([]string, len(s.Set))
 	for i, e := range s.Set {
 		parts[i] = e.Key + "=" + e.Value
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ",")
 }
 
 // shareGroupFor resolves a config-change fault's group: by name, or the only share group.
