@@ -80,6 +80,10 @@ type Checker struct {
 	events  int64
 	maxOver int64
 	sps     map[string]*spState
+	// steps are the run's config changes (sim.Config.ConfigSteps); inForce caches each
+	// group's timeline of the values in force.
+	steps   []sim.ConfigStep
+	inForce map[string]sim.InForce
 	out     []Violation
 	limit   int
 	lin     *linearize.Result
@@ -95,10 +99,13 @@ type Checker struct {
 }
 
 type spState struct {
-	core     *model.SharePartition
-	spso     int64
-	terminal map[int64]model.State
-	ev       spEvents // sessions.go
+	core *model.SharePartition
+	spso int64
+	// speo and seenMs are the end offset and the time at the last observation
+	// (inflight-within-cap under config changes).
+	speo, seenMs int64
+	terminal     map[int64]model.State
+	ev           spEvents // sessions.go
 }
 
 // New returns a checker running the named checks (DefaultChecks when names is empty).
@@ -107,6 +114,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 		names = DefaultChecks
 	}
 	c := &Checker{cfg: cfg, on: map[string]bool{}, sps: map[string]*spState{}, limit: 100, hs: map[string]*histShare{}}
+	c.steps = c.cfg.ConfigSteps()
 	for _, n := range names {
 		if !known(n) {
 			return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(Names(), ", "))
@@ -217,9 +225,21 @@ func (c *Checker) observe(w *sim.World, i sim.SharePartitionInfo, deep bool) {
 		return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition}
 	}
 	if c.on["inflight-within-cap"] {
-		limit := int64(c.cfg.Kafka.PartitionMaxRecordLocks) + c.maxOver
-		if n := core.InFlightCount(); n > limit {
-			c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d exceeds the cap %d plus %d", n, c.cfg.Kafka.PartitionMaxRecordLocks, c.maxOver)))
+		if in, ok := c.changing(i.Group); ok {
+			// The cap in force changed: a window above a lowered cap stays until it drains,
+			// and only a fetch that found the window below the cap in force may grow it. So
+			// the window must lie within the cap plus the overshoot whenever the end offset
+			// grew since the last observation, for some cap in force in between.
+			speo := core.EndOffset()
+			if _, hi := in.Range(st.seenMs, w.NowMs(), sim.CapOf); speo > st.speo && core.InFlightCount() > hi+c.maxOver {
+				c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d grew above the cap in force %d plus %d", core.InFlightCount(), hi, c.maxOver)))
+			}
+			st.speo, st.seenMs = speo, w.NowMs()
+		} else {
+			limit := int64(c.cfg.Kafka.PartitionMaxRecordLocks) + c.maxOver
+			if n := core.InFlightCount(); n > limit {
+				c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d exceeds the cap %d plus %d", n, c.cfg.Kafka.PartitionMaxRecordLocks, c.maxOver)))
+			}
 		}
 	}
 	if c.on["spso-monotonic"] {
@@ -397,4 +417,27 @@ func (c *Checker) checkAccounted(res *sim.Result) {
 					g.Name, a.Offsets, a.Sum, a.Finished, a.TerminalInCache, a.NoRecord, a.DeletedUndelivered, a.SkippedByOffsetReset, a.SilentLoss, a.Unfinished)})
 		}
 	}
+}
+
+// changing returns the named group's timeline when its configuration changes during the
+// run (false, at once, for runs without config changes).
+func (c *Checker) changing(group string) (sim.InForce, bool) {
+	if c.steps == nil {
+		return sim.InForce{}, false
+	}
+	in := c.groupInForce(group)
+	return in, in.Changes()
+}
+
+// groupInForce returns the named group's timeline of the configuration in force.
+func (c *Checker) groupInForce(group string) sim.InForce {
+	if in, ok := c.inForce[group]; ok {
+		return in
+	}
+	if c.inForce == nil {
+		c.inForce = map[string]sim.InForce{}
+	}
+	in := sim.InForceFor(&c.cfg, c.steps, c.cfg.GroupIndex(group))
+	c.inForce[group] = in
+	return in
 }

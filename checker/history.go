@@ -43,6 +43,9 @@ type histShare struct {
 	accepted map[int64]int64
 	// deliveries lists an open offset's deliveries, in history order.
 	deliveries map[int64][]delivery
+	// firstAt maps an open offset to the call time of its first delivery with each
+	// count (index count-1), when the group's limit changes during the run.
+	firstAt map[int64][]int64
 	// logStarts are the log-start moves seen (hidden events), by time: atMs the time,
 	// floor the new log start (nothing-below-spso-acquired).
 	logStarts []floorMark
@@ -174,6 +177,11 @@ func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
 			delete(hs.deliveries, off)
 		}
 	}
+	for off := range hs.firstAt {
+		if off < floor {
+			delete(hs.firstAt, off)
+		}
+	}
 	if c.ls != nil {
 		c.ls.Advance(group, part, floor)
 	}
@@ -224,7 +232,9 @@ func (c *Checker) checkOp(op *sim.Op) {
 			}
 		}
 	}
-	if c.on[checkDeliveryLimit] {
+	if in, ok := c.changing(op.Group); c.on[checkDeliveryLimit] && ok {
+		c.checkLimitInForce(hs, op, in)
+	} else if c.on[checkDeliveryLimit] {
 		limit := c.cfg.Kafka.DeliveryCountLimit
 		for _, r := range op.Acquired {
 			if int(r.DeliveryCount) > limit {
@@ -236,6 +246,46 @@ func (c *Checker) checkOp(op *sim.Op) {
 	}
 	if c.on[checkDeliveryCounts] && c.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
 		c.checkDeliveries(hs, op)
+	}
+}
+
+// checkLimitInForce is delivery-count-within-limit when the group's limit changes during
+// the run. A delivery with count d follows a release of the record at count d-1, which
+// the limit in force then allowed (d-1 < limit); that release came after the record's
+// delivery with count d-1. So d must not exceed the greatest limit in force between the
+// first delivery with count d-1 the history shows (the start of the run if none) and the
+// fetch's return. Raising the limit lets counts climb from the change on; lowering it
+// leaves one more delivery to records released before the change, and no more.
+func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
+	if hs.firstAt == nil {
+		hs.firstAt = map[int64][]int64{}
+	}
+	ret := op.ReturnMs
+	if ret < 0 {
+		ret = c.nowMs
+	}
+	reported := false
+	for _, r := range op.Acquired {
+		for off := max(r.First, hs.floor); off <= r.Last; off++ {
+			d := int(r.DeliveryCount)
+			seen := hs.firstAt[off]
+			from := int64(0)
+			if d >= 2 && d-2 < len(seen) && seen[d-2] >= 0 {
+				from = seen[d-2]
+			}
+			if _, hi := in.Range(from, ret, sim.LimitOf); int64(d) > hi && !reported {
+				reported = true
+				c.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+					Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered with delivery count %d, above every limit in force since %d ms (at most %d)", d, from, hi)})
+			}
+			for len(seen) < d {
+				seen = append(seen, -1)
+			}
+			if d >= 1 && seen[d-1] < 0 {
+				seen[d-1] = op.CallMs
+			}
+			hs.firstAt[off] = seen
+		}
 	}
 }
 

@@ -424,6 +424,9 @@ func (r *runner) fire(f sim.Fault, frnd interface{ Intn(int) int }, fmu *sync.Mu
 		r.stallEnd = time.Now().Add(time.Duration(f.DurationMs) * time.Millisecond)
 		r.mu.Unlock()
 		return
+	case sim.FaultConfigChange:
+		r.configChange(f)
+		return
 	}
 	var cands []*instance
 	for _, in := range r.instances {

@@ -3,8 +3,10 @@ package live
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
+	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 	"github.com/sharesim/sharesim/sim/dist"
 	"github.com/sharesim/sharesim/sim/rng"
@@ -160,6 +162,18 @@ func Scale(cfg sim.Config, f float64, floors Floors) (sim.Config, Scaling, error
 		ms(what+" restart after", &ft.RestartAfterMs)
 		if ft.Kind == sim.FaultCoordinatorSlow {
 			ms(what+" latency", &ft.ValueMs)
+		}
+		if ft.Kind == sim.FaultConfigChange {
+			// A lock duration set at run time shrinks like the scenario's own lock.
+			ft.Set = append([]model.ConfigEntry(nil), ft.Set...)
+			for j := range ft.Set {
+				if e := &ft.Set[j]; e.Key == "share.record.lock.duration.ms" {
+					if v, err := strconv.ParseInt(e.Value, 10, 64); err == nil {
+						floored(what+" share.record.lock.duration.ms", &v, floors.LockMs)
+						e.Value = strconv.FormatInt(v, 10)
+					}
+				}
+			}
 		}
 	}
 	return out, s, out.Validate()

@@ -66,6 +66,10 @@ func support(cfg *sim.Config, t Target) (notApplied []string, err error) {
 		switch f.Kind {
 		case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultHostLoss, sim.FaultPause, sim.FaultNetCut,
 			sim.FaultDeleteRecords, sim.FaultDownstreamOutage, sim.FaultRenewStall:
+		case sim.FaultConfigChange:
+			if err := supportConfigChange(f, t); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, refuse("faults[kind="+f.Kind.String()+"]", "a broker-side fault (leader moves, share coordinator trouble, forced lock expiry) that a client cannot cause")
 		}

@@ -27,6 +27,7 @@ const (
 	ErrUnknownTopicOrPartition             // UNKNOWN_TOPIC_OR_PARTITION (no state for the key)
 	ErrSaslAuthenticationFailed            // SASL_AUTHENTICATION_FAILED (persister's client could not authenticate)
 	ErrUnsupportedVersion                  // UNSUPPORTED_VERSION (share coordinator too old)
+	ErrInvalidConfig                       // INVALID_CONFIG (IncrementalAlterConfigs refused a group config)
 )
 
 var codeNames = [...]string{
@@ -47,6 +48,7 @@ var codeNames = [...]string{
 	ErrUnknownTopicOrPartition:   "UNKNOWN_TOPIC_OR_PARTITION",
 	ErrSaslAuthenticationFailed:  "SASL_AUTHENTICATION_FAILED",
 	ErrUnsupportedVersion:        "UNSUPPORTED_VERSION",
+	ErrInvalidConfig:             "INVALID_CONFIG",
 }
 
 // ParseErrorCode accepts Kafka's upper-case name of a code the core knows.

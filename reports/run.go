@@ -129,6 +129,8 @@ type Summary struct {
 	Command     string           `json:"command"`
 	// Focus names the figures that answer the scenario's question (its focus key).
 	Focus []string `json:"focus,omitempty"`
+	// ConfigChanges are the run's config-change faults, accepted (error NONE) or refused.
+	ConfigChanges []sim.ConfigChange `json:"config_changes,omitempty"`
 }
 
 // MarksMap turns the result's marks into a map for JSON.

@@ -206,7 +206,11 @@ func (st *setter) walk(n *yaml.Node, sh *shape, toks []string, done string, val 
 		var key string
 		var child *shape
 		k := 0
-		if sh.kind == shFreeMap {
+		if sh.kind == shFreeMap && sh.elem.kind == shScalar {
+			// Free keys of scalars may hold dots (Kafka's config names): the rest of the
+			// path is the key.
+			key, child, k = strings.Join(toks, "."), sh.elem, len(toks)
+		} else if sh.kind == shFreeMap {
 			key, child, k = toks[0], sh.elem, 1
 		} else {
 			for k = len(toks); k > 0; k-- {

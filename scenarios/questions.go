@@ -42,6 +42,7 @@ var Questions = []Question{
 	{23, "Can this ever happen?", "Can a produced record end neither acknowledged, nor archived, nor deleted by retention: lost without a trace?"},
 	{24, "Can this ever happen?", "Can the start offset stop advancing for good, or a record stay acquired for ever?"},
 	{25, "Can this ever happen?", "Can more records be in flight than the cap allows, or one record be held by two consumers at once?"},
+	{26, "Changing a running group", "I lower the delivery count limit or raise the lock duration of a running share group: what happens to the records already in flight, and which Kafka versions accept the change?"},
 }
 
 // QuestionAnchor is the anchor of question n in docs/questions.md.

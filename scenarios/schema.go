@@ -117,7 +117,8 @@ var consumerShape = mapOf("name", "count", "start", "processing", distShape, "sl
 
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 
-var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value", "error", "reads")
+var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value", "error", "reads",
+	"group", "set", &shape{kind: shFreeMap, elem: scalar})
 
 var commonTop = []any{"kind", "name", "title", "description", "questions", listOf(scalar), "seed", "kafka", kafkaShape}
 

@@ -20,7 +20,7 @@ import (
 var KnownChecks = checker.Names()
 
 // maxQuestion is the number of user questions (Questions, docs/questions.md).
-const maxQuestion = 25
+const maxQuestion = 26
 
 // scenario decodes the whole file.
 func (d *decoder) scenario(root *yaml.Node, defName string) (meta, sim.Config, *Script) {
@@ -1326,8 +1326,94 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 				flt.Reads, _ = d.boolean(x, f.p("reads"))
 			}
 		}
+		w.configChangeFault(it, f, k, &flt)
 		w.cfg.Faults = append(w.cfg.Faults, flt)
 	}
+}
+
+// configChangeFault reads a config-change fault's group and set: each key one of the
+// group configs or broker bounds a running group can change, each value within Kafka's
+// definition of the key. Whether the broker's bounds in force accept it is decided when
+// the fault fires (INVALID_CONFIG), as Kafka does.
+func (w *wctx) configChangeFault(it *yaml.Node, f *fields, k sim.FaultKind, flt *sim.Fault) {
+	d := w.d
+	if k != sim.FaultConfigChange {
+		for _, key := range []string{"group", "set"} {
+			if x := f.get(key); x != nil {
+				d.fail(f.key[key], f.p(key), key+" for a "+k.String()+" fault", "no "+key+" (only config-change takes one)")
+			}
+		}
+		return
+	}
+	for _, key := range []string{"every", "until", "probability", "target"} {
+		if x := f.get(key); x != nil {
+			d.fail(f.key[key], f.p(key), key+" for a config-change fault", "no "+key+" (a config change happens once, at its time, to a group)")
+		}
+	}
+	if f.get("at") == nil {
+		d.fail(it, f.p("at"), "no value", "the time of the config change (e.g. 2m)")
+	}
+	if v := f.get("group"); v != nil {
+		if s, ok := d.str(v, f.p("group"), "a share group's name"); ok {
+			flt.Group = s
+			found := false
+			for _, g := range w.cfg.Groups {
+				if g.Name == s {
+					found = true
+					if g.Type != sim.ShareGroup {
+						d.fail(v, f.p("group"), "classic group "+s, "a share group (only share groups have these configs)")
+					}
+				}
+			}
+			if !found {
+				d.fail(v, f.p("group"), "group "+s, "the name of a share group of this scenario")
+			}
+		}
+	}
+	set := f.get("set")
+	if set == nil || set.Kind != yaml.MappingNode || len(set.Content) == 0 {
+		d.fail(it, f.p("set"), "no settings", "set: a mapping of configs to change, e.g. {share.delivery.count.limit: 3}; keys: "+
+			strings.Join(model.GroupConfigKeys, ", ")+", "+strings.Join(model.BrokerBoundKeys, ", "))
+		return
+	}
+	for i := 0; i+1 < len(set.Content); i += 2 {
+		kn, vn := set.Content[i], set.Content[i+1]
+		path := f.p("set") + "." + kn.Value
+		if vn.Kind != yaml.ScalarNode {
+			d.fail(vn, path, describe(vn), "a single value")
+			continue
+		}
+		e := model.ConfigEntry{Key: kn.Value, Value: vn.Value}
+		if err := model.CheckConfigEntry(e); err != nil {
+			var ce *model.ConfigError
+			want := err.Error()
+			if errors.As(err, &ce) {
+				want = ce.Want
+			}
+			if _, known := configKeyKnown(e.Key); !known {
+				keys := append(append([]string(nil), model.GroupConfigKeys...), model.BrokerBoundKeys...)
+				ee := d.errorAt(kn, path, "key "+e.Key, "a group config or broker bound a running group can change")
+				if ee.Suggestion = suggest(e.Key, keys); ee.Suggestion == "" {
+					ee.Expected += ": " + strings.Join(keys, ", ")
+				}
+				d.errs = append(d.errs, ee)
+			} else {
+				d.fail(vn, path, describe(vn), want)
+			}
+			continue
+		}
+		flt.Set = append(flt.Set, e)
+	}
+}
+
+// configKeyKnown reports whether key may appear in a config-change fault's set.
+func configKeyKnown(key string) (string, bool) {
+	for _, k := range model.GroupConfigKeys {
+		if k == key {
+			return k, true
+		}
+	}
+	return key, model.IsBrokerBound(key)
 }
 
 func (w *wctx) checkTarget(n *yaml.Node, path string, k sim.FaultKind, s string) {

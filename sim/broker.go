@@ -254,7 +254,7 @@ func (w *World) tryAcquire(id int32) {
 func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
 	core := s.core
 	if !core.CanAcquire() {
-		if core.InFlightCount() >= int64(w.cfg.Kafka.PartitionMaxRecordLocks) {
+		if core.InFlightCount() >= int64(core.Config().PartitionMaxRecordLocks) {
 			w.mark("cap-reached")
 		}
 		return 0
@@ -652,8 +652,9 @@ func (w *World) ensureLoad(s *sharePart, req int32) {
 	if s.core != nil || s.loading {
 		return
 	}
-	core, err := model.NewUninitialized(w.cfg.Kafka, w.parts[s.part].leaderEpoch)
+	core, err := model.NewUninitialized(w.kafkaOf(s.group), w.parts[s.part].leaderEpoch)
 	if err == nil {
+		core.ApplyGroupConfig(w.groupCfg[s.group]) // the stored group values, unclamped
 		_, err = core.MaybeInitialize()
 	}
 	if err != nil {
@@ -741,7 +742,7 @@ func (w *World) loadDone(sp int32) {
 		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
 		if first <= last && pb.State.Terminal() {
 			cause := model.CauseRestored
-			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.cfg.Kafka.DeliveryCountLimit {
+			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.kafkaOf(s.group).DeliveryCountLimit {
 				cause = model.CauseLimit // archived on its last attempt
 			}
 			w.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})

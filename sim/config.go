@@ -324,7 +324,8 @@ const (
 	FaultHostLoss                              // consumer host or network lost: no connection reset
 	FaultDLQFail                               // 4.4: dead-letter-queue produces fail for DurationMs
 	FaultDLQSlow                               // 4.4: dead-letter-queue produce latency = ValueMs for DurationMs
-	faultKindLast         = FaultDLQSlow
+	FaultConfigChange                          // IncrementalAlterConfigs on a share group (Set), or broker-bound change
+	faultKindLast         = FaultConfigChange
 )
 
 var faultNames = map[FaultKind]string{
@@ -332,6 +333,7 @@ var faultNames = map[FaultKind]string{
 	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
 	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
 	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss", FaultDLQFail: "dlq-fail", FaultDLQSlow: "dlq-slow",
+	FaultConfigChange: "config-change",
 }
 
 // String names the fault kind as scenario files spell it.
@@ -375,6 +377,11 @@ type Fault struct {
 	// share-partition loading meanwhile becomes FAILED and the fetch that started the load
 	// gets the mapped error; the next fetch loads it again.
 	Reads bool
+	// Group names the share group a config-change fault alters ("" when the world has
+	// one share group); Set are its SET entries in file order: group configs
+	// (model.GroupConfigKeys) and broker bounds (model.BrokerBoundKeys).
+	Group string
+	Set   []model.ConfigEntry
 }
 
 // Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.
@@ -491,6 +498,16 @@ func (c *Config) Validate() error {
 		}
 		if f.EveryMs < 0 || f.AtMs < 0 || f.DurationMs < 0 {
 			return fmt.Errorf("fault %s: negative time", f.Kind)
+		}
+		if err := c.validateConfigChange(f); err != nil {
+			return err
+		}
+	}
+	if sw := c.Swarm; sw != nil {
+		for _, k := range sw.Kinds {
+			if k == FaultConfigChange {
+				return fmt.Errorf("swarm: a config-change fault needs its settings; schedule it in faults")
+			}
 		}
 	}
 	return nil

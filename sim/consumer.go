@@ -410,13 +410,14 @@ func (w *World) handleResponse(c *consumer, r *request) {
 		}
 		s := w.shares[res.sp]
 		p := w.parts[s.part]
+		lockMs := w.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
 			for off := ar.First; off <= ar.Last; off++ {
 				if !p.log.HasRecord(off) {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + w.cfg.Kafka.RecordLockDurationMs})
+				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
 				w.noteHeld(s, off)
 			}
 		}
@@ -576,10 +577,11 @@ func (w *World) renew(e event) {
 	}
 	queued := c.acks
 	c.acks = nil
+	lockMs := w.kafkaOf(c.group).RecordLockDurationMs
 	for i, d := range c.batch {
 		if !c.done[i] {
 			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
-			c.batch[i].deadline = w.now + w.cfg.Kafka.RecordLockDurationMs
+			c.batch[i].deadline = w.now + lockMs
 		}
 	}
 	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))

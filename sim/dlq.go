@@ -164,7 +164,7 @@ func (w *World) dlqStats(g int32) *DLQMetrics {
 
 // dlqMetricsOf returns group g's DLQ figures, or nil when the queue is off.
 func (w *World) dlqMetricsOf(g int) *DLQMetrics {
-	if !w.cfg.Kafka.DLQEnabled() {
+	if !w.cfg.Kafka.DLQEnabled() && !w.dlqEverOn(int32(g)) {
 		return nil
 	}
 	m := *w.dlqStats(int32(g))
@@ -206,7 +206,7 @@ func (w *World) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
 // rejected or archived at the limit must have ended a DLQ step; rollbacks after a fired
 // lock explain the ones that did not (model.Stats.ArchivedNoDLQ).
 func (w *World) noteDLQFinal(s *sharePart, f model.Finalized) {
-	if !w.cfg.Kafka.DLQEnabled() {
+	if !w.cfg.Kafka.DLQEnabled() || w.dlqToggled(s.group) {
 		return
 	}
 	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
@@ -233,4 +233,26 @@ func (w *World) noteDLQRollbacks(s *sharePart, core *model.SharePartition, befor
 		}
 		w.dlqRollbacks[s.group] += n
 	}
+}
+
+// dlqEverOn reports whether a config change turned group g's dead-letter queue on.
+func (w *World) dlqEverOn(g int32) bool {
+	for _, st := range w.configSteps {
+		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
+			return true
+		}
+	}
+	return false
+}
+
+// dlqToggled reports whether a config change turned group g's dead-letter queue off or
+// on during the run. The accounting of records that bypassed the queue then does not
+// apply: a record rejected while the queue was off rightly never reaches it.
+func (w *World) dlqToggled(g int32) bool {
+	for _, st := range w.configSteps {
+		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
+			return true
+		}
+	}
+	return false
 }

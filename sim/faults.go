@@ -145,6 +145,8 @@ func (w *World) fault(e event) {
 		w.consumerFault(f, e.a)
 	case isPartitionFault(f.Kind):
 		w.partitionFault(f)
+	case f.Kind == FaultConfigChange:
+		w.configChange(e.a)
 	default:
 		w.windowFault(f, e.a, +1)
 	}

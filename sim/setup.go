@@ -67,6 +67,7 @@ func (w *World) build() error {
 		}
 	}
 	w.metrics.c = make([]consumerCounters, len(w.consumers))
+	w.buildGroupConfigs()
 	if err := w.buildFaults(); err != nil {
 		return err
 	}

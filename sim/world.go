@@ -109,6 +109,10 @@ type Options struct {
 	// StopAfterEvents, when > 0, ends the run with ErrInterrupted after that many events:
 	// a replay of a run that was cut short there gives the same trace as far as it went.
 	StopAfterEvents int64
+	// IgnoreConfigChanges is fault injection for the checkers' tests: accepted config
+	// changes are traced and reported but never reach the share-partitions, a leader
+	// that keeps the values it was built with. The checks must then fail.
+	IgnoreConfigChanges bool
 }
 
 // StopStride is how many events pass between two calls of Options.Stop.
@@ -155,8 +159,13 @@ type World struct {
 	dlqFail      int   // > 0: DLQ produce attempts fail
 	dlqSlow      int64 // > 0: DLQ produce latency override
 	faults       []faultState
-	coordSlow    int64 // > 0: share coordinator write latency override
-	writeFail    int   // > 0: share coordinator fails writes
+	// groupCfg is each group's configuration in force (config-change faults alter it);
+	// configSteps the run's config changes as ConfigSteps decided them.
+	groupCfg      []model.GroupConfig
+	configSteps   []ConfigStep
+	configChanges []ConfigChange
+	coordSlow     int64 // > 0: share coordinator write latency override
+	writeFail     int   // > 0: share coordinator fails writes
 	// writeFailCode is the error of the latest write-fail fault that started (zero:
 	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
 	writeFailCode model.ErrorCode
@@ -205,6 +214,8 @@ type Result struct {
 	// (failovers, member deaths, ...); recorded with Options.RecordHistory (unless
 	// Options.OnHidden takes them).
 	HiddenEvents []HiddenEvent
+	// ConfigChanges are the config-change faults as they fired, accepted or refused.
+	ConfigChanges []ConfigChange
 }
 
 // Mark is a named coverage counter.
@@ -503,6 +514,7 @@ func (w *World) result() *Result {
 		Sample:      w.sampleResult(),
 	}
 	r.HiddenEvents = w.hidden
+	r.ConfigChanges = w.configChanges
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
 		names = append(names, n)

@@ -101,6 +101,9 @@ func TestLadderFindsEveryFinding(t *testing.T) {
 		if last >= 6 {
 			want = nil
 			for _, kf := range explore.KnownFindings {
+				if kf.Invariant == explore.DLQAllReach && !base.DLQ {
+					continue // a Kafka 4.4 dead-letter-queue finding: not in a 4.2 ladder
+				}
 				want = append(want, kf.Name)
 			}
 		}

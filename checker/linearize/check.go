@@ -27,16 +27,29 @@ type Options struct {
 	// MaxFailures is how many failing offset classes are reported per share-partition
 	// (default 10).
 	MaxFailures int
+	// InForce holds, by group name, the timeline of the configuration in force for the
+	// groups whose delivery limit or lock duration changes during the run (config-change
+	// faults); a group not in it keeps Spec's values.
+	InForce map[string]sim.InForce
 }
 
 // OptionsFor derives the specification from a simulator configuration.
 func OptionsFor(cfg sim.Config) Options {
-	return Options{Spec: Spec{
+	o := Options{Spec: Spec{
 		LockDurationMs: cfg.Kafka.RecordLockDurationMs,
 		DeliveryLimit:  cfg.Kafka.DeliveryCountLimit,
 		Kafka41:        cfg.Kafka.Version == model.Kafka41,
 		NoRenew:        cfg.Kafka.DisableRenewAcknowledge,
 	}}
+	if steps := cfg.ConfigSteps(); steps != nil {
+		o.InForce = map[string]sim.InForce{}
+		for gi, g := range cfg.Groups {
+			if in := sim.InForceFor(&cfg, steps, int32(gi)); in.Changes() {
+				o.InForce[g.Name] = in
+			}
+		}
+	}
+	return o
 }
 
 // Result is the outcome of a check.
@@ -123,6 +136,7 @@ func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResul
 	start := time.Now()
 	sr := ShareResult{Group: sh.group, Partition: sh.partition, Verdict: porcupine.Ok, Ops: len(sh.ops)}
 	e, clients := buildEnv(sh, h, o.Spec)
+	e.inForce = o.InForce[sh.group]
 	checkClasses(newModel(), sh, h, buildClasses(sh, h, e, clients), o, res, &sr, start.Add(o.TimeLimit))
 	sr.Elapsed = time.Since(start)
 	return sr

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
 )
 
 // The per-offset sequential specification. One abstract state describes one offset of one
@@ -161,6 +162,9 @@ func hashSet(a interface{}) uint64 {
 type env struct {
 	spec  Spec
 	limit int16
+	// inForce is the group's timeline of the configuration in force when its delivery
+	// limit or lock duration changes during the run (else empty: spec's values hold).
+	inForce sim.InForce
 	// events are the share-partition's events that happen at a known time whether or not an
 	// operation observes them, in time order: the state was discarded on its leader
 	// (reload), or every lock was expired at once.
@@ -176,6 +180,25 @@ type env struct {
 	phantomFrom    int64
 	phantomRelease int64
 	names          []string // client names, by id
+}
+
+// limitAt returns the least and greatest delivery limit in force at time t (a change at
+// exactly t may come before or after the transition).
+func (e *env) limitAt(t int64) (lo, hi int16) {
+	if !e.inForce.Changes() {
+		return e.limit, e.limit
+	}
+	l, h := e.inForce.Range(t, t, sim.LimitOf)
+	return int16(min(l, 1<<14)), int16(min(h, 1<<14))
+}
+
+// lockAt returns the least and greatest lock duration in force over [a, b]: a lock
+// created in that interval lasts one of them.
+func (e *env) lockAt(a, b int64) (lo, hi int64) {
+	if !e.inForce.Changes() {
+		return e.spec.LockDurationMs, e.spec.LockDurationMs
+	}
+	return e.inForce.Range(a, b, sim.LockMsOf)
 }
 
 // partEvent is one entry of env.events.
@@ -364,8 +387,9 @@ func hidden(s absState, ret int64, e *classEnv, out []absState) []absState {
 // not show.
 func hiddenAcquire(s absState, c int32, lo, hi int16, ret int64, e *classEnv, out []absState) []absState {
 	if t := max(s.now, e.hiddenFromOf(c)); t <= ret {
+		lock, _ := e.lockAt(t, ret)
 		out = append(out, absState{now: t, kind: kAcquired, owner: c, lo: lo, hi: hi, dur: s.dur, ev: s.ev,
-			lockLo: satAdd(t, e.spec.LockDurationMs), lockHi: inf})
+			lockLo: satAdd(t, lock), lockHi: inf})
 	}
 	return out
 }
@@ -382,14 +406,15 @@ func release(s absState, t int64, session bool, e *classEnv, out []absState) []a
 		n.kind, n.lo, n.hi = kAvailable, max(0, s.lo-1), max(0, s.hi-1)
 		return append(out, n)
 	}
-	if s.lo < e.limit {
+	limLo, limHi := e.limitAt(t)
+	if s.lo < limHi {
 		n := base
-		n.kind, n.lo, n.hi = kAvailable, s.lo, min(s.hi, e.limit-1)
+		n.kind, n.lo, n.hi = kAvailable, s.lo, min(s.hi, limHi-1)
 		out = append(out, n)
 	}
-	if s.hi >= e.limit {
+	if s.hi >= limLo {
 		n := base
-		n.kind, n.lo, n.hi = kArchivedMem, max(s.lo, e.limit), s.hi
+		n.kind, n.lo, n.hi = kArchivedMem, max(s.lo, limLo), s.hi
 		out = append(out, n)
 	}
 	return out
@@ -410,7 +435,8 @@ func reload(s absState, t int64, e *classEnv, out []absState) []absState {
 	if s.kind == kAcquired {
 		top-- // the acquisition itself is never written
 	}
-	top = max(min(top, e.limit-1), s.dur)
+	_, limHi := e.limitAt(t)
+	top = max(min(top, limHi-1), s.dur)
 	if s.dur == 0 {
 		n.kind = kUnknown
 		out = append(out, n)
@@ -473,8 +499,9 @@ func apply(in stateSet, op *input, out stateSet) stateSet {
 				ok = s.lo+1 <= op.dc && op.dc <= s.hi+1
 			}
 			if ok {
+				lockLo, lockHi := e.lockAt(lp, op.ret)
 				out = add(out, absState{now: lp, kind: kAcquired, owner: op.client, lo: op.dc, hi: op.dc, dur: s.dur, ev: s.ev,
-					lockLo: satAdd(lp, e.spec.LockDurationMs), lockHi: satAdd(op.ret, e.spec.LockDurationMs)})
+					lockLo: satAdd(lp, lockLo), lockHi: satAdd(op.ret, lockHi)})
 			}
 			continue
 		}
@@ -523,22 +550,22 @@ func apply(in stateSet, op *input, out stateSet) stateSet {
 func effect(s absState, lp int64, op *input, out stateSet) stateSet {
 	n := s
 	n.now = lp
-	lim := op.env.limit
+	limLo, limHi := op.env.limitAt(lp)
 	switch op.typ {
 	case model.AckAccept:
 		n.kind, n.owner, n.lockLo, n.lockHi = kAcknowledged, noOwner, inf, negInf
 		return add(out, n)
 	case model.AckRelease:
 		n.owner, n.lockLo, n.lockHi = noOwner, inf, negInf
-		if s.lo < lim {
+		if s.lo < limHi {
 			a := n
-			a.kind, a.hi = kAvailable, min(s.hi, lim-1)
+			a.kind, a.hi = kAvailable, min(s.hi, limHi-1)
 			a.dur = max(s.dur, s.lo)
 			out = add(out, a)
 		}
-		if s.hi >= lim {
+		if s.hi >= limLo {
 			a := n
-			a.kind, a.lo = kArchived, max(s.lo, lim)
+			a.kind, a.lo = kArchived, max(s.lo, limLo)
 			out = add(out, a)
 		}
 		return out
@@ -551,8 +578,9 @@ func effect(s absState, lp int64, op *input, out stateSet) stateSet {
 }
 
 func renew(s absState, op *input, out stateSet) stateSet {
-	s.lockLo = satAdd(s.now, op.env.spec.LockDurationMs)
-	s.lockHi = satAdd(op.ret, op.env.spec.LockDurationMs)
+	lo, hi := op.env.lockAt(s.now, op.ret)
+	s.lockLo = satAdd(s.now, lo)
+	s.lockHi = satAdd(op.ret, hi)
 	return add(out, s)
 }
 

@@ -351,7 +351,7 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 // then the other clients with hidden acquisitions or a death, then the forgotten ones as
 // one (they only ever act as the unseen owner).
 func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
-	e := &env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events}
+	e := &env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events, inForce: s.o.InForce[sh.group]}
 	ids := map[string]int32{}
 	id := func(name string) int32 {
 		c, ok := ids[name]

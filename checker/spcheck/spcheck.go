@@ -199,6 +199,13 @@ func violation(name, format string, args ...any) *Violation {
 // first broken invariant in catalogue order, or nil.
 func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Step, accepted func(int64) bool, consistency bool) *Violation {
 	v42 := cfg.Version >= model.Kafka42
+	// The limit and cap in force are the share-partition's (a config change may have
+	// altered them since cfg was built). After a lowered limit a record already AVAILABLE
+	// may hold a count at or above it: it is delivered once more, then archived.
+	limit, capInForce, lowered := cfg.DeliveryCountLimit, cfg.PartitionMaxRecordLocks, false
+	if sp != nil {
+		limit, capInForce, lowered = sp.Config().DeliveryCountLimit, sp.Config().PartitionMaxRecordLocks, sp.LimitLowered()
+	}
 	last := int64(-1)
 	for _, b := range cur.Batches {
 		if b.First > b.Last || b.First <= last {
@@ -215,8 +222,8 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 			return violation(OneLockPerAcquired, "offset %d is ACQUIRED by %s with no live lock", r.Offset, cur.owner(r))
 		case r.State != model.Acquired && !r.Pending && r.Lock:
 			return violation(OneLockPerAcquired, "offset %d is %s but holds a live lock", r.Offset, r.State)
-		case r.State == model.Available && !r.Pending && v42 && int(r.DeliveryCount) >= cfg.DeliveryCountLimit:
-			return violation(LimitNeverAvailable, "offset %d is AVAILABLE at delivery count %d, limit %d", r.Offset, r.DeliveryCount, cfg.DeliveryCountLimit)
+		case r.State == model.Available && !r.Pending && v42 && int(r.DeliveryCount) >= limit && !lowered:
+			return violation(LimitNeverAvailable, "offset %d is AVAILABLE at delivery count %d, limit %d", r.Offset, r.DeliveryCount, limit)
 		}
 	}
 	if st.Kind == StepFetch && prev != nil {
@@ -235,12 +242,12 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 			}
 		}
 		if cur.SPEO > prev.SPEO || (prev.Window == 0 && cur.Window > 0) {
-			limit := int64(cfg.PartitionMaxRecordLocks) + st.MaxLogBatch - 1
+			limit := int64(max(capInForce, cfg.PartitionMaxRecordLocks)) + st.MaxLogBatch - 1
 			if !v42 {
 				limit += st.MaxRecords
 			}
 			if cur.Window > limit {
-				return violation(InflightWithinCap, "in-flight window %d after a fetch exceeds the cap %d (allowed up to %d)", cur.Window, cfg.PartitionMaxRecordLocks, limit)
+				return violation(InflightWithinCap, "in-flight window %d after a fetch exceeds the cap %d (allowed up to %d)", cur.Window, capInForce, limit)
 			}
 		}
 	}

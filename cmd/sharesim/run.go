@@ -558,7 +558,7 @@ func buildSummary(sc *scenarios.Scenario, seed uint64, o *outcome, sets []string
 		Scenario: sc.Name(), Title: reports.TitleWithOverrides(sc.Title(), sets), Seed: seed, Sharesim: version, Kafka: o.cfg.Kafka.Version.String(),
 		Verdict: "pass", Headline: reports.NewHeadline(o.res), Groups: reports.NewHeadlines(o.res), Metrics: o.res.Metrics, Marks: reports.MarksMap(o.res),
 		Final: o.res.Final, TraceSHA256: o.res.TraceSHA256, Events: o.res.Events, EndMs: o.res.EndMs,
-		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(),
+		Overrides: sets, Command: cmdline, Violations: []reports.Violation{}, Focus: sc.Focus(), ConfigChanges: o.res.ConfigChanges,
 	}
 	for _, v := range o.violations {
 		s.Violations = append(s.Violations, reports.Violation{Check: v.Check, Message: v.String(), TimeMs: v.TimeMs, Event: v.Event, Reproduce: cmdline})
@@ -583,6 +583,7 @@ func printSummary(w io.Writer, s *reports.Summary, f runFlags, bug string) {
 			fmt.Fprintf(w, "  %s\n", s.Title)
 		}
 		printAnswer(w, s)
+		printConfigChanges(w, s.ConfigChanges)
 		for i := range s.Metrics.Groups {
 			printGroup(w, &s.Metrics.Groups[i])
 		}
@@ -770,4 +771,17 @@ func runScripted(stdout io.Writer, sc *scenarios.Scenario, f runFlags) error {
 		return checksFailed
 	}
 	return nil
+}
+
+// printConfigChanges lists the run's config changes: accepted with the values then in
+// force, refused with Kafka's error.
+func printConfigChanges(w io.Writer, cs []sim.ConfigChange) {
+	for _, c := range cs {
+		if c.Error == "NONE" {
+			fmt.Fprintf(w, "  config change at %s on %s: %s accepted (limit %d, cap %d, lock %d ms from then on)\n",
+				fmtDuration(c.AtMs), c.Group, c.Set, c.DeliveryCountLimit, c.PartitionMaxRecordLocks, c.RecordLockDurationMs)
+			continue
+		}
+		fmt.Fprintf(w, "  config change at %s on %s: %s refused, %s: %s\n", fmtDuration(c.AtMs), c.Group, c.Set, c.Error, c.Reason)
+	}
 }
