@@ -32,6 +32,10 @@ const (
 	// FixSPSOBelowLogStart: when every cached record is finished the head rule moves SPSO to
 	// just past the cache only if that is ahead of it, never back below the log start.
 	FixSPSOBelowLogStart = "spso-below-log-start"
+	// FixStuckAtCapAfterRollback: a failed write runs the head rule after its rollback, as a
+	// successful one and the lock-timeout write do, so records the rollback archived at SPSO
+	// (at the delivery limit after the lock fired) no longer count against the in-flight cap.
+	FixStuckAtCapAfterRollback = "stuck-at-cap-after-rollback"
 	// FixRollbackSkipsDLQ (Kafka 4.4): a failed write whose lock had fired sends a record
 	// at the delivery limit through the dead-letter queue (ARCHIVING and a DLQ step)
 	// instead of archiving it with no DLQ record, when the queue is on.
@@ -49,6 +53,7 @@ var fixList = []FixInfo{
 	{FixStuckBelowLogStart, "a failed write after lock expiry archives the offsets below SPSO (splitting a batch that straddles it), and an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
 	{FixAcquireBelowSPSO, "acquire starts no new records below SPSO, also when a stale cached batch lies below or under the read"},
 	{FixSPSOBelowLogStart, "the head rule never moves SPSO back when the whole cache is finished"},
+	{FixStuckAtCapAfterRollback, "a failed write runs the head rule after its rollback, so records it archived at SPSO free the in-flight cap"},
 	{FixRollbackSkipsDLQ, "4.4: a failed write whose lock fired sends a record at the delivery limit to the dead-letter queue instead of archiving it without one"},
 }
 

@@ -98,6 +98,11 @@ func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error)
 			sp.splitFiredAtSPSO(w)
 		}
 		sp.forEachWritten(w, func(r *rec, off, n int64) { sp.rollbackRec(r, off, n, dec) })
+		if sp.cfg.fixed(FixStuckAtCapAfterRollback) {
+			// Kafka fix (stuck-at-cap-after-rollback): Kafka's failure branch returns before
+			// the head rule, so a prefix the rollback archived stays counted in flight.
+			sp.advanceHead()
+		}
 	}
 	sp.discardWrite(w)
 	return nil
