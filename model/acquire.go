@@ -358,6 +358,11 @@ func (sp *SharePartition) acquireNew(c *acquireCall, a, z int64) {
 	if len(sp.batches) == 0 && sp.speo > a {
 		a = sp.speo
 	}
+	if a < sp.spso && sp.v42() && sp.cfg.fixed(FixAcquireBelowSPSO) {
+		// Kafka fix (acquire-below-spso): no new record starts below SPSO, also when the
+		// span follows a stale cached batch below it (the span after the cache).
+		a = sp.spso
+	}
 	m := c.remaining()
 	if a > z || m <= 0 {
 		return

@@ -17,7 +17,8 @@ import (
 // Fix names (Config.Fix).
 const (
 	// FixStuckBelowLogStart: a failed write after the lock fired archives, instead of
-	// releasing, a record wholly below SPSO (as the lock-timeout handler does), and when an
+	// releasing, every offset below SPSO (as the lock-timeout handler does for a record
+	// wholly below it; a whole batch straddling SPSO is split per offset first), and when an
 	// out-of-range read reports a log start that is not above SPSO the AVAILABLE records
 	// below it are still archived (Kafka's updateCacheAndOffsets returns early; this covers a
 	// batch that straddles SPSO). No record released below SPSO can then pin the next fetch
@@ -25,11 +26,16 @@ const (
 	FixStuckBelowLogStart = "stuck-below-log-start"
 	// FixAcquireBelowSPSO: acquire moves a read's start up to SPSO whenever no cached batch
 	// contains it, not only when no cached batch lies before it (a stale batch below SPSO
-	// after a log-start move must not disable the adjustment).
+	// after a log-start move must not disable the adjustment), and no span acquired as new
+	// records starts below SPSO (the span after a stale batch the read starts in).
 	FixAcquireBelowSPSO = "acquire-below-spso"
 	// FixSPSOBelowLogStart: when every cached record is finished the head rule moves SPSO to
 	// just past the cache only if that is ahead of it, never back below the log start.
 	FixSPSOBelowLogStart = "spso-below-log-start"
+	// FixStuckAtCapAfterRollback: a failed write runs the head rule after its rollback, as a
+	// successful one and the lock-timeout write do, so records the rollback archived at SPSO
+	// (at the delivery limit after the lock fired) no longer count against the in-flight cap.
+	FixStuckAtCapAfterRollback = "stuck-at-cap-after-rollback"
 	// FixRollbackSkipsDLQ (Kafka 4.4): a failed write whose lock had fired sends a record
 	// at the delivery limit through the dead-letter queue (ARCHIVING and a DLQ step)
 	// instead of archiving it with no DLQ record, when the queue is on.
@@ -44,9 +50,10 @@ type FixInfo struct {
 }
 
 var fixList = []FixInfo{
-	{FixStuckBelowLogStart, "a failed write after lock expiry archives records below SPSO, and an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
-	{FixAcquireBelowSPSO, "acquire starts no new records below SPSO, also when a stale cached batch lies below the read"},
+	{FixStuckBelowLogStart, "a failed write after lock expiry archives the offsets below SPSO (splitting a batch that straddles it), and an out-of-range read's log start archives AVAILABLE records below it even when it is not above SPSO"},
+	{FixAcquireBelowSPSO, "acquire starts no new records below SPSO, also when a stale cached batch lies below or under the read"},
 	{FixSPSOBelowLogStart, "the head rule never moves SPSO back when the whole cache is finished"},
+	{FixStuckAtCapAfterRollback, "a failed write runs the head rule after its rollback, so records it archived at SPSO free the in-flight cap"},
 	{FixRollbackSkipsDLQ, "4.4: a failed write whose lock fired sends a record at the delivery limit to the dead-letter queue instead of archiving it without one"},
 }
 

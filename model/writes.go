@@ -94,7 +94,15 @@ func (sp *SharePartition) CompleteWrite(nowMs int64, id WriteID, writeErr error)
 		sp.startDLQForWrite(w, CauseNone)
 	default:
 		dec := w.decremented
+		if sp.v42() && sp.cfg.fixed(FixStuckBelowLogStart) {
+			sp.splitFiredAtSPSO(w)
+		}
 		sp.forEachWritten(w, func(r *rec, off, n int64) { sp.rollbackRec(r, off, n, dec) })
+		if sp.cfg.fixed(FixStuckAtCapAfterRollback) {
+			// Kafka fix (stuck-at-cap-after-rollback): Kafka's failure branch returns before
+			// the head rule, so a prefix the rollback archived stays counted in flight.
+			sp.advanceHead()
+		}
 	}
 	sp.discardWrite(w)
 	return nil
@@ -112,6 +120,20 @@ func (sp *SharePartition) forEachWritten(w *Write, fn func(r *rec, off, n int64)
 			}
 			for off := max(pb.First, b.first); off <= min(pb.Last, b.last); off++ {
 				fn(&b.recs[off-b.first], off, 1)
+			}
+		}
+	}
+}
+
+// splitFiredAtSPSO is part of Kafka fix stuck-below-log-start: a whole cached batch the
+// failed write covers that straddles SPSO and whose lock fired is tracked per offset, so that
+// the rollback archives its offsets below SPSO and releases the rest.
+func (sp *SharePartition) splitFiredAtSPSO(w *Write) {
+	for _, pb := range w.Batches {
+		for i := sp.firstEndingAtOrAfter(pb.First); i < len(sp.batches) && sp.batches[i].first <= pb.Last; i++ {
+			b := &sp.batches[i]
+			if b.recs == nil && b.first < sp.spso && sp.spso <= b.last && b.whole.pending() && b.whole.flags&flagLockFired != 0 {
+				sp.split(i)
 			}
 		}
 	}

@@ -38,6 +38,7 @@ var KnownFindings = []Finding{
 	{RedeliveredBelowLogStart, "a record released below the log start by a failed write is delivered again by a fetch whose log read came before the failure", spcheck.NothingBelowSPSO, "finding-redelivered-below-log-start", model.FixStuckBelowLogStart},
 	{model.FixAcquireBelowSPSO, "with a stale cached batch below SPSO, a fetch acquires records below SPSO and below the log start", spcheck.NothingBelowSPSO, "finding-acquire-below-spso", model.FixAcquireBelowSPSO},
 	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start", model.FixSPSOBelowLogStart},
+	{model.FixStuckAtCapAfterRollback, "a write that fails after its lock fired archives records at SPSO at the delivery limit without moving SPSO; with the in-flight cap reached the partition is never fetched again", LivenessInvariant, "finding-stuck-at-cap-after-rollback", model.FixStuckAtCapAfterRollback},
 	{model.FixRollbackSkipsDLQ, "Kafka 4.4: a write that fails after its lock fired archives a record at the delivery limit with no dead-letter-queue record", DLQAllReach, "finding-rollback-skips-dlq", model.FixRollbackSkipsDLQ},
 }
 
@@ -98,6 +99,13 @@ func stuckFinding(h *harness) string {
 	nf := h.sp.NextFetchOffset()
 	if nf < h.logStart && h.logStart <= h.sp.StartOffset() {
 		return model.FixStuckBelowLogStart
+	}
+	// The in-flight gate is closed (nothing cached left to redeliver and the cap reached)
+	// while the record at SPSO is finished: the head rule did not run after it finished.
+	if sp := h.sp; sp.InFlightCount() >= int64(h.cfg.PartitionMaxRecordLocks) && nf == sp.EndOffset()+1 {
+		if r, ok := sp.Record(sp.StartOffset()); ok && !r.Pending && (r.State == model.Archived || r.State == model.Acknowledged) {
+			return model.FixStuckAtCapAfterRollback
+		}
 	}
 	return ""
 }

@@ -111,6 +111,10 @@ var findingCases = []struct {
 	}, 5000},
 	{model.FixAcquireBelowSPSO, 3, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
 	{model.FixSPSOBelowLogStart, 4, func(sc *explore.Scope) { sc.Members, sc.MaxDepth = 1, 4 }, 4323},
+	{model.FixStuckAtCapAfterRollback, 7, func(sc *explore.Scope) {
+		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{2, 1}, 2, 2, []int{2}
+		sc.Failovers, sc.LogStartMoves, sc.Liveness = 0, 0, true
+	}, 5243},
 	{model.FixRollbackSkipsDLQ, 7, func(sc *explore.Scope) {
 		sc.Version, sc.DLQ = model.Kafka44, true
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.MaxDepth = 1, []int{1, 1}, 2, 2, []int{2}, 7

@@ -53,7 +53,7 @@ var Catalogue = []Info{
 	{TerminalAbsorbing, "On one leader, an ACKNOWLEDGED or ARCHIVED record never changes state again; while its write is outstanding, only that write's failure (the rollback) may change it (a lock firing during an acknowledgement once turned an accepted record available again). A settled ARCHIVING record (Kafka 4.4's dead-letter queue) only becomes ARCHIVED."},
 	{DeliveryCountMonotonic, "On one leader the delivery count of a record never decreases (Kafka 4.2; 4.1 lowers it on session release, KAFKA-19972)."},
 	{SPSOMonotonic, "On one leader SPSO never moves backwards, except by the head rule's step 3 after a log-start jump past the whole cache (it empties the cache and puts SPSO just past it, below the log start, as Kafka does)."},
-	{NoSilentLoss, "On one leader SPSO passes only records that are terminal with no write outstanding, or lie below the log start offset."},
+	{NoSilentLoss, "On one leader SPSO passes only records that are terminal with no write outstanding (or that a failed write's rollback after lock expiry archives at the delivery limit), or lie below the log start offset."},
 	{LeaveReleasesAll, "When a member's share session ends, none of its records stays ACQUIRED (§7.5; KAFKA-19953 broke this in 4.1)."},
 	{NoOlderEpochWrite, "The share coordinator never accepts a state write whose leader or state epoch is older than one it has seen (§8.2)."},
 	{DLQExactlyOnce, "Kafka 4.4 with the dead-letter queue on: one leader sends a record to the dead-letter topic at most once. Across leaders Kafka may send it again (docs/findings.md: a new leader resumes a DLQ step persisted ARCHIVING, or redelivers a record whose archiving writes were lost), so the topic can hold duplicates."},
@@ -293,7 +293,11 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 				}
 				return violation(NoSilentLoss, "SPSO moved from %d to %d past offset %d, which was not in flight", prev.SPSO, cur.SPSO, off)
 			}
-			if !p.State.Terminal() || (p.Pending && !covers(st.Committed, off)) {
+			// A failed write's rollback after the lock fired archives a record at the
+			// delivery limit (Kafka 4.2); a head rule after it may pass the record
+			// (kafka.fix stuck-at-cap-after-rollback).
+			archivedByRollback := v42 && p.Pending && !p.Lock && covers(st.RolledBack, off) && int(p.DeliveryCount) >= cfg.DeliveryCountLimit
+			if !p.State.Terminal() || (p.Pending && !covers(st.Committed, off) && !archivedByRollback) {
 				return violation(NoSilentLoss, "SPSO moved from %d to %d past offset %d, which was %s%s", prev.SPSO, cur.SPSO, off, p.State, pendingMark(p.Pending))
 			}
 		}
