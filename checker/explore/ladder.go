@@ -32,28 +32,35 @@ func Ladder(base Scope) []Rung {
 		batches                         []int
 		limit, failovers, moves, writes int
 		window                          bool
+		// tight sets the in-flight cap (and the fetch budget) one below the records, so
+		// that the cap can be reached with a record still unfetched.
+		tight bool
 	}
 	steps := []dims{
-		{"1 member, 2 records, limit 2, no faults, 1 write outstanding", 1, []int{1, 1}, 2, 0, 0, 1, false},
-		{"+ a leader failover (stale writes)", 1, []int{1, 1}, 2, 1, 0, 1, false},
-		{"+ a log-start move", 1, []int{1, 1}, 2, 1, 1, 1, false},
-		{"+ 2 writes outstanding", 1, []int{1, 1}, 2, 1, 1, 2, false},
-		{"+ the read/acquire window", 1, []int{1, 1}, 2, 1, 1, 2, true},
-		{"+ a third record (batches 1,2)", 1, []int{1, 2}, 2, 1, 1, 2, true},
-		{"+ a second member", 2, []int{1, 2}, 2, 1, 1, 2, true},
-		{"+ delivery limit 3", 2, []int{1, 2}, 3, 1, 1, 2, true},
-		{"+ a fourth record (batches 2,2)", 2, []int{2, 2}, 3, 1, 1, 2, true},
-		{"+ a second failover", 2, []int{2, 2}, 3, 2, 1, 2, true},
-		{"+ a second log-start move", 2, []int{2, 2}, 3, 2, 2, 2, true},
-		{"+ 3 writes outstanding", 2, []int{2, 2}, 3, 2, 2, 3, true},
-		{"+ a third member", 3, []int{2, 2}, 3, 2, 2, 3, true},
+		{"1 member, 2 records, limit 2, no faults, 1 write outstanding", 1, []int{1, 1}, 2, 0, 0, 1, false, false},
+		{"+ a leader failover (stale writes)", 1, []int{1, 1}, 2, 1, 0, 1, false, false},
+		{"+ a log-start move", 1, []int{1, 1}, 2, 1, 1, 1, false, false},
+		{"+ 2 writes outstanding", 1, []int{1, 1}, 2, 1, 1, 2, false, false},
+		{"+ the read/acquire window", 1, []int{1, 1}, 2, 1, 1, 2, true, false},
+		{"+ a third record (batches 1,2)", 1, []int{1, 2}, 2, 1, 1, 2, true, false},
+		{"+ an in-flight cap one below the records (cap 2, max records 2)", 1, []int{1, 2}, 2, 1, 1, 2, true, true},
+		{"+ a second member", 2, []int{1, 2}, 2, 1, 1, 2, true, true},
+		{"+ delivery limit 3", 2, []int{1, 2}, 3, 1, 1, 2, true, true},
+		{"+ a fourth record (batches 2,2)", 2, []int{2, 2}, 3, 1, 1, 2, true, true},
+		{"+ a second failover", 2, []int{2, 2}, 3, 2, 1, 2, true, true},
+		{"+ a second log-start move", 2, []int{2, 2}, 3, 2, 2, 2, true, true},
+		{"+ 3 writes outstanding", 2, []int{2, 2}, 3, 2, 2, 3, true, true},
+		{"+ a third member", 3, []int{2, 2}, 3, 2, 2, 3, true, true},
 	}
 	out := make([]Rung, 0, len(steps))
 	for _, d := range steps {
 		sc := base
 		sc.Members, sc.Batches, sc.Limit = d.members, slices.Clone(d.batches), d.limit
 		sc.Cap = sc.Records()
-		sc.MaxRecords = []int{sc.Records()}
+		if d.tight {
+			sc.Cap--
+		}
+		sc.MaxRecords = []int{sc.Cap}
 		sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending, sc.Window = d.failovers, true, d.moves, d.writes, d.window
 		sc.ShortReads, sc.Leave, sc.RecordLimit = true, true, false
 		sc.MaxDepth, sc.MaxStates = 0, 0

@@ -84,7 +84,7 @@ from the share coordinator (with the old leader's writes arriving late) — driv
 share-partition core as the simulator. Every transition is checked against the
 single-partition invariants (docs/checking.md).
 
-With no scope flags it climbs a ladder of 13 scopes of growing size (one dimension grows per
+With no scope flags it climbs a ladder of 14 scopes of growing size (one dimension grows per
 rung), explores each completely with safety, the findings and liveness within --time (60 s by
 default), prints one line per rung and the largest scope proved. Any scope flag (or --scope
 standard, or --bug) explores that one scope instead, after an estimate of its size from a short

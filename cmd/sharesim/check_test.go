@@ -134,7 +134,7 @@ func TestCheckLadder(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("exit %d, want %d (findings)\n%s%s", code, exitFailed, out, &stderr)
 	}
-	for _, want := range []string{"ladder: 13 scopes", "   1. 1 member, 2 records", "complete, PASS", "largest scope proved: rung ", "FINDING spso-below-log-start", "KAFKA FINDINGS: "} {
+	for _, want := range []string{"ladder: 14 scopes", "   1. 1 member, 2 records", "complete, PASS", "largest scope proved: rung ", "FINDING spso-below-log-start", "KAFKA FINDINGS: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
