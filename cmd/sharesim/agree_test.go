@@ -35,25 +35,7 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 			continue
 		}
 		t.Run(in.Name, func(t *testing.T) {
-			sets := shortSets(t, in.Name, "10s", "checks=none") // outputs, not checks: those run in the library test
-			sc, err := loadScenario(in.Name, sets)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := sc.SimConfig()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for gi, g := range cfg.Groups {
-				for ci, c := range g.Consumers {
-					if c.Count > 100 {
-						sets = append(sets, fmt.Sprintf("groups.%d.consumers.%d.count=%d", gi, ci, c.Count/20))
-						for pi, p := range cfg.Producers {
-							sets = append(sets, fmt.Sprintf("producers.%d.rate=%g/s", pi, p.RecordsPerSecond/20))
-						}
-					}
-				}
-			}
+			sets := shortScaledSets(t, in.Name, "10s", "checks=none") // outputs, not checks: those run in the library test
 			dir := t.TempDir()
 			var out bytes.Buffer
 			page := pageChecked[in.Name] || testmode.Long

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -22,25 +21,7 @@ func TestFiguresConsistentOnEveryBuiltin(t *testing.T) {
 		t.Run(in.Name, func(t *testing.T) {
 			var sets []string
 			if !testmode.Long {
-				sets = shortSets(t, in.Name, "1m", "checks=none")
-				sc, err := loadScenario(in.Name, sets)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cfg, err := sc.SimConfig()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for gi, g := range cfg.Groups {
-					for ci, c := range g.Consumers {
-						if c.Count > 100 {
-							sets = append(sets, fmt.Sprintf("groups.%d.consumers.%d.count=%d", gi, ci, c.Count/20))
-							for pi, p := range cfg.Producers {
-								sets = append(sets, fmt.Sprintf("producers.%d.rate=%g/s", pi, p.RecordsPerSecond/20))
-							}
-						}
-					}
-				}
+				sets = shortScaledSets(t, in.Name, "1m", "checks=none")
 				if in.Name == "slow-processing-vs-lock" {
 					sets = append(sets, "producers.0.rate=20/s") // 5 M events at full size
 				}

@@ -117,3 +117,29 @@ func shortSets(t *testing.T, name, d string, more ...string) []string {
 	}
 	return append(out, more...)
 }
+
+// shortScaledSets is shortSets plus, for a group spec of more than 100 consumers, a twentieth
+// of them and of every producer's rate (the world's shape kept, its events cut).
+func shortScaledSets(t *testing.T, name, d string, more ...string) []string {
+	t.Helper()
+	sets := shortSets(t, name, d, more...)
+	sc, err := loadScenario(name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sc.SimConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gi, g := range cfg.Groups {
+		for ci, c := range g.Consumers {
+			if c.Count > 100 {
+				sets = append(sets, fmt.Sprintf("groups.%d.consumers.%d.count=%d", gi, ci, c.Count/20))
+				for pi, p := range cfg.Producers {
+					sets = append(sets, fmt.Sprintf("producers.%d.rate=%g/s", pi, p.RecordsPerSecond/20))
+				}
+			}
+		}
+	}
+	return sets
+}
