@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharesim/sharesim/checker/explore"
 	"github.com/sharesim/sharesim/checker/spcheck"
+	"github.com/sharesim/sharesim/scenarios"
 )
 
 // useLadder decides between the ladder and one scope: the ladder unless --scope standard,
@@ -382,7 +383,7 @@ func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (te
 		fmt.Fprintf(&b, "estimate: at least %d states (the %s sample completed %d levels, too few to fit)", est.States, est.SampleTime.Round(time.Millisecond), len(est.Levels))
 	} else {
 		fmt.Fprintf(&b, "estimate: about %s states, depth about %d, from the first %d levels (%d states in %s); about %s at %.0f states/s (within a factor of %d either way, as measured on scopes that finish)",
-			humanCount(est.States), est.Depth, len(est.Levels), est.SampleStates, est.SampleTime.Round(time.Millisecond),
+			scenarios.Approx(int64(est.States)), est.Depth, len(est.Levels), est.SampleStates, est.SampleTime.Round(time.Millisecond),
 			time.Duration(est.Seconds()*float64(time.Second)).Round(time.Second), est.Rate, explore.EstimateFactor)
 	}
 	fmt.Fprintf(&b, "; levels sampled: %s", joinCounts(est.Levels))
@@ -402,19 +403,6 @@ func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (te
 		}
 	}
 	return b.String(), fits, memory
-}
-
-// humanCount renders a count as 1.2 M or 3.4 G.
-func humanCount(n int) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f G", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f M", float64(n)/1e6)
-	case n >= 1e4:
-		return fmt.Sprintf("%.0f k", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }
 
 // runEstimate is check --estimate: the estimate alone; exit 0 when the search fits its
