@@ -392,6 +392,12 @@ func (in *instance) fault(kind sim.FaultKind, restartMs, durMs int64) {
 		return
 	}
 	r := in.r
+	start := func() {
+		if err := in.start(); err != nil {
+			r.note(fmt.Sprintf("restarting %s: %v", in.name, err))
+		}
+	}
+	// restart starts a new process restartMs after a process that ended (kill, close).
 	restart := func() {
 		if restartMs < 0 {
 			in.mu.Lock()
@@ -399,12 +405,18 @@ func (in *instance) fault(kind sim.FaultKind, restartMs, durMs int64) {
 			in.mu.Unlock()
 			return
 		}
-		if !sleepCtx(r.stopC, time.Duration(restartMs)*time.Millisecond) {
+		if sleepCtx(r.stopC, time.Duration(restartMs)*time.Millisecond) {
+			start()
+		}
+	}
+	// replaceHeld ends a held process (hang, host-loss) restartMs after the fault and starts
+	// its successor at once, as the simulator's restartHung and hostLoss do: one wait, not two.
+	replaceHeld := func() {
+		if restartMs < 0 || !sleepCtx(r.stopC, time.Duration(restartMs)*time.Millisecond) {
 			return
 		}
-		if err := in.start(); err != nil {
-			r.note(fmt.Sprintf("restarting %s: %v", in.name, err))
-		}
+		inc.end(false)
+		start()
 	}
 	switch kind {
 	case sim.FaultKill:
@@ -415,26 +427,12 @@ func (in *instance) fault(kind sim.FaultKind, restartMs, durMs int64) {
 		restart()
 	case sim.FaultHang:
 		inc.setHold(true)
-		if restartMs < 0 {
-			return
-		}
-		if !sleepCtx(r.stopC, time.Duration(restartMs)*time.Millisecond) {
-			return
-		}
-		inc.end(false)
-		restart()
+		replaceHeld()
 	case sim.FaultHostLoss:
 		inc.setHold(true)
 		inc.conns.blackhole()
 		inc.memberGone(r.rec.callMs())
-		if restartMs < 0 {
-			return
-		}
-		if !sleepCtx(r.stopC, time.Duration(restartMs)*time.Millisecond) {
-			return
-		}
-		inc.end(false)
-		restart()
+		replaceHeld()
 	case sim.FaultPause:
 		inc.setHold(true)
 		sleepCtx(r.stopC, time.Duration(durMs)*time.Millisecond)
