@@ -6,6 +6,7 @@ import (
 
 	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/internal/testmode"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/sim"
 )
 
@@ -59,7 +60,7 @@ func TestMemoryWithEveryCheckDoesNotGrowWithTheRun(t *testing.T) {
 	if testmode.Long {
 		minutes, rate = 30, 500
 	}
-	cfg := world(4, 5, 20, 10, rate)
+	cfg := testworlds.Base(4, 5, 20, 10, rate)
 	cfg.DurationMs, cfg.HealMs = minutes*60_000, 30_000
 	cfg.Faults = []sim.Fault{
 		{Kind: sim.FaultKill, AtMs: 20_000, EveryMs: 60_000, RestartAfterMs: 2_000},

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
 // A group that cannot keep up leaves its partitions undrained; liveness says so once, with
 // the capacity bound, instead of listing every partition as if it were stuck.
 func TestLivenessOfAnOverloadedGroupIsOneLine(t *testing.T) {
-	cfg := world(20, 1, 1, 1, 100)
+	cfg := testworlds.Base(20, 1, 1, 1, 100)
 	cfg.Topics[0].Partitions = 4
 	cfg.DurationMs, cfg.HealMs = 60_000, 30_000
 	c := &cfg.Groups[0].Consumers[0]

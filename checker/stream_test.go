@@ -8,6 +8,7 @@ import (
 
 	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/internal/testmode"
+	"github.com/sharesim/sharesim/internal/testworlds"
 )
 
 // verdicts is the set of checks that failed, with where, one line each: what the verdict
@@ -31,26 +32,26 @@ func TestStreamedHistoryChecksAgreeWithTheWholeHistory(t *testing.T) {
 		seed       uint64
 	}
 	var runs []run
-	for name := range zooWorlds {
+	for name := range testworlds.Zoo {
 		runs = append(runs, run{name, "", 1})
 	}
-	for _, zc := range simZooCases {
-		runs = append(runs, run{zc.world, zc.bug, 1})
+	for _, zc := range testworlds.ZooCases {
+		runs = append(runs, run{zc.World, zc.Bug, 1})
 	}
 	if testmode.Long {
 		for _, seed := range []uint64{2, 3} {
-			for name := range zooWorlds {
+			for name := range testworlds.Zoo {
 				runs = append(runs, run{name, "", seed})
 			}
-			for _, zc := range simZooCases {
-				runs = append(runs, run{zc.world, zc.bug, seed})
+			for _, zc := range testworlds.ZooCases {
+				runs = append(runs, run{zc.World, zc.Bug, seed})
 			}
 		}
 	}
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("%s/%s/%d", r.world, r.bug, r.seed), func(t *testing.T) {
 			t.Parallel()
-			cfg := zooWorlds[r.world]()
+			cfg := testworlds.Zoo[r.world]()
 			cfg.Kafka.Bug = r.bug
 			streamed := runWith(t, cfg, r.seed, true, 1<<30)
 			whole := runWith(t, cfg, r.seed, false, 1<<30)

@@ -1,0 +1,7 @@
+// Package tracepins holds one test: the pinned event-trace SHA-256 of every built-in
+// scenario (on every Kafka version it runs on), every documented example, every bug-zoo
+// workload (faithful and with each bug) and the printed result of every scripted scenario,
+// each at seed 1 on a short run. A refactor of the simulator must keep every hash; a change
+// of behaviour changes one, and the commit that updates testdata/pins.txt
+// (go test ./internal/tracepins -update) says why.
+package tracepins
