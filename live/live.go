@@ -43,6 +43,10 @@ type Options struct {
 	// MaxWall bounds the whole run's wall time per attempt (0: the scaled scenario's
 	// duration and healing phase plus two minutes). Past it the attempt is interrupted.
 	MaxWall time.Duration
+
+	// probe, when set (tests), is called at every reading of the groups' offsets with the
+	// scenario time and the per-offset entries the run holds (meter.retained).
+	probe func(atMs int64, retained int)
 }
 
 // Status is one check's verdict.
@@ -210,7 +214,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 		}
 		actx, cancel := context.WithTimeout(ctx, maxWall)
 		fmt.Fprintf(progress, "live: run %d of %d\n", i+1, runs)
-		a, err := runAttempt(actx, scaled, seed, o.Target, hist, progress, ck, win)
+		a, err := runAttempt(actx, scaled, seed, o.Target, hist, progress, ck, win, o.probe)
 		timedOut := actx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if err != nil {
@@ -643,7 +647,7 @@ func (r *Result) Summary(w io.Writer) {
 		}
 	}
 	if !r.Drained {
-		fmt.Fprintln(w, "note: the share groups had not drained when the run ended")
+		fmt.Fprintln(w, "note: the groups had not drained when the run ended")
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)

@@ -108,8 +108,9 @@ type point struct {
 	Redelivered int64 `json:"redeliveries"`
 	Duplicates  int64 `json:"duplicates"`
 	Backlog     int64 `json:"backlog"`
-	// producedBy: records produced to each group's topics by then (by group index).
-	producedBy []int64
+	// producedBy: records produced to each group's topics by then; backlogBy: each
+	// group's backlog (by group index).
+	producedBy, backlogBy []int64
 }
 
 func newMeter(cfg *sim.Config, win sim.Window) *meter {
@@ -500,7 +501,7 @@ func (m *meter) healing(floors map[string]map[string]int64) {
 func (m *meter) sample(atMs int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p := point{TimeMs: m.scen(atMs), Produced: m.producedTotal, producedBy: make([]int64, len(m.groups))}
+	p := point{TimeMs: m.scen(atMs), Produced: m.producedTotal, producedBy: make([]int64, len(m.groups)), backlogBy: make([]int64, len(m.groups))}
 	if n := len(m.series); n > 0 && p.TimeMs < m.series[n-1].TimeMs {
 		p.TimeMs = m.series[n-1].TimeMs
 	}
@@ -620,7 +621,8 @@ func (m *meter) settle() {
 			done[gi] += g.doneAt[i]
 			fin[gi] += g.finAt[i]
 			p.Completed += done[gi]
-			p.Backlog += max(0, p.producedBy[gi]-fin[gi])
+			p.backlogBy[gi] = max(0, p.producedBy[gi]-fin[gi])
+			p.Backlog += p.backlogBy[gi]
 		}
 	}
 }
@@ -691,8 +693,12 @@ func (m *meter) figures(group string) Figures {
 		p50, p99 := float64(q50), float64(q99)
 		f.E2EP50Ms, f.E2EP99Ms = &p50, &p99
 	}
-	for _, p := range m.series {
-		f.BacklogMax = max(f.BacklogMax, float64(p.Backlog))
+	for i, og := range m.groups {
+		if og == g {
+			for _, p := range m.series {
+				f.BacklogMax = max(f.BacklogMax, float64(p.backlogBy[i]))
+			}
+		}
 	}
 	return f
 }

@@ -46,7 +46,7 @@ func writeResult(dir string, r *Result) error {
 	}
 	page.Notes = append(page.Notes, r.Notes...)
 	if !r.Drained {
-		page.Notes = append(page.Notes, "The share groups had not drained when the run ended.")
+		page.Notes = append(page.Notes, "The groups had not drained when the run ended.")
 	}
 	if r.predicted != nil {
 		for _, s := range r.predicted.Metrics.Series {

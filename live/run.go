@@ -59,6 +59,7 @@ type runner struct {
 	stallEnd  time.Time
 	instances []*instance
 	logStart  map[string]int64 // "topic/p" → highest log start seen
+	probe     func(atMs int64, retained int)
 }
 
 func (r *runner) note(s string) {
@@ -108,7 +109,7 @@ func (r *runner) untilMs(stop <-chan struct{}, atMs int64) bool {
 
 // runAttempt runs cfg (already scaled) once against target. interrupt ends production
 // early (Ctrl-C); the attempt still drains, closes its clients, and returns what it saw.
-func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer, ck checks, win sim.Window) (*attempt, error) {
+func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer, ck checks, win sim.Window, probe func(int64, int)) (*attempt, error) {
 	main, err := checker.NewHistoryStream(cfg, ck.names)
 	if err != nil {
 		return nil, err
@@ -157,6 +158,7 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	r := &runner{cfg: cfg, seed: seed, cl: cl, meter: newMeter(&cfg, win), ctx: ctx, stopC: make(chan struct{}), logStart: map[string]int64{}}
 	r.startAt = time.Now()
 	r.rec = newRecorder(r.startAt, hw)
+	r.probe = probe
 	fmt.Fprintf(progress, "live: %s, topics and groups prefixed %s\n", describeTarget(target, cl, cfg.Kafka.RecordLockDurationMs), cl.prefix)
 
 	// Consumers first; production starts once every share-partition is initialised, so
@@ -557,6 +559,9 @@ func (r *runner) watch(stop chan struct{}) {
 		var floorsAt int64
 		if time.Since(lastMark) >= markEvery {
 			floors, floorsAt, lastMark = r.groupFloors(), r.rec.returnMs(), time.Now()
+			if r.probe != nil {
+				r.probe(time.Since(r.startAt).Milliseconds(), r.meter.retained())
+			}
 		}
 		starts := map[string]int64{}
 		for _, tp := range r.cfg.Topics {
