@@ -137,6 +137,16 @@ var Kfake = []Deviation{
 		PinnedBy: "live/peer.TestPinAckAcrossHole",
 	},
 	{
+		ID:     "group-configs-ignored",
+		Broker: "kfake",
+		Title:  "group-level lock and session configs (share.record.lock.duration.ms, share.session.timeout.ms, share.heartbeat.interval.ms set on the group with IncrementalAlterConfigs) are accepted and stored but never used: the broker-level group.share.* values apply",
+		Kafka:  "GroupConfigManager holds each group's configs; SharePartition takes the lock duration from the group's config (ShareGroupConfig: share.record.lock.duration.ms) and the group coordinator the session timeout and heartbeat interval (GroupCoordinatorService: share.session.timeout.ms, share.heartbeat.interval.ms), falling back to the broker's group.share.* defaults",
+		Theirs: "Cluster.setGroupConfigs stores the values and DescribeConfigs returns them, but Cluster.shareRecordLockDurationMs (read by shareGroup.sweepExpiredAcquisitions and the AcquisitionLockTimeoutMillis of ShareFetch and ShareAcknowledge answers), Cluster.shareSessionTimeoutMs (shareGroup.resetSessionTimeout) and Cluster.shareHeartbeatIntervalMs (shareGroup.handleHeartbeat) read only the broker configs; of the share group configs only share.auto.offset.reset and share.isolation.level are read (Cluster.groupConfig)",
+		// Live mode sets the lock, session and heartbeat on the embedded cluster as broker
+		// configs for this reason, and refuses config-change faults there.
+		PinnedBy: "live/deviation.TestPinGroupConfigsIgnored",
+	},
+	{
 		ID:       "no-persister",
 		Broker:   "kfake",
 		Title:    "kfake has no share coordinator, persister, state epochs or leader failover",
