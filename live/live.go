@@ -371,7 +371,7 @@ func verdict(cfg *sim.Config, ck checks, broker string, a *attempt) []CheckResul
 		}
 		switch {
 		case n == "liveness":
-			cr = liveness(cfg, a, res)
+			cr = liveness(cfg, broker, a, res)
 		case isHist && a.ops == 0:
 			cr.Status, cr.Detail = NotRun, "no share-group operation was recorded (no share group, or nothing fetched)"
 		case isAcc && len(a.accounting) == 0 && ran[n]:
@@ -422,7 +422,7 @@ func groupType(cfg *sim.Config, name string) string {
 // told apart: each undrained partition is reported on its own. UNDECIDED: the run was
 // interrupted (the healing phase was cut short), or a partition is undrained only by
 // records whose terminal acknowledgement's answer was lost (they may have ended).
-func liveness(cfg *sim.Config, a *attempt, res *sim.Result) CheckResult {
+func liveness(cfg *sim.Config, broker string, a *attempt, res *sim.Result) CheckResult {
 	cr := CheckResult{Check: "liveness"}
 	switch {
 	case cfg.HealMs <= 0:
@@ -452,6 +452,9 @@ func liveness(cfg *sim.Config, a *attempt, res *sim.Result) CheckResult {
 	switch {
 	case len(sure) > 0:
 		cr.Status, cr.Violations = Fail, sure
+		for _, d := range deviation.ForCheck(broker, "liveness") {
+			cr.Deviations = append(cr.Deviations, d.ID)
+		}
 	case a.interrupted:
 		cr.Status, cr.Detail = Undecided, "the run was interrupted: the healing phase was cut short"
 	case len(open) > 0:
