@@ -49,7 +49,7 @@ type LivePage struct {
 	// plots draw each run's line instead of Measured alone.
 	MeasuredRuns [][]LivePoint
 	Rows         []LiveRow
-	Checks              []LiveCheck
+	Checks       []LiveCheck
 }
 
 // WriteLivePage writes index.html and its plots (live-*.svg, live-*.png) into dir.

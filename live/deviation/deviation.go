@@ -34,11 +34,11 @@ type Deviation struct {
 // Kfake lists kfake's known deviations from Kafka 4.2's share-partition rules.
 var Kfake = []Deviation{
 	{
-		ID:       "log-start-not-followed",
-		Broker:   "kfake",
-		Title:    "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
-		Kafka:    "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
-		Theirs:   "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
+		ID:     "log-start-not-followed",
+		Broker: "kfake",
+		Title:  "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
+		Kafka:  "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
+		Theirs: "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
 		// liveness: a start offset left below the log start never reaches the log end.
 		Checks:   []string{"nothing-below-spso-acquired", "no-silent-loss", "records-accounted", "linearizable", "liveness"},
 		PinnedBy: "live/peer.TestPinLogStartNotFollowed",
