@@ -288,6 +288,14 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	if ferr != nil {
 		a.notes = append(a.notes, "accounting: "+ferr.Error())
 	}
+	if a.late > 0 {
+		a.notes = append(a.notes, fmt.Sprintf("%d processings of records the meter had already folded (their duplicates are not counted)", a.late))
+	}
+	for _, g := range cfg.Groups {
+		if n := a.accounting[g.Name].Finished["committed-unprocessed"]; n > 0 {
+			a.notes = append(a.notes, fmt.Sprintf("classic group %s committed past %d records no consumer of it processed successfully", g.Name, n))
+		}
+	}
 	if err := cleanup(); err != nil {
 		a.notes = append(a.notes, "cleanup: "+err.Error())
 	}
