@@ -419,9 +419,10 @@ func groupType(cfg *sim.Config, name string) string {
 // everything above it ended (a final outcome the history shows, or deleted by the log
 // start), every classic partition committed to the log end (checker.CheckLiveness on the
 // end states). Live mode has no capacity figures, so a group that did not keep up is not
-// told apart: each undrained partition is reported on its own. UNDECIDED: the run was
-// interrupted (the healing phase was cut short), or a partition is undrained only by
-// records whose terminal acknowledgement's answer was lost (they may have ended).
+// told apart: each undrained partition is reported on its own. UNDECIDED: a partition is
+// undrained and the run was interrupted (the healing phase was cut short), or it is
+// undrained only by records whose terminal acknowledgement's answer was lost (they may have
+// ended). Everything drained passes, interrupted or not.
 func liveness(cfg *sim.Config, broker string, a *attempt, res *sim.Result) CheckResult {
 	cr := CheckResult{Check: "liveness"}
 	switch {
@@ -450,13 +451,13 @@ func liveness(cfg *sim.Config, broker string, a *attempt, res *sim.Result) Check
 		sure = append(sure, v)
 	}
 	switch {
+	case len(sure) > 0 && a.interrupted:
+		cr.Status, cr.Detail = Undecided, fmt.Sprintf("the run was interrupted, so the healing phase was cut short: %d partitions had not drained", len(sure))
 	case len(sure) > 0:
 		cr.Status, cr.Violations = Fail, sure
 		for _, d := range deviation.ForCheck(broker, "liveness") {
 			cr.Deviations = append(cr.Deviations, d.ID)
 		}
-	case a.interrupted:
-		cr.Status, cr.Detail = Undecided, "the run was interrupted: the healing phase was cut short"
 	case len(open) > 0:
 		cr.Status, cr.Detail = Undecided, "not drained only by records whose terminal acknowledgement's answer was lost (they may have ended): "+strings.Join(open, ", ")
 	default:
