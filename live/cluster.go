@@ -333,6 +333,32 @@ func (c *cluster) shareOffsets(ctx context.Context, group string) (map[string]in
 	return out, nil
 }
 
+// committed returns a classic group's committed offset per "topic/partition" (partitions
+// it never committed are left out).
+func (c *cluster) committed(ctx context.Context, group string) (map[string]int64, error) {
+	real := c.group(group)
+	os, err := c.admin.FetchOffsets(ctx, real)
+	if err != nil {
+		return nil, fmt.Errorf("OffsetFetch %s: %w", real, err)
+	}
+	out := map[string]int64{}
+	os.Each(func(o kadm.OffsetResponse) {
+		if o.Err == nil && o.At >= 0 && strings.HasPrefix(o.Topic, c.prefix) {
+			out[strings.TrimPrefix(o.Topic, c.prefix)+"/"+strconv.Itoa(int(o.Partition))] = o.At
+		}
+	})
+	return out, nil
+}
+
+// groupOffsets returns a group's progress per "topic/partition": the share group's start
+// offsets or the classic group's committed offsets.
+func (c *cluster) groupOffsets(ctx context.Context, g sim.Group) (map[string]int64, error) {
+	if g.Type == sim.ShareGroup {
+		return c.shareOffsets(ctx, g.Name)
+	}
+	return c.committed(ctx, g.Name)
+}
+
 // cleanup deletes the groups, their configs and the topics the run created, and nothing
 // else (every name carries the run's prefix and was recorded when the run made it), then
 // closes the admin client and the embedded cluster. A share group a killed or cut-off

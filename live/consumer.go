@@ -190,6 +190,11 @@ func (inc *incarnation) loop() {
 		if len(recs) == 0 {
 			continue
 		}
+		// The application holds what the poll returned until each record is done: the
+		// meter folds no offset a consumer may still process (a duplicate).
+		for _, rec := range recs {
+			r.meter.polled(in.group.Name, inc.m.client, partOf(r.cl, rec), rec.Offset)
+		}
 		// Outcomes are drawn in poll order from one stream, so they do not depend on the
 		// threads' timing.
 		outs := make([]outcome, len(recs))
@@ -255,6 +260,7 @@ func (inc *incarnation) loop() {
 						nmu.Unlock()
 						return
 					}
+					r.meter.done(in.group.Name, inc.m.client, part, rec.Offset)
 					fmu.Lock()
 					finished[i] = true
 					fmu.Unlock()
@@ -380,6 +386,8 @@ func (inc *incarnation) stop(clean bool) {
 		<-closed
 	}
 	inc.conns.kill()
+	// Every connection is closed and its requests recorded: the incarnation holds nothing.
+	inc.in.r.rec.clientEnded(inc.m.group, inc.m.client)
 }
 
 // fault applies a client fault to the instance's current incarnation; restartMs < 0 means

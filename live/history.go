@@ -17,25 +17,55 @@ import (
 // (wiretap.go) and the hidden events live mode causes (kills, closes, dropped connections,
 // log-start moves), in the simulator's types, with times in milliseconds since the run's
 // start. Call times are rounded down and return times up, so every recorded interval holds
-// the real one. It is safe for concurrent use; every operation is also streamed to
-// history.ndjson as it is recorded.
+// the real one. It is safe for concurrent use.
+//
+// Nothing it records stays with it: every operation is streamed to history.ndjson as it
+// is recorded and queued for the run's feeder (run.go), which takes the queue in batches
+// and hands it to the streaming checks and the meter. The queue holds what was recorded
+// since the last batch; the pending set holds the requests on the wire. So its memory
+// follows the requests in flight, not the length of the run.
 type recorder struct {
 	start time.Time
 
-	mu  sync.Mutex
-	ops []sim.Op
-	// suspect marks the operations (by index) whose reported outcome a broker deviation
-	// may have falsified (an acknowledgement piggy-backed on a ShareFetch that answered
-	// NONE: deviation piggybacked-ack-error-dropped).
-	suspect map[int]bool
-	hidden  []sim.HiddenEvent
-	out     *reports.HistoryWriter // nil: not streamed
-	// onOp, when set, sees every operation as it is recorded (the meter).
-	onOp func(op *sim.Op, suspect bool)
+	mu sync.Mutex
+	// queue is what was recorded since the feeder last took it, in recording order:
+	// operations in the order of their return times (they are stamped here, under mu).
+	queue []item
+	// pending counts the requests on the wire by call time (ms): sent, and neither
+	// answered nor found lost yet.
+	pending map[int64]int
+	ops     int                    // operations recorded
+	suspect int                    // of them, outcomes a deviation may have falsified
+	out     *reports.HistoryWriter // nil: not streamed to a file
+	// keep, when set (tests), keeps every operation and hidden event as well.
+	keep     bool
+	kept     []sim.Op
+	keptSus  map[int]bool
+	keptHide []sim.HiddenEvent
+}
+
+// item is one entry of the recorder's queue: an operation, a hidden event, an
+// observation of the broker's offsets (mark) or the end of a client (ended).
+type item struct {
+	op      *sim.Op
+	suspect bool
+	hidden  *sim.HiddenEvent
+	mark    *mark
+	ended   string // a client whose incarnation ended: it holds nothing any more
+	group   string // the ended client's group
+}
+
+// mark is one reading of a group's progress on a partition at atMs (the recorder's time,
+// the reading's return): the share group's start offset (DescribeShareGroupOffsets) or
+// the classic group's committed offset, and the log start read after it.
+type mark struct {
+	group, part     string
+	floor, logStart int64
+	atMs            int64
 }
 
 func newRecorder(start time.Time, out *reports.HistoryWriter) *recorder {
-	return &recorder{start: start, out: out}
+	return &recorder{start: start, out: out, pending: map[int64]int{}}
 }
 
 // callMs is the time since the start, rounded down: a lower bound for a call.
@@ -47,42 +77,108 @@ func (r *recorder) returnMs() int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
+func (r *recorder) push(it item) { r.queue = append(r.queue, it) }
+
+// op records an operation. An answered operation's return time is taken here, under the
+// lock (still an upper bound of the real return), so that the queue is in return order.
 func (r *recorder) op(op sim.Op, suspect bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if suspect {
-		if r.suspect == nil {
-			r.suspect = map[int]bool{}
-		}
-		r.suspect[len(r.ops)] = true
+	if op.ReturnMs >= 0 {
+		op.ReturnMs = max(op.ReturnMs, r.returnMs())
 	}
-	r.ops = append(r.ops, op)
+	if suspect {
+		r.suspect++
+	}
+	if r.keep {
+		if suspect {
+			if r.keptSus == nil {
+				r.keptSus = map[int]bool{}
+			}
+			r.keptSus[len(r.kept)] = true
+		}
+		r.kept = append(r.kept, op)
+	}
+	r.ops++
 	if r.out != nil {
 		r.out.Op(&op)
 	}
-	if r.onOp != nil {
-		r.onOp(&op, suspect)
-	}
+	r.push(item{op: &op, suspect: suspect})
 }
 
 func (r *recorder) hide(ev sim.HiddenEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.hidden = append(r.hidden, ev)
+	if r.keep {
+		r.keptHide = append(r.keptHide, ev)
+	}
 	if r.out != nil {
 		r.out.Hidden(&ev)
 	}
+	r.push(item{hidden: &ev})
 }
 
-// snapshot returns copies of what was recorded so far.
+// observed queues a reading of the broker's offsets.
+func (r *recorder) observed(m mark) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.push(item{mark: &m})
+}
+
+// clientEnded queues the end of a client incarnation (after its loop returned).
+func (r *recorder) clientEnded(group, client string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.push(item{ended: client, group: group})
+}
+
+// sent notes a request put on the wire at callMs; answered, that it was answered or found
+// lost (after its operations were recorded).
+func (r *recorder) sent(callMs int64) {
+	r.mu.Lock()
+	r.pending[callMs]++
+	r.mu.Unlock()
+}
+
+func (r *recorder) answered(callMs int64) {
+	r.mu.Lock()
+	if r.pending[callMs]--; r.pending[callMs] <= 0 {
+		delete(r.pending, callMs)
+	}
+	r.mu.Unlock()
+}
+
+// take hands over the queue and the history horizon: every request called before the
+// horizon (ms) was answered or found lost, and its operations are in the queue taken now
+// or in an earlier one.
+func (r *recorder) take() ([]item, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.callMs()
+	for t := range r.pending {
+		h = min(h, t)
+	}
+	q := r.queue
+	r.queue = nil
+	return q, h
+}
+
+// counts returns how many operations were recorded, and how many of them suspect.
+func (r *recorder) counts() (ops, suspect int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ops, r.suspect
+}
+
+// snapshot returns copies of what was kept (tests: keep set).
 func (r *recorder) snapshot() ([]sim.Op, []sim.HiddenEvent, map[int]bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sus := map[int]bool{}
-	for k := range r.suspect {
+	for k := range r.keptSus {
 		sus[k] = true
 	}
-	return append([]sim.Op(nil), r.ops...), append([]sim.HiddenEvent(nil), r.hidden...), sus
+	return append([]sim.Op(nil), r.kept...), append([]sim.HiddenEvent(nil), r.keptHide...), sus
 }
 
 // ReadHistory reads a history.ndjson file (reports.HistoryWriter's format: live mode's and

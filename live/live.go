@@ -43,6 +43,10 @@ type Options struct {
 	// MaxWall bounds the whole run's wall time per attempt (0: the scaled scenario's
 	// duration and healing phase plus two minutes). Past it the attempt is interrupted.
 	MaxWall time.Duration
+
+	// probe, when set (tests), is called at every reading of the groups' offsets with the
+	// scenario time and the per-offset entries the run holds (meter.retained).
+	probe func(atMs int64, retained int)
 }
 
 // Status is one check's verdict.
@@ -122,6 +126,8 @@ type Result struct {
 
 	predicted *sim.Result
 	measured  []point
+	// measuredRuns holds every run's series (measured is the first's).
+	measuredRuns [][]point
 }
 
 // ExitCode is the command's exit code: 3 interrupted or a check undecided (unless one
@@ -195,6 +201,8 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 	if maxWall == 0 {
 		maxWall = time.Duration(scaled.DurationMs+max(scaled.HealMs, 2*scaled.Kafka.RecordLockDurationMs))*time.Millisecond + 2*time.Minute
 	}
+	ck := checksFor(CheckNames(s), o.Target.Broker())
+	win := windowOf(pred)
 	var figs [][]Figures
 	for i := 0; i < runs; i++ {
 		hist := ""
@@ -206,7 +214,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 		}
 		actx, cancel := context.WithTimeout(ctx, maxWall)
 		fmt.Fprintf(progress, "live: run %d of %d\n", i+1, runs)
-		a, err := runAttempt(actx, scaled, seed, o.Target, hist, progress)
+		a, err := runAttempt(actx, scaled, seed, o.Target, hist, progress, ck, win, o.probe)
 		timedOut := actx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if err != nil {
@@ -224,17 +232,14 @@ func Run(ctx context.Context, s *scenarios.Scenario, o Options) (*Result, error)
 		}
 		res.Runs++
 		var fs []Figures
-		win := windowOf(pred)
 		for _, g := range scaled.Groups {
-			fs = append(fs, a.meter.figures(g.Name, win.StartMs, win.EndMs))
+			fs = append(fs, a.meter.figures(g.Name))
 		}
 		figs = append(figs, fs)
-		checks, err := verdict(&scaled, s, o.Target.Broker(), a)
-		if err != nil {
-			return nil, err
-		}
+		checks := verdict(&scaled, ck, o.Target.Broker(), a)
+		res.measuredRuns = append(res.measuredRuns, a.meter.series)
 		if i == 0 {
-			res.Applied, res.Checks, res.Accounting, res.Operations = a.applied, checks, a.accounting, len(a.ops)
+			res.Applied, res.Checks, res.Accounting, res.Operations = a.applied, checks, a.accounting, a.ops
 			res.Drained, res.measured, res.HistoryOffsetMs = a.drained, a.meter.series, a.offsetMs
 		} else {
 			mergeChecks(res.Checks, checks, i+1)
@@ -310,18 +315,35 @@ func CheckNames(s *scenarios.Scenario) []string {
 	return out
 }
 
-// verdict runs the checks on one attempt: the history checks through
-// checker.CheckHistory, the accounting checks through checker.CheckAccounting, and names
-// the rest as not run (they read the broker's internal state).
-func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) ([]CheckResult, error) {
-	names := CheckNames(s)
+// checks are the checks a live run is asked for (names) and, among them, those a known
+// error-code-only deviation of the broker can fail (shadow): those also run on the history
+// with the outcomes the deviation can falsify taken as unknown.
+type checks struct{ names, shadow []string }
+
+func checksFor(names []string, broker string) checks {
+	ck := checks{names: names}
+	for _, n := range names {
+		for _, d := range deviation.ForCheck(broker, n) {
+			if d.ErrorCodeOnly {
+				ck.shadow = append(ck.shadow, n)
+				break
+			}
+		}
+	}
+	return ck
+}
+
+// verdict gives the verdicts of one attempt: the history checks streamed during the run
+// (checker.HistoryStream, the code CheckHistory runs), the accounting checks through
+// checker.CheckAccounting and liveness through checker.CheckLiveness on what the broker's
+// offsets and the history showed at the end; the rest are named as not run (they read the
+// broker's internal state).
+func verdict(cfg *sim.Config, ck checks, broker string, a *attempt) []CheckResult {
+	names := ck.names
 	if len(names) == 0 {
-		return nil, nil
+		return nil
 	}
-	hv, err := checker.CheckHistory(*cfg, names, checker.History{Ops: a.ops, Hidden: a.hidden})
-	if err != nil {
-		return nil, err
-	}
+	hv := a.hv
 	res := &sim.Result{}
 	groups := make([]string, 0, len(a.accounting))
 	for g := range a.accounting {
@@ -329,7 +351,7 @@ func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) 
 	}
 	sort.Strings(groups)
 	for _, g := range groups {
-		res.Metrics.Groups = append(res.Metrics.Groups, sim.GroupMetrics{Name: g, Type: "share", Accounting: a.accounting[g]})
+		res.Metrics.Groups = append(res.Metrics.Groups, sim.GroupMetrics{Name: g, Type: groupType(cfg, g), Accounting: a.accounting[g]})
 	}
 	av, aran := checker.CheckAccounting(names, res)
 	byCheck := map[string][]checker.Violation{}
@@ -348,14 +370,14 @@ func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) 
 			isHist = isHist || h == n
 		}
 		switch {
-		case isHist && len(a.ops) == 0:
+		case n == "liveness":
+			cr = liveness(cfg, broker, a, res)
+		case isHist && a.ops == 0:
 			cr.Status, cr.Detail = NotRun, "no share-group operation was recorded (no share group, or nothing fetched)"
 		case isAcc && len(a.accounting) == 0 && ran[n]:
-			cr.Status, cr.Detail = NotRun, "no share group to account for"
+			cr.Status, cr.Detail = NotRun, "no group to account for"
 		case !ran[n] && isAcc:
 			cr.Status, cr.Detail = NotRun, "the end-of-run accounting could not be read from the broker"
-		case !ran[n] && n == "liveness":
-			cr.Status, cr.Detail = NotRun, "needs the simulator's capacity figures (kept up or not); live mode reports whether the groups drained"
 		case !ran[n]:
 			cr.Status, cr.Detail = NotRun, "reads the broker's internal share-partition state, which a client cannot see"
 		case len(byCheck[n]) > 0:
@@ -363,9 +385,9 @@ func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) 
 			for _, d := range deviation.ForCheck(broker, n) {
 				cr.Deviations = append(cr.Deviations, d.ID)
 			}
-			if ids, ok := recheck(cfg, n, broker, a); ok {
+			if ids, ok := recheck(ck, n, broker, a); ok {
 				cr.Status, cr.Deviations = Deviation, ids
-				cr.Detail = fmt.Sprintf("%d violations, all gone once the %d acknowledgement outcomes %s can misreport are taken as unknown", len(byCheck[n]), len(a.suspect), broker)
+				cr.Detail = fmt.Sprintf("%d violations, all gone once the %d acknowledgement outcomes %s can misreport are taken as unknown", len(byCheck[n]), a.suspect, broker)
 			}
 		case n == "linearizable" && hv.Undecided():
 			var parts []string
@@ -380,30 +402,97 @@ func verdict(cfg *sim.Config, s *scenarios.Scenario, broker string, a *attempt) 
 		}
 		out = append(out, cr)
 	}
-	return out, nil
+	return out
 }
 
-// recheck runs a failed history check again with the outcomes that the broker's known
-// error-code-only deviations can misreport taken as unknown (LOST, return time kept: the
-// broker did whatever it did before it answered). It reports those deviations when the
-// check then passes: the failure is explained by them, not by a state the broker got wrong.
-func recheck(cfg *sim.Config, check, broker string, a *attempt) ([]string, bool) {
+func groupType(cfg *sim.Config, name string) string {
+	for _, g := range cfg.Groups {
+		if g.Name == name && g.Type != sim.ShareGroup {
+			return "classic"
+		}
+	}
+	return "share"
+}
+
+// liveness decides the liveness check on what the client and the broker's offsets show
+// after the healing phase: every share-partition's start offset reached the log end or
+// everything above it ended (a final outcome the history shows, or deleted by the log
+// start), every classic partition committed to the log end (checker.CheckLiveness on the
+// end states). Live mode has no capacity figures, so a group that did not keep up is not
+// told apart: each undrained partition is reported on its own. UNDECIDED: a partition is
+// undrained and the run was interrupted (the healing phase was cut short), or it is
+// undrained only by records whose terminal acknowledgement's answer was lost (they may have
+// ended). Everything drained passes, interrupted or not.
+func liveness(cfg *sim.Config, broker string, a *attempt, res *sim.Result) CheckResult {
+	cr := CheckResult{Check: "liveness"}
+	switch {
+	case cfg.HealMs <= 0:
+		cr.Status, cr.Detail = NotRun, "the scenario has no healing phase (as in the simulator, liveness is checked after it)"
+		return cr
+	case len(a.final) == 0:
+		cr.Status, cr.Detail = NotRun, "the groups' offsets could not be read from the broker at the end"
+		return cr
+	}
+	end := &sim.Result{Final: a.final, EndMs: res.EndMs}
+	for _, g := range res.Metrics.Groups {
+		end.Metrics.Groups = append(end.Metrics.Groups, sim.GroupMetrics{Name: g.Name, Type: g.Type, KeepUp: sim.KeepUp{KeptUp: true}})
+	}
+	unsure := map[string]bool{}
+	for _, u := range a.undecided {
+		unsure[u] = true
+	}
+	var sure []checker.Violation
+	var open []string
+	for _, v := range checker.CheckLiveness(end) {
+		if unsure[v.Group+"/"+v.Partition] {
+			open = append(open, v.Group+"/"+v.Partition)
+			continue
+		}
+		sure = append(sure, v)
+	}
+	switch {
+	case len(sure) > 0 && a.interrupted:
+		cr.Status, cr.Detail = Undecided, fmt.Sprintf("the run was interrupted, so the healing phase was cut short: %d partitions had not drained", len(sure))
+	case len(sure) > 0:
+		cr.Status, cr.Violations = Fail, sure
+		for _, d := range deviation.ForCheck(broker, "liveness") {
+			cr.Deviations = append(cr.Deviations, d.ID)
+		}
+	case len(open) > 0:
+		cr.Status, cr.Detail = Undecided, "not drained only by records whose terminal acknowledgement's answer was lost (they may have ended): "+strings.Join(open, ", ")
+	default:
+		cr.Status = Pass
+		cr.Detail = fmt.Sprintf("%d partitions drained after the healing phase (start or committed offset at the log end, or everything above it ended)", len(a.final))
+	}
+	return cr
+}
+
+// recheck reports the broker's error-code-only deviations that explain a failed history
+// check: the check ran in the shadow stream, where the outcomes those deviations can
+// misreport are unknown (LOST, return time kept: the broker did whatever it did before it
+// answered), and passed there. The failure is then explained by them, not by a state the
+// broker got wrong.
+func recheck(ck checks, check, broker string, a *attempt) ([]string, bool) {
 	var ids []string
 	for _, d := range deviation.ForCheck(broker, check) {
 		if d.ErrorCodeOnly {
 			ids = append(ids, d.ID)
 		}
 	}
-	if len(ids) == 0 || len(a.suspect) == 0 {
+	if len(ids) == 0 || a.suspect == 0 || a.shadow == nil {
 		return nil, false
 	}
-	ops := append([]sim.Op(nil), a.ops...)
-	for i := range a.suspect {
-		ops[i].Code = "LOST"
+	ran := false
+	for _, n := range a.shadow.Ran {
+		ran = ran || n == check
 	}
-	hv, err := checker.CheckHistory(*cfg, []string{check}, checker.History{Ops: ops, Hidden: a.hidden})
-	if err != nil || len(hv.Violations) > 0 || hv.Undecided() || len(hv.Ran) == 0 {
+	if !ran || (check == "linearizable" && a.shadow.Undecided()) {
 		return nil, false
+	}
+	for _, v := range a.shadow.Violations {
+		if v.Check == check {
+			return nil, false
+		}
 	}
 	return ids, true
 }
@@ -562,7 +651,7 @@ func (r *Result) Summary(w io.Writer) {
 		}
 	}
 	if !r.Drained {
-		fmt.Fprintln(w, "note: the share groups had not drained when the run ended")
+		fmt.Fprintln(w, "note: the groups had not drained when the run ended")
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)

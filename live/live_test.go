@@ -56,19 +56,24 @@ func status(t *testing.T, r *Result, check string) CheckResult {
 // quickstart on kfake, shortened: every check that reads only the history or the end
 // accounting passes (a failure explained by an error-code-only deviation counts, named);
 // the result folder holds the history, the verdict and the report page.
+//
+// It also checks that the per-offset state the run held stayed flat over its 9 s of
+// production (retainedFlat; the heap over a longer run: TestLiveHeapFlatOverALongRun).
 func TestQuickstartOnKfakePassesWhatItChecks(t *testing.T) {
 	dir := t.TempDir()
-	s := builtin(t, "quickstart", "duration=90s", "heal=2m")
-	res, err := Run(context.Background(), s, Options{TimeScale: 0.05, Out: dir})
+	s := builtin(t, "quickstart", "duration=3m", "heal=2m")
+	p := &probeLog{}
+	res, err := Run(context.Background(), s, Options{TimeScale: 0.05, Out: dir, probe: p.probe})
 	if err != nil {
 		t.Fatal(err)
 	}
+	retainedFlat(t, p, 9000, 2000)
 	if code := res.ExitCode(); code != 0 {
 		var b writerBuf
 		res.Summary(&b)
 		t.Fatalf("exit %d:\n%s", code, b.String())
 	}
-	for _, n := range append(checker.HistoryChecks(), checker.AccountingChecks...) {
+	for _, n := range append(append(checker.HistoryChecks(), checker.AccountingChecks...), "liveness") {
 		if st := status(t, res, n).Status; st != Pass && st != Deviation {
 			t.Errorf("%s: %s", n, st)
 		}

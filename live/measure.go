@@ -1,57 +1,105 @@
 package live
 
 import (
-	"math"
 	"sort"
 	"sync"
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
+	"github.com/sharesim/sharesim/sim/hist"
 )
 
-// meter turns what a live run saw into the simulator's headline figures: the produce times
-// (from the producers' acknowledgements), the history's operations (deliveries and
-// acknowledgement outcomes, as the wire tap records them) and the applications'
-// processings. Times are milliseconds since the run's start, like the history's.
+// meter turns what a live run saw into the simulator's headline figures and end-of-run
+// accounting: the produce times (from the producers' acknowledgements), the history's
+// operations (deliveries and acknowledgement outcomes, as the wire tap records them, in
+// return order from the feeder) and the applications' processings. Times are scenario
+// milliseconds (0 is the start of production); calls that carry the recorder's time are
+// shifted by offset.
+//
+// Memory follows the records in flight, not the length of the run: per-offset state is
+// kept only for offsets at or above each group's fold floor of the partition. An offset is
+// folded — added to the group's counts, latency histogram, series increments and
+// accounting buckets, then forgotten — once the broker showed the group past it (the share
+// group's start offset, the classic group's committed offset) at a time every request of
+// the history had returned by, and no application of the group still holds it (polled and
+// not yet processed): a processing that ends after that would be a duplicate the meter
+// could no longer see. (Holding from the delivery on the wire to the client's
+// acknowledgement was tried first: with kgo v1.22.3 some delivered records were never
+// acknowledged on the wire while the client lived — 500 records of one poll for over
+// 10 s in a 30 s quickstart run — which stalled the fold; why was not traced in kgo.) The rest grows with the run
+// only through the time series (one point per metrics interval, as the simulator's).
 type meter struct {
-	mu sync.Mutex
-	// produced: per partition, offset → produce time.
-	produced map[string]map[int64]int64
-	// groups by name.
-	groups map[string]*groupMeter
+	mu     sync.Mutex
+	limit  int
+	offset int64 // the recorder's time of scenario time 0
+	win    sim.Window
+	groups []*groupMeter
+	byName map[string]*groupMeter
 	// topicGroups: topic → the groups reading it.
-	topicGroups map[string][]string
-	limit       int
-	series      []point
+	topicGroups map[string][]*groupMeter
+	// produced: per partition, the produce times of records not yet folded by every group
+	// that reads the partition.
+	produced map[string]*producedPart
+	series   []point
+	// producedTotal counts the records the broker acknowledged.
+	producedTotal int64
+	// late counts processings of an offset already folded (a client held a record the
+	// meter did not know of); their duplicates cannot be told.
+	late int64
+}
+
+type producedPart struct {
+	at    map[int64]int64
+	floor int64 // produce times below it are dropped
+	// maxOffset is the highest acknowledged offset (-1 none): the log must hold it.
+	maxOffset int64
 }
 
 type groupMeter struct {
+	name  string
 	share bool
-	// final: per partition, offset → the outcome seen (accepted, rejected, gap, limit).
-	final map[string]map[int64]string
-	// unsure: per partition, the offsets whose final outcome came from an answer a broker
-	// deviation may have falsified (recorder.suspect); a later sure outcome replaces it.
-	unsure map[string]map[int64]bool
-	// maybe: per partition, the offsets a terminal acknowledgement named whose answer was
-	// lost (it may have applied).
-	maybe map[string]map[int64]bool
-	// maxDC: per partition, offset → highest delivery count seen.
-	maxDC map[string]map[int64]int16
-	// completedAt: per partition, offset → when the record completed: the call time of the
-	// acknowledgement whose answer confirmed the ACCEPT (the broker applied it after that
-	// call and before the answer; the simulator's completion is the broker's, so the call
-	// is the nearer end: a piggy-backed acknowledgement's answer waits for its fetch's long
-	// poll), or a classic consumer's processing.
-	completedAt map[string]map[int64]int64
-	// finishedAt: per partition, offset → when its final outcome (final) was applied, the
-	// same way: the call time of the confirmed acknowledgement.
-	finishedAt map[string]map[int64]int64
-	// processedOK counts successful processings per record.
-	processedOK map[string]map[int64]int
+	parts map[string]*partMeter
+	// held: client → partition → offsets the client holds (count of deliveries or polls).
+	held map[string]map[string]map[int64]int
 
 	deliveries, redeliveries int64
-	dupEvents                []int64 // times of duplicate processings
-	conflicts                int64   // offsets with two different final outcomes
+	dups, dupsInWin          int64 // successful processings beyond a record's first
+	completed, doneInWin     int64
+	producedBy               int64 // records acknowledged to the group's topics
+	conflicts                int64 // offsets with two different final outcomes
+	lat                      hist.Hist
+	// doneAt and finAt count completions and final outcomes by series slot: slot i holds
+	// those with a time in (series[i-1].TimeMs, series[i].TimeMs]; the last slot those
+	// after the last sample.
+	doneAt, finAt []int64
+	acc           sim.Accounting
+}
+
+type partMeter struct {
+	floor int64 // offsets below it are folded
+	first int64 // lowest offset delivered (share) or processed (classic), -1 none
+	open  map[int64]*offState
+	// healFloor is the group's offset when the healing phase began (-1 unknown);
+	// finishedHealing is set by a final outcome called during it.
+	healFloor       int64
+	finishedHealing bool
+}
+
+// offState is what the meter knows of one open offset of one group.
+type offState struct {
+	final string // accepted, rejected, gap, limit (share); committed (classic)
+	// unsure: final came from an answer a broker deviation may have falsified; a later
+	// sure outcome replaces it. maybe: a terminal acknowledgement named it and its answer
+	// was lost (it may have applied).
+	unsure, maybe bool
+	maxDC         int16
+	// completedAt: the call time of the acknowledgement whose answer confirmed the ACCEPT
+	// (the broker applied it between that call and the answer; the simulator's completion
+	// is the broker's, so the call is the nearer end: a piggy-backed acknowledgement's
+	// answer waits for its fetch's long poll), or a classic consumer's processing;
+	// finishedAt the same for the final outcome. -1: none.
+	completedAt, finishedAt int64
+	okCount                 int32
 }
 
 // point is one sample of the measured time series.
@@ -63,226 +111,535 @@ type point struct {
 	Redelivered int64 `json:"redeliveries"`
 	Duplicates  int64 `json:"duplicates"`
 	Backlog     int64 `json:"backlog"`
-	// producedBy: records produced to each group's topics by then (for settle).
-	producedBy map[string]int64
+	// producedBy: records produced to each group's topics by then; backlogBy: each
+	// group's backlog (by group index).
+	producedBy, backlogBy []int64
 }
 
-func newMeter(cfg *sim.Config) *meter {
-	m := &meter{produced: map[string]map[int64]int64{}, groups: map[string]*groupMeter{}, topicGroups: map[string][]string{}, limit: cfg.Kafka.DeliveryCountLimit}
+func newMeter(cfg *sim.Config, win sim.Window) *meter {
+	m := &meter{limit: cfg.Kafka.DeliveryCountLimit, win: win, byName: map[string]*groupMeter{}, topicGroups: map[string][]*groupMeter{}, produced: map[string]*producedPart{}}
 	for _, g := range cfg.Groups {
-		m.groups[g.Name] = &groupMeter{share: g.Type == sim.ShareGroup, final: map[string]map[int64]string{}, maxDC: map[string]map[int64]int16{},
-			completedAt: map[string]map[int64]int64{}, finishedAt: map[string]map[int64]int64{}, processedOK: map[string]map[int64]int{}, unsure: map[string]map[int64]bool{}, maybe: map[string]map[int64]bool{}}
+		gm := &groupMeter{name: g.Name, share: g.Type == sim.ShareGroup, parts: map[string]*partMeter{}, held: map[string]map[string]map[int64]int{},
+			doneAt: []int64{0}, finAt: []int64{0}, acc: sim.Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{}}}
+		m.groups = append(m.groups, gm)
+		m.byName[g.Name] = gm
 		for _, t := range g.Topics {
-			m.topicGroups[t] = append(m.topicGroups[t], g.Name)
+			m.topicGroups[t] = append(m.topicGroups[t], gm)
 		}
 	}
 	return m
 }
 
-func sub[V any](m map[string]map[int64]V, k string) map[int64]V {
-	s := m[k]
-	if s == nil {
-		s = map[int64]V{}
-		m[k] = s
-	}
-	return s
-}
-
-// produce notes a record the broker acknowledged.
-func (m *meter) produce(part string, offset, atMs int64) {
+// setOffset fixes scenario time 0 in the recorder's time (the start of production).
+func (m *meter) setOffset(ms int64) {
 	m.mu.Lock()
-	sub(m.produced, part)[offset] = atMs
+	m.offset = ms
 	m.mu.Unlock()
 }
 
-// processed notes a successful processing of a record by a group's consumer.
+func (m *meter) scen(recMs int64) int64 { return max(0, recMs-m.offset) }
+
+func (m *meter) inWin(t int64) bool { return t >= m.win.StartMs && t < m.win.EndMs }
+
+func (g *groupMeter) part(p string) *partMeter {
+	pm := g.parts[p]
+	if pm == nil {
+		pm = &partMeter{first: -1, open: map[int64]*offState{}, healFloor: -1}
+		g.parts[p] = pm
+	}
+	return pm
+}
+
+// state returns an open offset's state, nil when it is folded already.
+func (pm *partMeter) state(off int64) *offState {
+	if off < pm.floor {
+		return nil
+	}
+	st := pm.open[off]
+	if st == nil {
+		st = &offState{completedAt: -1, finishedAt: -1}
+		pm.open[off] = st
+	}
+	return st
+}
+
+func (g *groupMeter) hold(client, part string, off int64, n int) {
+	ps := g.held[client]
+	if ps == nil {
+		ps = map[string]map[int64]int{}
+		g.held[client] = ps
+	}
+	os := ps[part]
+	if os == nil {
+		os = map[int64]int{}
+		ps[part] = os
+	}
+	if os[off] += n; os[off] <= 0 {
+		delete(os, off)
+	}
+}
+
+// heldBelow is the lowest offset of the partition a client of the group holds, or to.
+func (g *groupMeter) heldBelow(part string, to int64) int64 {
+	for _, ps := range g.held {
+		for off := range ps[part] {
+			to = min(to, off)
+		}
+	}
+	return to
+}
+
+// produce notes a record the broker acknowledged (atMs in the recorder's time).
+func (m *meter) produce(part string, offset, atMs int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.producedTotal++
+	gs := m.topicGroups[topicOf(part)]
+	for _, g := range gs {
+		g.producedBy++
+	}
+	pp := m.produced[part]
+	if pp == nil {
+		pp = &producedPart{at: map[int64]int64{}, maxOffset: -1}
+		m.produced[part] = pp
+	}
+	pp.maxOffset = max(pp.maxOffset, offset)
+	if len(gs) > 0 && offset >= pp.floor {
+		pp.at[offset] = m.scen(atMs)
+	}
+}
+
+// polled notes a record a consumer's poll handed to its application: the client holds it
+// until it is done. (A record kgo fetched and has not handed over yet is not held: with one
+// fetch per poll it is handed over at once, long before another consumer could finish it.)
+func (m *meter) polled(group, client, part string, off int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g := m.byName[group]; g != nil {
+		g.hold(client, part, off, 1)
+	}
+}
+
+// done notes that a consumer's application finished a polled record (any outcome).
+func (m *meter) done(group, client, part string, off int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g := m.byName[group]; g != nil {
+		g.hold(client, part, off, -1)
+	}
+}
+
+// ended drops what a client incarnation held (its loop returned).
+func (m *meter) ended(group, client string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g := m.byName[group]; g != nil {
+		delete(g.held, client)
+	}
+}
+
+// processed notes a successful processing of a record by a group's consumer (atMs in the
+// recorder's time).
 func (m *meter) processed(group, part string, offset, atMs int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g := m.groups[group]
+	g := m.byName[group]
 	if g == nil {
 		return
 	}
-	s := sub(g.processedOK, part)
-	s[offset]++
-	if s[offset] > 1 {
-		g.dupEvents = append(g.dupEvents, atMs)
+	t := m.scen(atMs)
+	pm := g.part(part)
+	st := pm.state(offset)
+	if st == nil {
+		m.late++
+		return
+	}
+	st.okCount++
+	if st.okCount > 1 {
+		g.dups++
+		if m.inWin(t) {
+			g.dupsInWin++
+		}
 	}
 	if !g.share {
-		if _, ok := sub(g.completedAt, part)[offset]; !ok {
-			sub(g.completedAt, part)[offset] = atMs
-			sub(g.finishedAt, part)[offset] = atMs
-			sub(g.final, part)[offset] = "committed"
+		if pm.first < 0 || offset < pm.first {
+			pm.first = offset
+		}
+		if st.completedAt < 0 {
+			st.completedAt, st.finishedAt, st.final = t, t, "committed"
 		}
 	}
 }
 
-// op takes one history operation; suspect marks an answer a deviation may have falsified.
+// op takes one history operation (times in scenario time); suspect marks an answer a
+// deviation may have falsified.
 func (m *meter) op(op *sim.Op, suspect bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g := m.groups[op.Group]
+	g := m.byName[op.Group]
 	if g == nil {
 		return
 	}
+	pm := g.part(op.Partition)
 	switch op.Kind {
 	case "fetch":
-		dcs := sub(g.maxDC, op.Partition)
 		for _, r := range op.Acquired {
 			n := r.Last - r.First + 1
 			g.deliveries += n
 			if r.DeliveryCount > 1 {
 				g.redeliveries += n
 			}
+			if pm.first < 0 || r.First < pm.first {
+				pm.first = r.First
+			}
 			for off := r.First; off <= r.Last; off++ {
-				dcs[off] = max(dcs[off], r.DeliveryCount)
+				if st := pm.state(off); st != nil {
+					st.maxDC = max(st.maxDC, r.DeliveryCount)
+				}
 			}
 		}
 	case "ack":
-		if op.Code == "LOST" || op.ReturnMs < 0 {
-			mb := sub(g.maybe, op.Partition)
+		each := func(f func(off int64, t model.AckType)) {
 			for _, r := range op.Acks {
 				for off := r.First; off <= r.Last; off++ {
 					t := r.Types[0]
 					if len(r.Types) > 1 {
 						t = r.Types[off-r.First]
 					}
-					if t != model.AckRelease && t != model.AckRenew {
-						mb[off] = true
-					}
+					f(off, t)
 				}
 			}
+		}
+		if op.Code == "LOST" || op.ReturnMs < 0 {
+			each(func(off int64, t model.AckType) {
+				if st := pm.state(off); st != nil && t != model.AckRelease && t != model.AckRenew {
+					st.maybe = true
+				}
+			})
 			return
 		}
 		if op.Code != model.ErrNone.String() {
 			return
 		}
-		fin := sub(g.final, op.Partition)
-		for _, r := range op.Acks {
-			for off := r.First; off <= r.Last; off++ {
-				t := r.Types[0]
-				if len(r.Types) > 1 {
-					t = r.Types[off-r.First]
+		each(func(off int64, t model.AckType) {
+			st := pm.state(off)
+			if st == nil {
+				return
+			}
+			var out string
+			switch t {
+			case model.AckAccept:
+				out = "accepted"
+			case model.AckReject:
+				out = "rejected"
+			case model.AckGap:
+				out = "gap"
+			case model.AckRelease:
+				if int(st.maxDC) >= m.limit {
+					out = "limit"
 				}
-				var out string
-				switch t {
-				case model.AckAccept:
-					out = "accepted"
-				case model.AckReject:
-					out = "rejected"
-				case model.AckGap:
-					out = "gap"
-				case model.AckRelease:
-					if int(sub(g.maxDC, op.Partition)[off]) >= m.limit {
-						out = "limit"
+			}
+			if out == "" {
+				return
+			}
+			if st.final != "" {
+				switch {
+				case st.unsure && !suspect:
+					// A sure outcome replaces one the broker may have misreported.
+					st.unsure = false
+					if st.final == "accepted" {
+						st.completedAt = -1
 					}
+				case st.final != out && !st.unsure && !suspect:
+					g.conflicts++
+					return
+				default:
+					return
 				}
-				if out == "" {
-					continue
+			}
+			st.final, st.finishedAt, st.unsure = out, op.CallMs, suspect
+			if out == "accepted" {
+				st.completedAt = op.CallMs
+			}
+			if pm.healFloor >= 0 {
+				pm.finishedHealing = true
+			}
+		})
+	}
+}
+
+// slot is the series slot of time t.
+func (m *meter) slot(t int64) int {
+	return sort.Search(len(m.series), func(i int) bool { return m.series[i].TimeMs >= t })
+}
+
+// fold adds the group's offsets of part in [pm.floor, to) to its counts and accounting and
+// forgets them. below is the group's offset (start or committed) they are classified
+// against, logStart the partition's log start read after it.
+func (m *meter) fold(g *groupMeter, part string, to, below, logStart int64) {
+	pm := g.part(part)
+	if to <= pm.floor {
+		return
+	}
+	a := &g.acc
+	pp := m.produced[part]
+	for off := pm.floor; off < to; off++ {
+		st := pm.open[off]
+		delete(pm.open, off)
+		if st == nil {
+			st = &offState{completedAt: -1, finishedAt: -1}
+		}
+		isBelow := off < below
+		if g.share {
+			done, dc := st.final != "", st.maxDC
+			switch {
+			case done && isBelow:
+				a.Finished[st.final]++
+			case done:
+				a.TerminalInCache[st.final]++
+			case dc > 0 && isBelow && int(dc) >= m.limit:
+				a.Finished["limit"]++
+			case dc > 0 && isBelow && off < logStart:
+				a.Finished["log-start"]++
+			case dc > 0 && isBelow && st.maybe:
+				// Acknowledged by a request whose answer was lost: it may have applied.
+				a.Finished["unconfirmed"]++
+			case dc > 0 && isBelow:
+				a.SilentLoss++
+			case dc > 0:
+				a.Unfinished["delivered"]++
+			case off < logStart:
+				a.DeletedUndelivered++
+			case isBelow && (pm.first < 0 || off < pm.first):
+				a.SkippedByOffsetReset++
+			case isBelow:
+				a.SilentLoss++
+			default:
+				a.Unfinished["unread"]++
+			}
+		} else {
+			switch {
+			case isBelow && st.okCount > 0:
+				a.Finished["committed"]++
+			case isBelow && off < logStart:
+				a.DeletedUndelivered++
+			case isBelow:
+				// Committed past with no successful processing seen (kgo's autocommit
+				// commits what a poll returned): the simulator counts it committed too.
+				a.Finished["committed-unprocessed"]++
+			default:
+				a.Unfinished["uncommitted"]++
+			}
+		}
+		if c := st.completedAt; c >= 0 {
+			g.completed++
+			if m.inWin(c) {
+				g.doneInWin++
+			}
+			if pp != nil {
+				if pt, ok := pp.at[off]; ok && m.inWin(pt) {
+					g.lat.Add(c - pt)
 				}
-				uns := sub(g.unsure, op.Partition)
-				if prev, ok := fin[off]; ok {
-					switch {
-					case uns[off] && !suspect:
-						// A sure outcome replaces one the broker may have misreported.
-						delete(uns, off)
-						if prev == "accepted" {
-							delete(sub(g.completedAt, op.Partition), off)
-						}
-					case prev != out && !uns[off] && !suspect:
-						g.conflicts++
-						continue
-					default:
-						continue
-					}
-				}
-				fin[off] = out
-				sub(g.finishedAt, op.Partition)[off] = op.CallMs
-				if suspect {
-					uns[off] = true
-				}
-				if out == "accepted" {
-					sub(g.completedAt, op.Partition)[off] = op.CallMs
-				}
+			}
+			g.doneAt[m.slot(c)]++
+		}
+		if f := st.finishedAt; f >= 0 {
+			g.finAt[m.slot(f)]++
+		}
+	}
+	pm.floor = to
+	if pp == nil {
+		return
+	}
+	// Produce times no group reading the partition needs any more.
+	low := to
+	for _, og := range m.topicGroups[topicOf(part)] {
+		if op := og.parts[part]; op != nil {
+			low = min(low, op.floor)
+		} else {
+			low = min(low, 0)
+		}
+	}
+	for off := pp.floor; off < low; off++ {
+		delete(pp.at, off)
+	}
+	pp.floor = max(pp.floor, low)
+}
+
+// mark folds what a reading of the broker's offsets finished (the feeder calls it once
+// every request called before the reading had returned): up to the reading's floor, but
+// not past an offset a client of the group still holds.
+func (m *meter) mark(k *mark) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.byName[k.group]
+	if g == nil {
+		return
+	}
+	m.fold(g, k.part, g.heldBelow(k.part, k.floor), k.floor, k.logStart)
+}
+
+// healing notes the groups' offsets at the start of the healing phase (by group, then
+// "topic/p").
+func (m *meter) healing(floors map[string]map[string]int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for gn, fs := range floors {
+		if g := m.byName[gn]; g != nil {
+			for p, f := range fs {
+				g.part(p).healFloor = f
 			}
 		}
 	}
 }
 
-// sample appends a point of the time series at atMs.
+// sample appends a point of the time series at atMs (the recorder's time); its completed
+// and backlog counts are filled in by settle.
 func (m *meter) sample(atMs int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p := point{TimeMs: atMs, producedBy: map[string]int64{}}
-	for _, s := range m.produced {
-		p.Produced += int64(len(s))
+	p := point{TimeMs: m.scen(atMs), Produced: m.producedTotal, producedBy: make([]int64, len(m.groups)), backlogBy: make([]int64, len(m.groups))}
+	if n := len(m.series); n > 0 && p.TimeMs < m.series[n-1].TimeMs {
+		p.TimeMs = m.series[n-1].TimeMs
 	}
-	for name, g := range m.groups {
-		p.Completed += g.completedCount()
+	for i, g := range m.groups {
 		p.Deliveries += g.deliveries
 		p.Redelivered += g.redeliveries
-		p.Duplicates += int64(len(g.dupEvents))
-		var fin int64
-		for _, f := range g.final {
-			fin += int64(len(f))
-		}
-		p.producedBy[name] = m.producedFor(g)
-		p.Backlog += max(0, p.producedBy[name]-fin)
+		p.Duplicates += g.dups
+		p.producedBy[i] = g.producedBy
+		g.doneAt = append(g.doneAt, 0)
+		g.finAt = append(g.finAt, 0)
 	}
 	m.series = append(m.series, p)
 }
 
-// settle recomputes each sample's completed and backlog counts from the completion and
-// finish times (the acknowledgements' call times), once every answer is in: a sample
-// taken while an acknowledgement was in flight counted its records as not finished,
-// although the broker had applied it; the simulator's backlog is the broker's. Call it
-// after shift.
-func (m *meter) settle() {
+// final folds everything left at the end of the run, against the groups' offsets then
+// (floors: group → "topic/p" → start or committed offset) and the partitions' log start
+// and end offsets, and settles the series. It returns each group's accounting and the
+// partitions' end states (sim.FinalState, for liveness); undecided lists the partitions
+// not drained only because of acknowledgements whose answers were lost.
+func (m *meter) final(floors map[string]map[string]int64, logStart, logEnd map[string]int64, topicsOf map[string][]string) (map[string]sim.Accounting, []sim.FinalState, []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	type times struct{ done, fin []int64 }
-	by := map[string]times{}
-	for name, g := range m.groups {
-		var t times
-		for _, s := range g.completedAt {
-			for _, v := range s {
-				t.done = append(t.done, v)
+	accs := map[string]sim.Accounting{}
+	var fss []sim.FinalState
+	var undecided []string
+	for _, g := range m.groups {
+		fl, ok := floors[g.name]
+		if !ok {
+			continue
+		}
+		var parts []string
+		for p := range logEnd {
+			for _, t := range topicsOf[g.name] {
+				if topicOf(p) == t {
+					parts = append(parts, p)
+				}
 			}
 		}
-		for _, s := range g.finishedAt {
-			for _, v := range s {
-				t.fin = append(t.fin, v)
+		sort.Strings(parts)
+		a := &g.acc
+		for _, p := range parts {
+			end, ls := logEnd[p], logStart[p]
+			start := fl[p]
+			pm := g.part(p)
+			before := *a
+			before.Unfinished = map[string]int64{}
+			for k, v := range a.Unfinished {
+				before.Unfinished[k] = v
 			}
+			var maybe, inFlight int64
+			for off, st := range pm.open {
+				if off >= start && off < end && st.final == "" && st.maxDC > 0 {
+					inFlight++
+					if st.maybe {
+						maybe++
+					}
+				}
+			}
+			m.fold(g, p, max(end, pm.floor), start, ls)
+			// Offsets the history shows beyond the log end (a delivery or processing of an
+			// offset the log does not hold, an acknowledged produce beyond it) unbalance
+			// the sum.
+			for off := range pm.open {
+				if off >= end {
+					g.conflicts++
+				}
+			}
+			if pp := m.produced[p]; pp != nil && pp.maxOffset >= end {
+				g.conflicts += pp.maxOffset - end + 1
+			}
+			a.Offsets += end
+			unfinished := a.Unfinished["delivered"] + a.Unfinished["unread"] + a.Unfinished["uncommitted"] -
+				before.Unfinished["delivered"] - before.Unfinished["unread"] - before.Unfinished["uncommitted"]
+			fs := sim.FinalState{Group: g.name, Partition: p, StartOffset: start, LogStart: ls, LogEnd: end, Loaded: true}
+			if g.share {
+				fs.InFlight = inFlight
+				fs.Drained = unfinished == 0
+				if !fs.Drained && unfinished == maybe {
+					undecided = append(undecided, g.name+"/"+p)
+				}
+			} else {
+				fs.Drained = start >= end
+			}
+			fs.ProgressedWhileHealing = pm.healFloor >= 0 && (start > pm.healFloor || pm.finishedHealing)
+			fss = append(fss, fs)
 		}
-		sort.Slice(t.done, func(a, b int) bool { return t.done[a] < t.done[b] })
-		sort.Slice(t.fin, func(a, b int) bool { return t.fin[a] < t.fin[b] })
-		by[name] = t
+		var sum int64
+		for _, v := range a.Finished {
+			sum += v
+		}
+		for _, v := range a.TerminalInCache {
+			sum += v
+		}
+		a.UnfinishedTotal = 0
+		for _, v := range a.Unfinished {
+			a.UnfinishedTotal += v
+		}
+		sum += a.UnfinishedTotal + a.DeletedUndelivered + a.SkippedByOffsetReset + a.SilentLoss + a.NoRecord + g.conflicts
+		a.Sum, a.Balanced = sum, sum == a.Offsets
+		accs[g.name] = *a
 	}
-	upTo := func(sorted []int64, at int64) int64 {
-		return int64(sort.Search(len(sorted), func(i int) bool { return sorted[i] > at }))
-	}
+	m.settle()
+	return accs, fss, undecided
+}
+
+// settle fills in each sample's completed and backlog counts from the completions and
+// final outcomes by slot: a sample taken while an acknowledgement was in flight would
+// have counted its records as not finished, although the broker had applied them; the
+// simulator's backlog is the broker's.
+func (m *meter) settle() {
+	done := make([]int64, len(m.groups))
+	fin := make([]int64, len(m.groups))
 	for i := range m.series {
 		p := &m.series[i]
 		p.Completed, p.Backlog = 0, 0
-		for name, t := range by {
-			p.Completed += upTo(t.done, p.TimeMs)
-			p.Backlog += max(0, p.producedBy[name]-upTo(t.fin, p.TimeMs))
+		for gi, g := range m.groups {
+			done[gi] += g.doneAt[i]
+			fin[gi] += g.finAt[i]
+			p.Completed += done[gi]
+			p.backlogBy[gi] = max(0, p.producedBy[gi]-fin[gi])
+			p.Backlog += p.backlogBy[gi]
 		}
 	}
 }
 
-// producedFor counts the records produced to a group's topics.
-func (m *meter) producedFor(g *groupMeter) int64 {
-	var n int64
-	for name, gm := range m.groups {
-		if gm != g {
-			continue
+// retained counts the per-offset entries the meter holds (open offsets, produce times,
+// held records): what must stay flat as a run gets longer.
+func (m *meter) retained() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, pp := range m.produced {
+		n += len(pp.at)
+	}
+	for _, g := range m.groups {
+		for _, pm := range g.parts {
+			n += len(pm.open)
 		}
-		for part, s := range m.produced {
-			for _, gn := range m.topicGroups[topicOf(part)] {
-				if gn == name {
-					n += int64(len(s))
-				}
+		for _, ps := range g.held {
+			for _, os := range ps {
+				n += len(os)
 			}
 		}
 	}
@@ -312,62 +669,35 @@ type Figures struct {
 	Completed         float64  `json:"completed"`
 }
 
-// figures computes a group's measured figures over the window [startMs, endMs).
-func (m *meter) figures(group string, startMs, endMs int64) Figures {
+// figures computes a group's measured figures over the meter's window (after final).
+func (m *meter) figures(group string) Figures {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g := m.groups[group]
+	g := m.byName[group]
 	f := Figures{Group: group}
 	if g == nil {
 		return f
 	}
-	win := float64(max(endMs-startMs, 1))
-	in := func(t int64) bool { return t >= startMs && t < endMs }
-	var done, dups int64
-	for _, s := range g.completedAt {
-		for _, t := range s {
-			if in(t) {
-				done++
-			}
-		}
-	}
-	for _, t := range g.dupEvents {
-		if in(t) {
-			dups++
-		}
-	}
-	f.ThroughputPerSec = float64(done) * 1000 / win
-	f.DuplicatesPerHour = float64(dups) * 3_600_000 / win
+	win := float64(max(m.win.EndMs-m.win.StartMs, 1))
+	f.ThroughputPerSec = float64(g.doneInWin) * 1000 / win
+	f.DuplicatesPerHour = float64(g.dupsInWin) * 3_600_000 / win
 	f.Redeliveries = float64(g.redeliveries)
-	f.Completed = float64(g.completedCount())
-	f.Produced = float64(m.producedFor(g))
-	var lat []int64
-	for part, s := range m.produced {
-		ca := g.completedAt[part]
-		for off, pt := range s {
-			if !in(pt) {
-				continue
-			}
-			if c, ok := ca[off]; ok {
-				lat = append(lat, max(0, c-pt))
-			}
-		}
-	}
-	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	if len(lat) > 0 {
-		p50, p99 := quantile(lat, 0.5), quantile(lat, 0.99)
+	f.Completed = float64(g.completed)
+	f.Produced = float64(g.producedBy)
+	if g.lat.Count() > 0 {
+		q50, _ := g.lat.Quantile(0.5)
+		q99, _ := g.lat.Quantile(0.99)
+		p50, p99 := float64(q50), float64(q99)
 		f.E2EP50Ms, f.E2EP99Ms = &p50, &p99
 	}
-	for _, p := range m.series {
-		f.BacklogMax = max(f.BacklogMax, float64(p.Backlog))
+	for i, og := range m.groups {
+		if og == g {
+			for _, p := range m.series {
+				f.BacklogMax = max(f.BacklogMax, float64(p.backlogBy[i]))
+			}
+		}
 	}
 	return f
-}
-
-// quantile is the nearest-rank quantile of sorted values.
-func quantile(sorted []int64, q float64) float64 {
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return float64(sorted[min(max(k, 0), len(sorted)-1)])
 }
 
 // predicted copies the simulator's figures of one group.
@@ -400,131 +730,4 @@ func predicted(res *sim.Result, group string) Figures {
 		}
 	}
 	return f
-}
-
-// shift moves every time the meter holds by -offset ms (clamped at 0): scenario time 0 is
-// the start of production.
-func (m *meter) shift(offset int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	f := func(t int64) int64 { return max(0, t-offset) }
-	for _, s := range m.produced {
-		for k, v := range s {
-			s[k] = f(v)
-		}
-	}
-	for _, g := range m.groups {
-		for _, s := range g.completedAt {
-			for k, v := range s {
-				s[k] = f(v)
-			}
-		}
-		for _, s := range g.finishedAt {
-			for k, v := range s {
-				s[k] = f(v)
-			}
-		}
-		for i := range g.dupEvents {
-			g.dupEvents[i] = f(g.dupEvents[i])
-		}
-	}
-	for i := range m.series {
-		m.series[i].TimeMs = f(m.series[i].TimeMs)
-	}
-}
-
-// accounting puts every offset of a share group's partitions in one of sim.Accounting's
-// buckets, from what the history showed (final outcomes, highest delivery count) and the
-// broker's answers at the end: the group's start offsets (spso), log start and end offsets.
-// An offset the history shows ending two different ways is counted in both buckets, which
-// unbalances the sum (records-accounted fails).
-//
-//   - a final outcome seen (ACCEPT, REJECT, GAP, RELEASE at the limit): finished below the
-//     start offset, terminal in the cache above it;
-//   - delivered, no final outcome: below the start offset, archived at the limit (lock
-//     expiry at the limit), archived by the log start, finished by an acknowledgement whose
-//     answer was lost ("unconfirmed"), or silently lost; above it, unfinished;
-//   - never delivered: below the log start, deleted before delivery; below the group's
-//     first delivery on the partition and the start offset, skipped by the offset reset;
-//     below the start offset otherwise, silently lost; above it, unfinished (unread).
-func (m *meter) accounting(g sim.Group, spso, logStart, logEnd map[string]int64) sim.Accounting {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	gm := m.groups[g.Name]
-	a := sim.Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{}}
-	parts := make([]string, 0, len(logEnd))
-	for p := range logEnd {
-		for _, t := range g.Topics {
-			if topicOf(p) == t {
-				parts = append(parts, p)
-			}
-		}
-	}
-	sort.Strings(parts)
-	for _, p := range parts {
-		end, ls := logEnd[p], logStart[p]
-		start, known := spso[p]
-		if !known {
-			start = 0
-		}
-		fin, dcs := gm.final[p], gm.maxDC[p]
-		first := int64(-1)
-		for off := range dcs {
-			if first < 0 || off < first {
-				first = off
-			}
-		}
-		a.Offsets += end
-		for off := int64(0); off < end; off++ {
-			below := off < start
-			out, done := fin[off]
-			dc := dcs[off]
-			switch {
-			case done && below:
-				a.Finished[out]++
-			case done:
-				a.TerminalInCache[out]++
-			case dc > 0 && below && int(dc) >= m.limit:
-				a.Finished["limit"]++
-			case dc > 0 && below && off < ls:
-				a.Finished["log-start"]++
-			case dc > 0 && below && gm.maybe[p][off]:
-				// Acknowledged by a request whose answer was lost: it may have applied.
-				a.Finished["unconfirmed"]++
-			case dc > 0 && below:
-				a.SilentLoss++
-			case dc > 0:
-				a.Unfinished["delivered"]++
-			case off < ls:
-				a.DeletedUndelivered++
-			case below && (first < 0 || off < first):
-				a.SkippedByOffsetReset++
-			case below:
-				a.SilentLoss++
-			default:
-				a.Unfinished["unread"]++
-			}
-		}
-	}
-	var sum int64
-	for _, v := range a.Finished {
-		sum += v
-	}
-	for _, v := range a.TerminalInCache {
-		sum += v
-	}
-	for _, v := range a.Unfinished {
-		a.UnfinishedTotal += v
-	}
-	sum += a.UnfinishedTotal + a.DeletedUndelivered + a.SkippedByOffsetReset + a.SilentLoss + a.NoRecord + gm.conflicts
-	a.Sum, a.Balanced = sum, sum == a.Offsets
-	return a
-}
-
-func (g *groupMeter) completedCount() int64 {
-	var n int64
-	for _, s := range g.completedAt {
-		n += int64(len(s))
-	}
-	return n
 }

@@ -79,6 +79,9 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 		return float64(batch) * 1000 / p.RecordsPerSecond
 	}
 	var wg sync.WaitGroup
+	var failMu sync.Mutex
+	var failed int
+	var firstErr error
 	seq, part := 0, 0
 	at := float64(p.StartMs)
 	for at < float64(end) {
@@ -108,7 +111,12 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 			cl.Produce(context.Background(), rec, func(rec *kgo.Record, err error) {
 				defer wg.Done()
 				if err != nil {
-					r.note(fmt.Sprintf("producer %s: a record failed: %v", p.Name, err))
+					// Counted, one note at the end: notes must not grow with the run.
+					failMu.Lock()
+					if failed++; firstErr == nil {
+						firstErr = err
+					}
+					failMu.Unlock()
 					return
 				}
 				r.meter.produce(partOf(r.cl, rec), rec.Offset, now)
@@ -126,5 +134,8 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 	}
 	cl.Close() // fails what is still buffered, so every callback has run after Wait
 	wg.Wait()
+	if failed > 0 {
+		r.note(fmt.Sprintf("producer %s: %d records failed (the first: %v)", p.Name, failed, firstErr))
+	}
 	return nil
 }

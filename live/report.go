@@ -33,7 +33,7 @@ func writeResult(dir string, r *Result) error {
 		Verdict: verdictLine(r)}
 	measured := "measured: the live run"
 	if r.Runs > 1 {
-		measured = fmt.Sprintf("measured: the mean of %d live runs, noise their relative standard deviation (the plots draw the first run)", r.Runs)
+		measured = fmt.Sprintf("measured: the mean of %d live runs, noise their relative standard deviation (the plots draw every run)", r.Runs)
 	}
 	page.Caption = fmt.Sprintf("predicted: the simulator with seed %d, the same scaled scenario (the plots' dashed line); spread: lowest–highest over seeds %d–%d; %s; ratio: measured ÷ predicted. A figure is flagged only when the measurement lies outside the spread by more than the noise. The measured lines end when the run stopped (the groups drained or the healing phase ended).",
 		r.Seed, r.Seed, r.Seed+PredictionSeeds-1, measured)
@@ -46,7 +46,7 @@ func writeResult(dir string, r *Result) error {
 	}
 	page.Notes = append(page.Notes, r.Notes...)
 	if !r.Drained {
-		page.Notes = append(page.Notes, "The share groups had not drained when the run ended.")
+		page.Notes = append(page.Notes, "The groups had not drained when the run ended.")
 	}
 	if r.predicted != nil {
 		for _, s := range r.predicted.Metrics.Series {
@@ -60,8 +60,18 @@ func writeResult(dir string, r *Result) error {
 			page.Predicted = append(page.Predicted, p)
 		}
 	}
-	for _, s := range r.measured {
-		page.Measured = append(page.Measured, reports.LivePoint{TimeMs: s.TimeMs, Completed: float64(s.Completed), Backlog: float64(s.Backlog), Delivered: float64(s.Deliveries)})
+	livePoints := func(ps []point) []reports.LivePoint {
+		out := make([]reports.LivePoint, 0, len(ps))
+		for _, s := range ps {
+			out = append(out, reports.LivePoint{TimeMs: s.TimeMs, Completed: float64(s.Completed), Backlog: float64(s.Backlog), Delivered: float64(s.Deliveries)})
+		}
+		return out
+	}
+	page.Measured = livePoints(r.measured)
+	if len(r.measuredRuns) > 1 {
+		for _, run := range r.measuredRuns {
+			page.MeasuredRuns = append(page.MeasuredRuns, livePoints(run))
+		}
 	}
 	for _, row := range r.Comparison {
 		page.Rows = append(page.Rows, reports.LiveRow{Group: row.Group, Figure: row.Figure, Predicted: num(row.Predicted), Spread: spread(row), Measured: num(row.Measured), Noise: noiseCell(row.Noise), Ratio: num(row.Ratio), Flagged: row.Flagged, Why: row.Why})

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/reports"
 	"github.com/sharesim/sharesim/sim"
 	"github.com/sharesim/sharesim/sim/rng"
@@ -18,11 +19,19 @@ import (
 
 // attempt is what one live run of a scenario recorded.
 type attempt struct {
-	ops         []sim.Op
-	hidden      []sim.HiddenEvent
-	suspect     map[int]bool // ops whose reported outcome a deviation may have falsified
-	meter       *meter
-	accounting  map[string]sim.Accounting // share groups
+	ops     int // operations recorded
+	suspect int // of them, outcomes a deviation may have falsified
+	// hv is the history checks' verdict; shadow the verdict of the checks a known
+	// error-code-only deviation can fail, with the outcomes it can falsify taken as
+	// unknown (nil: no such check).
+	hv, shadow *checker.HistoryVerdict
+	meter      *meter
+	accounting map[string]sim.Accounting
+	// final holds the partitions' end states (liveness); undecided the partitions not
+	// drained only because acknowledgements' answers were lost.
+	final       []sim.FinalState
+	undecided   []string
+	late        int64
 	interrupted bool
 	drained     bool
 	notes       []string
@@ -50,6 +59,7 @@ type runner struct {
 	stallEnd  time.Time
 	instances []*instance
 	logStart  map[string]int64 // "topic/p" → highest log start seen
+	probe     func(atMs int64, retained int)
 }
 
 func (r *runner) note(s string) {
@@ -99,7 +109,17 @@ func (r *runner) untilMs(stop <-chan struct{}, atMs int64) bool {
 
 // runAttempt runs cfg (already scaled) once against target. interrupt ends production
 // early (Ctrl-C); the attempt still drains, closes its clients, and returns what it saw.
-func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer) (*attempt, error) {
+func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer, ck checks, win sim.Window, probe func(int64, int)) (*attempt, error) {
+	main, err := checker.NewHistoryStream(cfg, ck.names)
+	if err != nil {
+		return nil, err
+	}
+	var shadow *checker.HistoryStream
+	if len(ck.shadow) > 0 {
+		if shadow, err = checker.NewHistoryStream(cfg, ck.shadow); err != nil {
+			return nil, err
+		}
+	}
 	began := time.Now()
 	setup, cancelSetup := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancelSetup()
@@ -135,10 +155,10 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &runner{cfg: cfg, seed: seed, cl: cl, meter: newMeter(&cfg), ctx: ctx, stopC: make(chan struct{}), logStart: map[string]int64{}}
+	r := &runner{cfg: cfg, seed: seed, cl: cl, meter: newMeter(&cfg, win), ctx: ctx, stopC: make(chan struct{}), logStart: map[string]int64{}}
 	r.startAt = time.Now()
 	r.rec = newRecorder(r.startAt, hw)
-	r.rec.onOp = r.meter.op
+	r.probe = probe
 	fmt.Fprintf(progress, "live: %s, topics and groups prefixed %s\n", describeTarget(target, cl, cfg.Kafka.RecordLockDurationMs), cl.prefix)
 
 	// Consumers first; production starts once every share-partition is initialised, so
@@ -176,6 +196,16 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 		r.startAt = r.startAt.Add(time.Duration(late) * time.Millisecond)
 	}
 	offset := r.startAt.Sub(r.rec.start).Milliseconds()
+	r.meter.setOffset(offset)
+	fd := &feeder{rec: r.rec, meter: r.meter, offset: offset, main: main, shadow: shadow, share: map[string]bool{}}
+	for _, g := range cfg.Groups {
+		fd.share[g.Name] = g.Type == sim.ShareGroup
+	}
+	feedStop, feedDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(feedDone)
+		fd.run(feedStop)
+	}()
 
 	stopProd := make(chan struct{})
 	var prodWG sync.WaitGroup
@@ -206,6 +236,7 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	close(stopProd)
 	prodWG.Wait()
 	fmt.Fprintf(progress, "live: production ended at %.1f s, draining\n", time.Since(r.startAt).Seconds())
+	r.meter.healing(r.groupFloors())
 
 	// The drain: consumers go on until every share-partition's start offset reached the
 	// log end, for the healing phase (at least two lock durations, so released and expired
@@ -231,25 +262,39 @@ func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target T
 	}
 	stopWG.Wait()
 	r.meter.sample(r.rec.returnMs())
-
-	final, ferr := r.finalAccounting()
 	cancel()
 	r.wg.Wait()
+	// Every client is closed: every request was answered or found lost. The last step
+	// hands over the rest of the history.
+	close(feedStop)
+	<-feedDone
+	a := &attempt{meter: r.meter, interrupted: interrupted, drained: drained, applied: cl.applied, offsetMs: offset}
+	var ferr error
+	a.accounting, a.final, a.undecided, ferr = r.finalAccounting()
 	if hw != nil {
 		if err := hw.Close(); err != nil {
 			r.note(err.Error())
 		}
 	}
-	ops, hidden, suspect := r.rec.snapshot()
-	// Scenario time 0 is the start of production: shift the history to it, like the
-	// simulator's (consumer operations before it get negative times... kept at 0).
-	shift(ops, hidden, offset)
-	r.meter.shift(offset)
-	r.meter.settle()
-	a := &attempt{ops: ops, hidden: hidden, suspect: suspect, meter: r.meter, accounting: final, interrupted: interrupted, drained: drained,
-		notes: r.notes, applied: cl.applied, elapsed: time.Since(began), offsetMs: offset}
+	a.ops, a.suspect = r.rec.counts()
+	a.hv = main.Verdict()
+	if shadow != nil {
+		a.shadow = shadow.Verdict()
+	}
+	r.meter.mu.Lock()
+	a.late = r.meter.late
+	r.meter.mu.Unlock()
+	a.notes, a.elapsed = r.notes, time.Since(began)
 	if ferr != nil {
 		a.notes = append(a.notes, "accounting: "+ferr.Error())
+	}
+	if a.late > 0 {
+		a.notes = append(a.notes, fmt.Sprintf("%d processings of records the meter had already folded (their duplicates are not counted)", a.late))
+	}
+	for _, g := range cfg.Groups {
+		if n := a.accounting[g.Name].Finished["committed-unprocessed"]; n > 0 {
+			a.notes = append(a.notes, fmt.Sprintf("classic group %s committed past %d records no consumer of it processed successfully", g.Name, n))
+		}
 	}
 	if err := cleanup(); err != nil {
 		a.notes = append(a.notes, "cleanup: "+err.Error())
@@ -262,25 +307,6 @@ func describeTarget(t Target, c *cluster, lockMs int64) string {
 		return fmt.Sprintf("embedded kfake cluster at %s (lock sweep every %d ms)", strings.Join(c.seeds, ","), sweepMs(lockMs))
 	}
 	return "cluster at " + strings.Join(t.Bootstrap, ",")
-}
-
-// shift moves the history's times by -offset (ms), clamping at 0, so that 0 is the start
-// of production. Clamping keeps every interval containing the real one.
-func shift(ops []sim.Op, hidden []sim.HiddenEvent, offset int64) {
-	if offset == 0 {
-		return
-	}
-	f := func(t int64) int64 { return max(0, t-offset) }
-	for i := range ops {
-		ops[i].CallMs = f(ops[i].CallMs)
-		if ops[i].ReturnMs >= 0 {
-			ops[i].ReturnMs = f(ops[i].ReturnMs)
-		}
-	}
-	for i := range hidden {
-		hidden[i].TimeMs = f(hidden[i].TimeMs)
-		hidden[i].FromMs = f(hidden[i].FromMs)
-	}
 }
 
 // waitInitialised waits (at most 15 s) until every share group has a start offset for
@@ -331,7 +357,8 @@ func (r *runner) partitions(g sim.Group) int {
 	return n
 }
 
-// drain waits until every share group's start offsets reached the log end, or heal passed.
+// drain waits until every group's offsets (share: start, classic: committed) reached the
+// log end, or heal passed.
 func (r *runner) drain(heal time.Duration) bool {
 	deadline := time.Now().Add(heal)
 	for {
@@ -359,10 +386,7 @@ func (r *runner) isDrained() bool {
 		}
 	}
 	for _, g := range r.cfg.Groups {
-		if g.Type != sim.ShareGroup {
-			continue
-		}
-		so, err := r.cl.shareOffsets(ctx, g.Name)
+		so, err := r.cl.groupOffsets(ctx, g)
 		if err != nil {
 			return false
 		}
@@ -499,8 +523,9 @@ func (r *runner) logStartMoved(part string, to, atMs int64) {
 	}
 }
 
-// watch samples the metrics and follows the log start offsets (retention moves them
-// too; on the embedded cluster, retention is applied at the topic's check interval).
+// watch samples the metrics, follows the log start offsets (retention moves them too; on
+// the embedded cluster, retention is applied at the topic's check interval) and reads the
+// groups' offsets for the feeder.
 func (r *runner) watch(stop chan struct{}) {
 	every := time.Duration(max(min(r.cfg.MetricsIntervalMs, 250), 20)) * time.Millisecond
 	t := time.NewTicker(every)
@@ -517,6 +542,10 @@ func (r *runner) watch(stop chan struct{}) {
 		}
 	}
 	nextSample := int64(0)
+	// Every markEvery the groups' offsets are read: the meter and the checks forget what
+	// they passed (feed.go).
+	const markEvery = 250 * time.Millisecond
+	lastMark := time.Now()
 	for {
 		select {
 		case <-stop:
@@ -532,10 +561,24 @@ func (r *runner) watch(stop chan struct{}) {
 			lastRetention = time.Now()
 		}
 		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+		// The groups' offsets first, then the log starts: a log start read after a start
+		// offset is at least the one the broker archived below it by.
+		var floors map[string]map[string]int64
+		var floorsAt int64
+		if time.Since(lastMark) >= markEvery {
+			floors, floorsAt, lastMark = r.groupFloors(), r.rec.returnMs(), time.Now()
+			if r.probe != nil {
+				r.probe(time.Since(r.startAt).Milliseconds(), r.meter.retained())
+			}
+		}
+		starts := map[string]int64{}
 		for _, tp := range r.cfg.Topics {
 			start, _, err := r.cl.offsets(ctx, tp.Name)
 			if err != nil {
 				continue
+			}
+			for p, o := range start {
+				starts[tp.Name+"/"+strconv.Itoa(int(p))] = o
 			}
 			at := r.rec.returnMs()
 			ps := make([]int32, 0, len(start))
@@ -550,38 +593,69 @@ func (r *runner) watch(stop chan struct{}) {
 			}
 		}
 		cancel()
+		for _, g := range r.cfg.Groups {
+			fs, ok := floors[g.Name]
+			if !ok {
+				continue
+			}
+			parts := make([]string, 0, len(fs))
+			for p := range fs {
+				parts = append(parts, p)
+			}
+			sort.Strings(parts)
+			for _, p := range parts {
+				if ls, ok := starts[p]; ok {
+					r.rec.observed(mark{group: g.Name, part: p, floor: fs[p], logStart: ls, atMs: floorsAt})
+				}
+			}
+		}
 	}
 }
 
-// finalAccounting classifies every offset of every share group's partitions at the end
-// (sim.Accounting's buckets) from the history and the broker's answers: the start
-// offsets (DescribeShareGroupOffsets), log start and end offsets.
-func (r *runner) finalAccounting() (map[string]sim.Accounting, error) {
+// finalAccounting classifies every offset of every group's partitions at the end
+// (sim.Accounting's buckets) from what the meter holds and the broker's answers: the
+// share groups' start offsets (DescribeShareGroupOffsets), the classic groups' committed
+// offsets, log start and end offsets. It also returns the partitions' end states for
+// liveness, and the partitions whose drain cannot be decided.
+func (r *runner) finalAccounting() (map[string]sim.Accounting, []sim.FinalState, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	starts, ends := map[string]int64{}, map[string]int64{}
 	for _, t := range r.cfg.Topics {
 		s, e, err := r.cl.offsets(ctx, t.Name)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		for p := range e {
 			k := t.Name + "/" + strconv.Itoa(int(p))
 			starts[k], ends[k] = s[p], e[p]
 		}
 	}
-	out := map[string]sim.Accounting{}
+	floors := map[string]map[string]int64{}
+	topics := map[string][]string{}
 	var errs []error
 	for _, g := range r.cfg.Groups {
-		if g.Type != sim.ShareGroup {
-			continue
-		}
-		so, err := r.cl.shareOffsets(ctx, g.Name)
+		so, err := r.cl.groupOffsets(ctx, g)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		out[g.Name] = r.meter.accounting(g, so, starts, ends)
+		floors[g.Name], topics[g.Name] = so, g.Topics
 	}
-	return out, errors.Join(errs...)
+	acc, final, undecided := r.meter.final(floors, starts, ends, topics)
+	return acc, final, undecided, errors.Join(errs...)
+}
+
+// groupFloors reads every group's offsets (start or committed), by group; a group whose
+// offsets could not be read is left out.
+func (r *runner) groupFloors() map[string]map[string]int64 {
+	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+	defer cancel()
+	out := map[string]map[string]int64{}
+	for _, g := range r.cfg.Groups {
+		if so, err := r.cl.groupOffsets(ctx, g); err == nil {
+			out[g.Name] = so
+		}
+	}
+	return out
 }

@@ -157,6 +157,7 @@ func (t *tapConn) lose() {
 	sort.Slice(corrs, func(a, b int) bool { return corrs[a] < corrs[b] })
 	for _, c := range corrs {
 		t.lost(t.pending[c])
+		t.rec.answered(t.pending[c].callMs)
 	}
 	t.pending = map[int32]*pendingReq{}
 }
@@ -199,7 +200,12 @@ func (t *tapConn) request(b []byte, callMs int64) {
 		}
 		pr.ack = req
 	}
+	if old := t.pending[corr]; old != nil { // a reused correlation ID: the old one is lost
+		t.lost(old)
+		t.rec.answered(old.callMs)
+	}
 	t.pending[corr] = pr
+	t.rec.sent(callMs)
 }
 
 // skipRequestHeader skips the client ID and the tagged fields of a flexible request header.
@@ -250,6 +256,7 @@ func (t *tapConn) response(b []byte, retMs int64) {
 		return
 	}
 	delete(t.pending, corr)
+	defer t.rec.answered(pr.callMs)
 	body, ok := skipTags(b[4:])
 	if !ok {
 		t.lost(pr)

@@ -82,6 +82,7 @@ func TestWireTapRecordsShareFetch(t *testing.T) {
 
 	fc := &fakeConn{in: bytes.NewReader(responseFrame(resp, 7))}
 	rec := newRecorder(time.Now(), nil)
+	rec.keep = true
 	tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func(got [16]byte) string {
 		if got == id {
 			return "t"

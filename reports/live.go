@@ -45,8 +45,11 @@ type LivePage struct {
 	Verdict, Caption    string
 	Notes               []string
 	Predicted, Measured []LivePoint
-	Rows                []LiveRow
-	Checks              []LiveCheck
+	// MeasuredRuns, with more than one run (--repeat), holds every run's series: the
+	// plots draw each run's line instead of Measured alone.
+	MeasuredRuns [][]LivePoint
+	Rows         []LiveRow
+	Checks       []LiveCheck
 }
 
 // WriteLivePage writes index.html and its plots (live-*.svg, live-*.png) into dir.
@@ -125,7 +128,15 @@ func liveFigure(name, title, ylabel string, p LivePage, get func(LivePoint) floa
 		if len(p.Predicted) > 0 {
 			ch.add("predicted (simulator)", lineOf(xy(p.Predicted), colBlue, 1.5, 4, 2))
 		}
-		if len(p.Measured) > 0 {
+		switch {
+		case len(p.MeasuredRuns) > 1:
+			// Every run in a colour of its own (the palette after the prediction's blue).
+			for k, run := range p.MeasuredRuns {
+				if len(run) > 0 {
+					ch.add(fmt.Sprintf("measured (live), run %d", k+1), lineOf(xy(run), pal(k+1), 1.2))
+				}
+			}
+		case len(p.Measured) > 0:
 			ch.add("measured (live)", lineOf(xy(p.Measured), colOrange, 1.5))
 		}
 		ch.draw(dc)

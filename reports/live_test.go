@@ -42,3 +42,32 @@ func TestWriteLivePage(t *testing.T) {
 		}
 	}
 }
+
+// With repeated runs every run is drawn, each with its own legend entry.
+func TestWriteLivePageDrawsEveryRun(t *testing.T) {
+	dir := t.TempDir()
+	run := func(k float64) []LivePoint {
+		return []LivePoint{{TimeMs: 0}, {TimeMs: 1000, Completed: 9 + k, Backlog: 3, Delivered: 11 + k}}
+	}
+	p := LivePage{Title: "t", Predicted: run(1), Measured: run(0), MeasuredRuns: [][]LivePoint{run(0), run(1), run(2)}}
+	if err := WriteLivePage(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "live-completed.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"run 1", "run 2", "run 3", "predicted (simulator)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the plot lacks the legend entry %q", want)
+		}
+	}
+	one := t.TempDir()
+	p.MeasuredRuns = p.MeasuredRuns[:1]
+	if err := WriteLivePage(one, p); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(one, "live-completed.svg")); strings.Contains(string(b), "run 1") || !strings.Contains(string(b), "measured (live)") {
+		t.Error("one run: want the single measured line")
+	}
+}

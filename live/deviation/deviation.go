@@ -34,12 +34,13 @@ type Deviation struct {
 // Kfake lists kfake's known deviations from Kafka 4.2's share-partition rules.
 var Kfake = []Deviation{
 	{
-		ID:       "log-start-not-followed",
-		Broker:   "kfake",
-		Title:    "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
-		Kafka:    "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
-		Theirs:   "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
-		Checks:   []string{"nothing-below-spso-acquired", "no-silent-loss", "records-accounted", "linearizable"},
+		ID:     "log-start-not-followed",
+		Broker: "kfake",
+		Title:  "after the log start moves (DeleteRecords, retention, compaction) the share-partition start offset stays put; fetches acquire offsets below the log start that have no record, and AVAILABLE records below it are never archived",
+		Kafka:  "on OFFSET_OUT_OF_RANGE the leader calls SharePartition.updateCacheAndOffsets(logStartOffset), which moves SPSO to the log start and archives AVAILABLE records below it",
+		Theirs: "kfake's share-partition keeps its spso; the acquire walk below the log start finds no batch and still acquires the offsets",
+		// liveness: a start offset left below the log start never reaches the log end.
+		Checks:   []string{"nothing-below-spso-acquired", "no-silent-loss", "records-accounted", "linearizable", "liveness"},
 		PinnedBy: "live/peer.TestPinLogStartNotFollowed",
 	},
 	{
@@ -135,6 +136,16 @@ var Kfake = []Deviation{
 		Kafka:    "SharePartition.acknowledge walks the cached sub-map and skips the holes",
 		Theirs:   "the hole offset has no entry, so kfake answers INVALID_RECORD_STATE for the whole call",
 		PinnedBy: "live/peer.TestPinAckAcrossHole",
+	},
+	{
+		ID:     "group-configs-ignored",
+		Broker: "kfake",
+		Title:  "group-level lock and session configs (share.record.lock.duration.ms, share.session.timeout.ms, share.heartbeat.interval.ms set on the group with IncrementalAlterConfigs) are accepted and stored but never used: the broker-level group.share.* values apply",
+		Kafka:  "GroupConfigManager holds each group's configs; SharePartition takes the lock duration from the group's config (ShareGroupConfig: share.record.lock.duration.ms) and the group coordinator the session timeout and heartbeat interval (GroupCoordinatorService: share.session.timeout.ms, share.heartbeat.interval.ms), falling back to the broker's group.share.* defaults",
+		Theirs: "Cluster.setGroupConfigs stores the values and DescribeConfigs returns them, but Cluster.shareRecordLockDurationMs (read by shareGroup.sweepExpiredAcquisitions and the AcquisitionLockTimeoutMillis of ShareFetch and ShareAcknowledge answers), Cluster.shareSessionTimeoutMs (shareGroup.resetSessionTimeout) and Cluster.shareHeartbeatIntervalMs (shareGroup.handleHeartbeat) read only the broker configs; of the share group configs only share.auto.offset.reset and share.isolation.level are read (Cluster.groupConfig)",
+		// Live mode sets the lock, session and heartbeat on the embedded cluster as broker
+		// configs for this reason, and refuses config-change faults there.
+		PinnedBy: "live/deviation.TestPinGroupConfigsIgnored",
 	},
 	{
 		ID:       "no-persister",
