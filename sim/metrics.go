@@ -5,6 +5,7 @@ import (
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
+	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -156,6 +157,7 @@ type metrics struct {
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
+	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
 }
 

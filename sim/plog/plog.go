@@ -376,8 +376,34 @@ func (l *Log) drop(i int) {
 }
 
 // ceil returns the index of the first held batch with Last ≥ off (len(bs) if none).
+//
+// Held batches are contiguous, so an offset inside them lies in the batch its distance
+// from the first held offset suggests when batches are of one size; ceil looks there and
+// at the next batch first (O(1) for a producer of fixed-size batches), and otherwise
+// binary-searches the side of the guess where off lies.
 func (l *Log) ceil(off int64) int {
 	lo, hi := l.head, len(l.bs)
+	if lo == hi || off <= l.bs[lo].Last {
+		return lo
+	}
+	if off >= l.end {
+		return hi
+	}
+	// bs[lo].Last < off < end = bs[hi-1].Last+1, so the answer lies in (lo, hi).
+	first := l.bs[lo].First
+	g := lo + int(float64(off-first)/float64(l.end-first)*float64(hi-lo))
+	g = min(max(g, lo+1), hi-1)
+	if l.bs[g].Last < off {
+		if l.bs[g+1].Last >= off { // g+1 < hi: bs[hi-1].Last ≥ off
+			return g + 1
+		}
+		lo = g + 2
+	} else {
+		if l.bs[g-1].Last < off { // g-1 ≥ lo
+			return g
+		}
+		hi = g - 1
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if l.bs[m].Last < off {
