@@ -5,6 +5,7 @@ import (
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
+	"github.com/sharesim/sharesim/sim/plog"
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
@@ -202,11 +203,20 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 		g.redeliveries += n
 		w.mark("redelivery")
 	}
+	var b plog.Batch // the batch holding off, once looked up (b.Last < off: not yet)
+	found := false
+	b.Last = ar.First - 1
 	for off := ar.First; off <= ar.Last; off++ {
 		info := s.track.get(off)
 		if !info.seen {
 			info.seen = true
-			if b, ok := p.log.BatchAt(off); ok {
+			if off > b.Last {
+				b, found = p.log.BatchAt(off)
+				if !found {
+					b.Last = off // look again at the next offset
+				}
+			}
+			if found {
 				info.producedMs = b.TimestampMs
 			}
 			g.delivered++
