@@ -1001,11 +1001,7 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 		var cc consumerCounters
 		if w.win.next == snapPoints {
 			cc = w.win.taken[snapEnd].consumers[ci]
-			s := w.win.taken[snapStart].consumers[ci]
-			cc.deliveries -= s.deliveries
-			cc.processed -= s.processed
-			cc.processedOK -= s.processedOK
-			cc.busyMs -= s.busyMs
+			addInt64s(&cc, &w.win.taken[snapStart].consumers[ci], -1)
 		}
 		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
 		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
