@@ -94,6 +94,10 @@ type Log struct {
 	segs                []segment
 	segHead             int
 	nextBytes           int64 // the size AppendSized passes to AppendRecords
+
+	// perOffset is (len(bs)−head) / (end − bs[head].First), kept by push and drop: ceil's
+	// guess of where an offset's batch is (a guess only: ceil checks it).
+	perOffset float64
 }
 
 // controlBatchBytes is the size of a transaction marker batch.
@@ -211,6 +215,7 @@ func (l *Log) push(b Batch) {
 	}
 	l.bs = append(l.bs, entry{Batch: b, maxTs: l.maxTs})
 	l.end = b.Last + 1
+	l.rescale()
 }
 
 // Read returns what a fetch at offset from gets, appended to out: the non-compacted held
@@ -373,6 +378,14 @@ func (l *Log) drop(i int) {
 		n := copy(l.bs, l.bs[l.head:])
 		l.bs, l.head = l.bs[:n], 0
 	}
+	l.rescale()
+}
+
+// rescale sets perOffset to the held batches per held offset, for ceil's guess.
+func (l *Log) rescale() {
+	if l.head < len(l.bs) {
+		l.perOffset = float64(len(l.bs)-l.head) / float64(l.end-l.bs[l.head].First)
+	}
 }
 
 // ceil returns the index of the first held batch with Last ≥ off (len(bs) if none).
@@ -391,7 +404,7 @@ func (l *Log) ceil(off int64) int {
 	}
 	// bs[lo].Last < off < end = bs[hi-1].Last+1, so the answer lies in (lo, hi).
 	first := l.bs[lo].First
-	g := lo + int(float64(off-first)/float64(l.end-first)*float64(hi-lo))
+	g := lo + int(float64(off-first)*l.perOffset)
 	g = min(max(g, lo+1), hi-1)
 	if l.bs[g].Last < off {
 		if l.bs[g+1].Last >= off { // g+1 < hi: bs[hi-1].Last ≥ off
