@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math"
+	"reflect"
+	"unsafe"
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
@@ -16,7 +19,9 @@ import (
 // numCauses is the number of model.Cause values.
 const numCauses = int(model.CauseRestored) + 1
 
-// counters are one group's running totals since the start of the run.
+// counters are one group's running totals since the start of the run. It holds int64 values
+// only (fields, arrays of them, kafkaCounts), so add needs no list of its fields; the
+// package's initialisation checks it.
 type counters struct {
 	// produced counts records appended to the group's partitions (control markers excluded).
 	produced int64
@@ -71,41 +76,8 @@ type counters struct {
 	kafka kafkaCounts
 }
 
-// add adds o to c, field by field (window differences use sub).
-func (c *counters) add(o *counters, sign int64) {
-	c.produced += sign * o.produced
-	c.controls += sign * o.controls
-	c.deliveries += sign * o.deliveries
-	c.redeliveries += sign * o.redeliveries
-	c.delivered += sign * o.delivered
-	c.processed += sign * o.processed
-	c.processedOK += sign * o.processedOK
-	c.failedProcessing += sign * o.failedProcessing
-	for i := range c.duplicates {
-		c.duplicates[i] += sign * o.duplicates[i]
-	}
-	c.dupRecords += sign * o.dupRecords
-	c.processedLate += sign * o.processedLate
-	c.completed += sign * o.completed
-	for i := range c.finished {
-		c.finished[i] += sign * o.finished[i]
-	}
-	c.deletedUndelivered += sign * o.deletedUndelivered
-	c.deletedBeforeLoad += sign * o.deletedBeforeLoad
-	c.skippedByReset += sign * o.skippedByReset
-	c.lockTimeouts += sign * o.lockTimeouts
-	for i := range c.acks {
-		c.acks[i] += sign * o.acks[i]
-	}
-	c.ackErrors += sign * o.ackErrors
-	c.acksLost += sign * o.acksLost
-	c.silentLoss += sign * o.silentLoss
-	c.keyed += sign * o.keyed
-	c.reordered += sign * o.reordered
-	c.busyMs += sign * o.busyMs
-	c.classicReprocessed += sign * o.classicReprocessed
-	c.kafka.add(&o.kafka, sign)
-}
+// add adds sign·o to c (sign −1: a window's difference).
+func (c *counters) add(o *counters, sign int64) { addInt64s(c, o, sign) }
 
 func (c *counters) duplicatesTotal() int64 {
 	var n int64
@@ -217,6 +189,44 @@ func (w *World) groupBacklog(gi int32) int64 {
 		}
 	}
 	return n
+}
+
+// addInt64s adds sign·src to dst value by value, for the count types made of int64 values
+// only (counters, consumerCounters: fields, arrays and structs of int64, checked when the
+// package initialises), so that adding or subtracting them needs no list of their fields.
+func addInt64s[T counters | consumerCounters](dst, src *T, sign int64) {
+	n := int(unsafe.Sizeof(*dst) / 8)
+	d := unsafe.Slice((*int64)(unsafe.Pointer(dst)), n)
+	s := unsafe.Slice((*int64)(unsafe.Pointer(src)), n)
+	for i := range d {
+		d[i] += sign * s[i]
+	}
+}
+
+func init() {
+	for _, t := range []reflect.Type{reflect.TypeFor[counters](), reflect.TypeFor[consumerCounters]()} {
+		if err := onlyInt64s(t); err != nil {
+			panic(fmt.Sprintf("sim: %v: addInt64s needs int64 values only: %v", t, err))
+		}
+	}
+}
+
+// onlyInt64s reports a part of t that is not an int64, an array of them or a struct of them.
+func onlyInt64s(t reflect.Type) error {
+	switch t.Kind() {
+	case reflect.Int64:
+		return nil
+	case reflect.Array:
+		return onlyInt64s(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if err := onlyInt64s(t.Field(i).Type); err != nil {
+				return fmt.Errorf("field %s: %w", t.Field(i).Name, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%v is not int64", t)
 }
 
 // gc returns group g's counters.

@@ -16,7 +16,7 @@ import (
 // keeps per share-partition to compute them lives in kafkaPart.
 
 // kafkaCounts are one group's running counts of Kafka's meters (RecordAcknowledgementsPerSec
-// is counters.acks).
+// is counters.acks). Like all of counters it holds int64 values only (see addInt64s).
 type kafkaCounts struct {
 	// lockTimerOffsets is AcquisitionLockTimeoutPerSec's count: every offset of a firing
 	// acquisition-lock timer's range (model.Stats.LockTimerOffsets).
@@ -24,11 +24,6 @@ type kafkaCounts struct {
 	// acksSent is the share consumers' acknowledgements-send-total: offsets put in a
 	// ShareFetch or ShareAcknowledge when it is sent (GAP and RENEW included).
 	acksSent int64
-}
-
-func (k *kafkaCounts) add(o *kafkaCounts, sign int64) {
-	k.lockTimerOffsets += sign * o.lockTimerOffsets
-	k.acksSent += sign * o.acksSent
 }
 
 // kafkaGroup are one group's Kafka distributions and gauge maxima over the whole run.

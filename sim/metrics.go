@@ -5,6 +5,8 @@ import (
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
+	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -156,6 +158,7 @@ type metrics struct {
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
+	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
 }
 
@@ -200,11 +203,20 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 		g.redeliveries += n
 		w.mark("redelivery")
 	}
+	var b plog.Batch // the batch holding off, once looked up (b.Last < off: not yet)
+	found := false
+	b.Last = ar.First - 1
 	for off := ar.First; off <= ar.Last; off++ {
 		info := s.track.get(off)
 		if !info.seen {
 			info.seen = true
-			if b, ok := p.log.BatchAt(off); ok {
+			if off > b.Last {
+				b, found = p.log.BatchAt(off)
+				if !found {
+					b.Last = off // look again at the next offset
+				}
+			}
+			if found {
 				info.producedMs = b.TimestampMs
 			}
 			g.delivered++
@@ -989,11 +1001,7 @@ func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
 		var cc consumerCounters
 		if w.win.next == snapPoints {
 			cc = w.win.taken[snapEnd].consumers[ci]
-			s := w.win.taken[snapStart].consumers[ci]
-			cc.deliveries -= s.deliveries
-			cc.processed -= s.processed
-			cc.processedOK -= s.processedOK
-			cc.busyMs -= s.busyMs
+			addInt64s(&cc, &w.win.taken[snapStart].consumers[ci], -1)
 		}
 		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
 		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"math"
-
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Producers, retention and compaction: the partition logs' side of the world.
@@ -280,6 +278,6 @@ func (w *World) keyOf(p *partition, off int64) (int64, bool) {
 	if perPart <= 0 {
 		return 0, false
 	}
-	h := rng.Derive(w.seed, "key", uint64(p.idx)<<40^uint64(off))
+	h := w.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
 	return int64(h%uint64(perPart))*nParts + int64(p.num), true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // build creates the actors from the configuration and schedules the first events.
@@ -52,6 +53,7 @@ func (w *World) build() error {
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
 	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
+	w.metrics.keys = rng.NewDeriver(w.seed, "key")
 	w.metrics.g = make([]counters, len(cfg.Groups))
 	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
 	for gi := range w.metrics.gx {

@@ -272,7 +272,7 @@ func LogNormalP50P99(p50Ms, p99Ms float64) (Dist, error) {
 
 func (d lognormal) Sample(r *rng.Rand) int64 {
 	// The conversion keeps sigma*z rounded on its own, preventing FMA.
-	return toMs(math.Exp(d.mu + float64(d.sigma*r.NormFloat64())))
+	return expMs(d.mu + float64(d.sigma*r.NormFloat64())) // toMs(math.Exp(·))
 }
 
 func (d lognormal) Mean() float64  { return math.Exp(d.mu + d.sigma*d.sigma/2) }

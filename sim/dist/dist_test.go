@@ -364,3 +364,31 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// expMs is toMs(math.Exp(y)) for every y: around each threshold of its table (every float
+// within a few thousand ulps), on a fine sweep of the table's whole range, and beyond it.
+func TestExpMsIsRoundedExp(t *testing.T) {
+	tab := expTableOnce()
+	if tab == nil {
+		t.Fatal("the threshold table did not build: math.Exp is not monotonic near a half-way point")
+	}
+	check := func(y float64) {
+		if got, want := expMs(y), toMs(math.Exp(y)); got != want {
+			t.Fatalf("expMs(%v) = %d, toMs(math.Exp) = %d", y, got, want)
+		}
+	}
+	for _, th := range tab.yt {
+		k := orderKey(th)
+		for d := uint64(0); d < 2000; d++ {
+			check(fromKey(k - d))
+			check(fromKey(k + d))
+		}
+	}
+	lo, hi := tab.yt[0]-3, tab.yt[expTableMax-1]+3
+	for i := 0; i <= 2_000_000; i++ {
+		check(lo + (hi-lo)*float64(i)/2_000_000)
+	}
+	for _, y := range []float64{math.Inf(-1), -800, -1e-300, 0, 1e-300, 30, 700, 710, math.Inf(1)} {
+		check(y)
+	}
+}

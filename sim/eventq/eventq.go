@@ -121,7 +121,13 @@ func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
 	}
 	top := q.heap[0]
 	v = q.release(top.slot)
-	q.removeAt(0)
+	last := len(q.heap) - 1
+	n := q.heap[last]
+	q.heap = q.heap[:last]
+	if last > 0 {
+		q.heap[0] = n // the root has no parent: the moved node can only go down
+		q.down(0)
+	}
 	return top.at, v, true
 }
 
@@ -219,9 +225,24 @@ func (q *Queue[T]) down(i int) {
 			break
 		}
 		m := c
-		for j := c + 1; j < c+4 && j < size; j++ {
-			if less(&h[j], &h[m]) {
-				m = j
+		if c+3 < size {
+			// Four children: the smallest of two pairs' smaller ones (no ties: seq is unique).
+			a, b := c, c+2
+			if less(&h[c+1], &h[c]) {
+				a = c + 1
+			}
+			if less(&h[c+3], &h[c+2]) {
+				b = c + 3
+			}
+			if less(&h[b], &h[a]) {
+				a = b
+			}
+			m = a
+		} else {
+			for j := c + 1; j < size; j++ {
+				if less(&h[j], &h[m]) {
+					m = j
+				}
 			}
 		}
 		if !less(&h[m], &n) {

@@ -94,6 +94,10 @@ type Log struct {
 	segs                []segment
 	segHead             int
 	nextBytes           int64 // the size AppendSized passes to AppendRecords
+
+	// perOffset is (len(bs)−head) / (end − bs[head].First), kept by push and drop: ceil's
+	// guess of where an offset's batch is (a guess only: ceil checks it).
+	perOffset float64
 }
 
 // controlBatchBytes is the size of a transaction marker batch.
@@ -211,6 +215,7 @@ func (l *Log) push(b Batch) {
 	}
 	l.bs = append(l.bs, entry{Batch: b, maxTs: l.maxTs})
 	l.end = b.Last + 1
+	l.rescale()
 }
 
 // Read returns what a fetch at offset from gets, appended to out: the non-compacted held
@@ -373,11 +378,45 @@ func (l *Log) drop(i int) {
 		n := copy(l.bs, l.bs[l.head:])
 		l.bs, l.head = l.bs[:n], 0
 	}
+	l.rescale()
+}
+
+// rescale sets perOffset to the held batches per held offset, for ceil's guess.
+func (l *Log) rescale() {
+	if l.head < len(l.bs) {
+		l.perOffset = float64(len(l.bs)-l.head) / float64(l.end-l.bs[l.head].First)
+	}
 }
 
 // ceil returns the index of the first held batch with Last ≥ off (len(bs) if none).
+//
+// Held batches are contiguous, so an offset inside them lies in the batch its distance
+// from the first held offset suggests when batches are of one size; ceil looks there and
+// at the next batch first (O(1) for a producer of fixed-size batches), and otherwise
+// binary-searches the side of the guess where off lies.
 func (l *Log) ceil(off int64) int {
 	lo, hi := l.head, len(l.bs)
+	if lo == hi || off <= l.bs[lo].Last {
+		return lo
+	}
+	if off >= l.end {
+		return hi
+	}
+	// bs[lo].Last < off < end = bs[hi-1].Last+1, so the answer lies in (lo, hi).
+	first := l.bs[lo].First
+	g := lo + int(float64(off-first)*l.perOffset)
+	g = min(max(g, lo+1), hi-1)
+	if l.bs[g].Last < off {
+		if l.bs[g+1].Last >= off { // g+1 < hi: bs[hi-1].Last ≥ off
+			return g + 1
+		}
+		lo = g + 2
+	} else {
+		if l.bs[g-1].Last < off { // g-1 ≥ lo
+			return g
+		}
+		hi = g - 1
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if l.bs[m].Last < off {

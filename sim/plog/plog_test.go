@@ -746,3 +746,34 @@ func BenchmarkRead(b *testing.B) {
 		out = l.Read(from, 500, end, out[:0])
 	}
 }
+
+// ceil's guess from the batches' average size finds the same batch as a plain search, for
+// logs of one batch size, of mixed sizes and with one huge batch, at every offset and past
+// both ends, and after the front of the log was dropped.
+func TestCeilFindsTheBatchOfEveryOffset(t *testing.T) {
+	sizes := map[string]func(i int) int{
+		"fixed":  func(int) int { return 10 },
+		"mixed":  func(i int) int { return 1 + (i*7919)%13 },
+		"skewed": func(i int) int { return map[bool]int{true: 500, false: 1}[i == 17] },
+	}
+	for name, size := range sizes {
+		t.Run(name, func(t *testing.T) {
+			l := New()
+			for i := 0; i < 200; i++ {
+				l.AppendRecords(size(i), int64(i), 1, 0)
+			}
+			for _, below := range []int64{0, 37, 400, l.EndOffset() - 3} {
+				l.Forget(below)
+				for off := l.bs[l.head].First - 3; off <= l.end+3; off++ {
+					want := l.head
+					for want < len(l.bs) && l.bs[want].Last < off {
+						want++
+					}
+					if got := l.ceil(off); got != want {
+						t.Fatalf("after Forget(%d): ceil(%d) = %d, want %d", below, off, got, want)
+					}
+				}
+			}
+		})
+	}
+}

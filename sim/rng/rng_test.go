@@ -409,3 +409,22 @@ func BenchmarkNormFloat64(b *testing.B) {
 	}
 	sinkF = x
 }
+
+// A Deriver gives exactly the sub-seeds Derive's definition does, for any family.
+func TestDeriverIsDerive(t *testing.T) {
+	for _, root := range []uint64{0, 1, 9, 1 << 63} {
+		for _, name := range []string{"", "key", "consumer"} {
+			d := NewDeriver(root, name)
+			for i := range uint64(1000) {
+				idx := i * 0x9e3779b97f4a7c15
+				want := mix64(mix64(StreamSeed(root, name)^domainDerive) ^ idx)
+				if got := d.Derive(idx); got != want {
+					t.Fatalf("NewDeriver(%d, %q).Derive(%d) = %d, want %d", root, name, idx, got, want)
+				}
+				if got := Derive(root, name, idx); got != want {
+					t.Fatalf("Derive(%d, %q, %d) = %d, want %d", root, name, idx, got, want)
+				}
+			}
+		}
+	}
+}

@@ -40,8 +40,22 @@ func StreamSeed(root uint64, name string) uint64 {
 // are separated from stream seeds, so Derive(root, n, i) is unrelated to
 // StreamSeed(root, n).
 func Derive(root uint64, name string, index uint64) uint64 {
-	return mix64(mix64(StreamSeed(root, name)^domainDerive) ^ index)
+	return NewDeriver(root, name).Derive(index)
 }
+
+// Deriver is Derive for one family (root, name) with the part that depends only on the
+// family computed once: NewDeriver(root, name).Derive(i) == Derive(root, name, i) for every
+// i, at the cost of one mix64 per call instead of three and a hash of name. The zero Deriver
+// is not a family of any seed; build one with NewDeriver.
+type Deriver struct{ base uint64 }
+
+// NewDeriver returns the Deriver of the family called name under root seed root.
+func NewDeriver(root uint64, name string) Deriver {
+	return Deriver{base: mix64(StreamSeed(root, name) ^ domainDerive)}
+}
+
+// Derive returns the sub-seed of item index of d's family.
+func (d Deriver) Derive(index uint64) uint64 { return mix64(d.base ^ index) }
 
 // Streams hands out named, independent generators derived from one root
 // seed. Each stream's seed depends only on the root seed and the stream's
