@@ -310,84 +310,64 @@ func (w *World) Run() (*Result, error) {
 	return w.result(), nil
 }
 
+// handlers is the dispatch table: each event kind is addressed to the actor that handles it.
+// A static table of plain functions: no closure and no allocation per event.
+var handlers = [...]func(w *World, e event){
+	evProduce:                 func(w *World, e event) { w.produce(e) },
+	evRequestArrive:           func(w *World, e event) { w.requestArrive(e.ref) },
+	evResponseArrive:          func(w *World, e event) { w.responseArrive(e.ref) },
+	evRequestTimeout:          func(w *World, e event) { w.requestTimeout(e.ref) },
+	evMaxWait:                 func(w *World, e event) { w.maxWait(e.ref) },
+	evWriteApply:              func(w *World, e event) { w.writeApply(e.ref) },
+	evLoadDone:                func(w *World, e event) { w.loadDone(e.a) },
+	evLogRead:                 (*World).logReadDone,
+	evDLQAttempt:              func(w *World, e event) { w.dlqAttempt(e.ref) },
+	evExpire:                  func(w *World, e event) { w.expire(e.a) },
+	evProcessDone:             (*World).processDone,
+	evRenew:                   (*World).renew,
+	evHeartbeat:               (*World).heartbeat,
+	evSessionCheck:            (*World).sessionCheck,
+	evConsumerStart:           func(w *World, e event) { w.consumerStart(e.a) },
+	evFault:                   (*World).fault,
+	evFaultEnd:                (*World).faultEnd,
+	evRetention:               func(w *World, e event) { w.retention(e.a) },
+	evCompaction:              (*World).compaction,
+	evTxnCommit:               (*World).txnCommit,
+	evMetrics:                 (*World).metricsTick,
+	evHeal:                    func(w *World, e event) { w.heal() },
+	evClassicPoll:             (*World).classicStep,
+	evProduceArrive:           (*World).produceArrive,
+	evProduceResponse:         (*World).produceResponse,
+	evClassicFetch:            (*World).classicFetchArrive,
+	evClassicFetchWait:        (*World).classicFetchWait,
+	evClassicFetchDone:        (*World).classicFetchDone,
+	evClassicDone:             (*World).classicDone,
+	evClassicCommit:           func(w *World, e event) { w.classicCommitNow(w.groups[e.a], e.b, e.x) },
+	evClassicPollTimeout:      (*World).classicPollTimeout,
+	evClassicRebalanceTimeout: (*World).classicRebalanceTimeout,
+	evConnReset:               (*World).connReset,
+}
+
 func (w *World) dispatch(e event) {
-	switch e.kind {
-	case evProduce:
-		w.produce(e)
-	case evRequestArrive:
-		w.requestArrive(e.ref)
-	case evResponseArrive:
-		w.responseArrive(e.ref)
-	case evRequestTimeout:
-		w.requestTimeout(e.ref)
-	case evMaxWait:
-		w.maxWait(e.ref)
-	case evWriteApply:
-		w.writeApply(e.ref)
-	case evLoadDone:
-		w.loadDone(e.a)
-	case evLogRead:
-		w.logReadDone(e)
-	case evDLQAttempt:
-		w.dlqAttempt(e.ref)
-	case evExpire:
-		w.expire(e.a)
-	case evProcessDone:
-		w.processDone(e)
-	case evRenew:
-		w.renew(e)
-	case evHeartbeat:
-		w.heartbeat(e)
-	case evSessionCheck:
-		w.sessionCheck(e)
-	case evConsumerStart:
-		w.consumerStart(e.a)
-	case evFault:
-		w.fault(e)
-	case evFaultEnd:
-		w.faultEnd(e)
-	case evRetention:
-		w.retention(e.a)
-	case evCompaction:
-		w.compaction(e)
-	case evTxnCommit:
-		w.txnCommit(e)
-	case evMetrics:
-		w.sampleMetrics()
-		for _, p := range w.parts {
-			w.forgetLog(p) // keep only the log metadata some reader still needs
+	if int(e.kind) < len(handlers) {
+		if h := handlers[e.kind]; h != nil {
+			h(w, e)
+			return
 		}
-		// The sample at the end is Run's, taken after every event of the last millisecond
-		// (one queued for that millisecond would run before events queued later for it).
-		if w.now+w.cfg.MetricsIntervalMs < w.endMs {
-			w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
-		}
-	case evHeal:
-		w.heal()
-	case evClassicPoll:
-		w.classicStep(e)
-	case evProduceArrive:
-		w.produceArrive(e)
-	case evProduceResponse:
-		w.produceResponse(e)
-	case evClassicFetch:
-		w.classicFetchArrive(e)
-	case evClassicFetchWait:
-		w.classicFetchWait(e)
-	case evClassicFetchDone:
-		w.classicFetchDone(e)
-	case evClassicDone:
-		w.classicDone(e)
-	case evClassicCommit:
-		w.classicCommitNow(w.groups[e.a], e.b, e.x)
-	case evClassicPollTimeout:
-		w.classicPollTimeout(e)
-	case evClassicRebalanceTimeout:
-		w.classicRebalanceTimeout(e)
-	case evConnReset:
-		w.connReset(e)
-	default:
-		w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
+	}
+	w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
+}
+
+// metricsTick samples the metrics and queues the next tick.
+func (w *World) metricsTick(event) {
+	w.sampleMetrics()
+	for _, p := range w.parts {
+		w.forgetLog(p) // keep only the log metadata some reader still needs
+	}
+	// The sample at the end is Run's, taken after every event of the last millisecond
+	// (one queued for that millisecond would run before events queued later for it).
+	if w.now+w.cfg.MetricsIntervalMs < w.endMs {
+		w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
 	}
 }
 
