@@ -1327,6 +1327,7 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 			}
 		}
 		w.configChangeFault(it, f, k, &flt)
+		w.addPartitionsFault(it, f, k, &flt)
 		w.cfg.Faults = append(w.cfg.Faults, flt)
 	}
 }
@@ -1426,6 +1427,16 @@ func (w *wctx) checkTarget(n *yaml.Node, path string, k sim.FaultKind, s string)
 			e.Suggestion = suggest(s, names)
 			d.add(e)
 		}
+	case k == sim.FaultAddPartitions:
+		if _, ok := w.topics[s]; !ok {
+			var names []string
+			for _, t := range w.cfg.Topics {
+				names = append(names, t.Name)
+			}
+			e := d.errorAt(n, path, describe(n), "a topic name ("+strings.Join(names, ", ")+")")
+			e.Suggestion = suggest(s, names)
+			d.add(e)
+		}
 	case faultTargetsPartition(k):
 		topic, num, hasNum := strings.Cut(s, "/")
 		t, ok := w.topics[topic]
@@ -1458,6 +1469,10 @@ func (w *wctx) swarm(n *yaml.Node) {
 	items, _ := d.list(f.get("kinds"), f.p("kinds"))
 	for i, it := range items {
 		if k, ok := d.faultKind(it, indexPath(f.p("kinds"), i)); ok {
+			if k == sim.FaultConfigChange || k == sim.FaultAddPartitions {
+				d.fail(it, indexPath(f.p("kinds"), i), k.String()+" in a swarm", "a fault kind that needs no settings ("+k.String()+" needs its own; schedule it under faults)")
+				continue
+			}
 			sw.Kinds = append(sw.Kinds, k)
 		}
 	}

@@ -728,6 +728,7 @@ func (w *World) loadDone(sp int32) {
 		s.frontier = core.StartOffset()
 		g := w.gc(s.group)
 		logStart := p.log.StartOffset()
+		w.noteFirstLoad(s, core.StartOffset(), logStart)
 		g.skippedByReset += max(0, core.StartOffset()-logStart)
 		if before := min(logStart, core.StartOffset()); before > 0 {
 			g.deletedUndelivered += before

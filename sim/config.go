@@ -325,7 +325,8 @@ const (
 	FaultDLQFail                               // 4.4: dead-letter-queue produces fail for DurationMs
 	FaultDLQSlow                               // 4.4: dead-letter-queue produce latency = ValueMs for DurationMs
 	FaultConfigChange                          // IncrementalAlterConfigs on a share group (Set), or broker-bound change
-	faultKindLast         = FaultConfigChange
+	FaultAddPartitions                         // Count partitions added to the topic Target (partitions.go)
+	faultKindLast         = FaultAddPartitions
 )
 
 var faultNames = map[FaultKind]string{
@@ -333,7 +334,7 @@ var faultNames = map[FaultKind]string{
 	FaultLeaderFailover: "leader-failover", FaultWriteFail: "write-fail", FaultCoordinatorSlow: "coordinator-slow",
 	FaultDeleteRecords: "delete-records", FaultDownstreamOutage: "downstream-outage", FaultRenewStall: "renew-stall",
 	FaultLockExpiry: "lock-expiry", FaultHostLoss: "host-loss", FaultDLQFail: "dlq-fail", FaultDLQSlow: "dlq-slow",
-	FaultConfigChange: "config-change",
+	FaultConfigChange: "config-change", FaultAddPartitions: "add-partitions",
 }
 
 // String names the fault kind as scenario files spell it.
@@ -382,6 +383,8 @@ type Fault struct {
 	// (model.GroupConfigKeys) and broker bounds (model.BrokerBoundKeys).
 	Group string
 	Set   []model.ConfigEntry
+	// Count is how many partitions an add-partitions fault adds to the topic Target.
+	Count int
 }
 
 // Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.
@@ -502,11 +505,14 @@ func (c *Config) Validate() error {
 		if err := c.validateConfigChange(f); err != nil {
 			return err
 		}
+		if err := c.validateAddPartitions(f); err != nil {
+			return err
+		}
 	}
 	if sw := c.Swarm; sw != nil {
 		for _, k := range sw.Kinds {
-			if k == FaultConfigChange {
-				return fmt.Errorf("swarm: a config-change fault needs its settings; schedule it in faults")
+			if k == FaultConfigChange || k == FaultAddPartitions {
+				return fmt.Errorf("swarm: a %s fault needs its settings; schedule it in faults", k)
 			}
 		}
 	}

@@ -81,6 +81,9 @@ func (w *World) consumersNamed(name string) []*consumer {
 
 func (w *World) partitionNamed(name string) *partition {
 	for _, p := range w.parts {
+		if !w.live(p) {
+			continue // reserved for an add-partitions fault (partitions.go)
+		}
 		if p.name == name || (!strings.Contains(name, "/") && p.name == name+"/0") {
 			return p
 		}
@@ -113,10 +116,11 @@ func (w *World) pickPartition(target string) *partition {
 	if target != "" {
 		return w.partitionNamed(target)
 	}
-	if len(w.parts) == 0 {
+	parts := w.liveParts()
+	if len(parts) == 0 {
 		return nil
 	}
-	return w.parts[w.rFault.Intn(len(w.parts))]
+	return parts[w.rFault.Intn(len(parts))]
 }
 
 // fault fires one scheduled fault.
@@ -147,6 +151,8 @@ func (w *World) fault(e event) {
 		w.partitionFault(f)
 	case f.Kind == FaultConfigChange:
 		w.configChange(e.a)
+	case f.Kind == FaultAddPartitions:
+		w.addPartitions(f)
 	default:
 		w.windowFault(f, e.a, +1)
 	}

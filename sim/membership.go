@@ -36,6 +36,7 @@ func (g *groupState) isMember(c int32) bool {
 func (w *World) heartbeatNow(c *consumer) {
 	g := w.groups[c.group]
 	g.lastHB[c.idx] = w.now
+	w.shareGroupHeartbeatGrowth(g) // new partitions (partitions.go)
 	if !g.isMember(c.idx) {
 		g.members = append(g.members, c.idx)
 		g.token[c.idx]++

@@ -21,7 +21,7 @@ func (w *World) build() error {
 		ts := &topicState{cfg: t, first: int32(len(w.parts))}
 		w.topics = append(w.topics, ts)
 		topicIdx[t.Name] = int32(ti)
-		for n := 0; n < t.Partitions; n++ {
+		for n := 0; n < t.Partitions+cfg.addedPartitions(t.Name); n++ { // with add-partitions' reserve (partitions.go)
 			idx := int32(len(w.parts))
 			w.parts = append(w.parts, &partition{
 				idx: idx, topic: int32(ti), num: int32(n), name: t.Name + "/" + strconv.Itoa(n),

@@ -113,6 +113,10 @@ type Options struct {
 	// changes are traced and reported but never reach the share-partitions, a leader
 	// that keeps the values it was built with. The checks must then fail.
 	IgnoreConfigChanges bool
+	// IgnoreNewPartitionStart is fault injection for the checkers' tests: a share-partition
+	// an add-partitions fault creates is stored with start offset -1 on every version, as
+	// if model.InitialStartOffset were not applied. From Kafka 4.4 the checks must then fail.
+	IgnoreNewPartitionStart bool
 }
 
 // StopStride is how many events pass between two calls of Options.Stop.
@@ -191,6 +195,8 @@ type World struct {
 	crashing bool         // sessions are closing because a connection dropped
 
 	obsNotes eventNotes // what the current event did, for observers (observe.go)
+
+	grown partitionGrowth // partitions added during the run (partitions.go)
 }
 
 // Result is what a run leaves behind.
