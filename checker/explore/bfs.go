@@ -191,11 +191,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	findings := map[string]*Found{}
 	swarm := sc.Shards > 0
 	levelViolations := map[string]*Found{}
-	m := &merger{set: set, disk: disk, pl: pl, sc: &sc, par: workers, swarm: swarm}
+	m := &merger{set: set, pl: pl, sc: &sc, par: workers, swarm: swarm}
 
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, live: g != nil}
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -406,6 +406,8 @@ type worker struct {
 	cfg  *model.Config
 	sc   *Scope
 	set  *fpSet
+	disk *diskSet // the seen set's part on disk, read only while a wave expands
+	page pageBuf
 	prev spcheck.View
 	cur  spcheck.View
 	acts []Action
@@ -536,6 +538,12 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
 	}
 	seen := w.set.has(f)
+	if !seen && !w.disk.empty() {
+		var err error
+		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
+			return nil, f, false, err
+		}
+	}
 	if !seen && !w.sc.NoConsistency {
 		if err := h.sp.CheckConsistency(); err != nil {
 			return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil
