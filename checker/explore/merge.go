@@ -21,6 +21,7 @@ import (
 // frontier.
 type merger struct {
 	set   *fpSet
+	g     *graph // the liveness graph (nil without), told each new state's id once spilled
 	pl    *parentLog
 	sc    *Scope
 	par   int
@@ -64,6 +65,9 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 				continue // another shard's root: seen here, expanded there
 			}
 			if err := m.pl.add(cd.parent, cd.act, cd.perm); err != nil {
+				return false, err
+			}
+			if err := m.g.newState(cd.fp, uint32(m.pl.len()-1)); err != nil {
 				return false, err
 			}
 			if err := nf.add(o.arena[cd.from:cd.to], uint32(m.pl.len()-1)); err != nil {
