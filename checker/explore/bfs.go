@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -119,11 +118,6 @@ type Progress func(Snapshot)
 // ProgressEvery is how often Progress is called within a level.
 var ProgressEvery = time.Second
 
-// ErrLivenessMemory is the error of a liveness search whose seen set outgrows its share of
-// Scope.Memory: the liveness graph maps every state's fingerprint to its id, so that set
-// cannot spill to disk.
-var ErrLivenessMemory = errors.New("explore: liveness needs the seen set in memory (it maps every state to its id for the graph)")
-
 // Explore runs the breadth-first search of sc.
 func Explore(sc Scope, progress Progress) (*Result, error) {
 	start := time.Now()
@@ -144,6 +138,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	// last in, first out: the directory goes last).
 	st := &storage{parent: sc.TempDir}
 	defer st.close()
+	hl := newHeapLimit()
+	defer hl.restore()
 	set := newFPSet(1<<16, sc.Liveness)
 	disk := &diskSet{st: st}
 	defer disk.close()
@@ -169,6 +165,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	var g *graph
 	if sc.Liveness {
 		g = &graph{eoff: []uint32{0}}
+		defer g.close()
 	}
 	lastReport := start
 	res.Levels = []int{1}
@@ -191,11 +188,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	findings := map[string]*Found{}
 	swarm := sc.Shards > 0
 	levelViolations := map[string]*Found{}
-	m := &merger{set: set, disk: disk, pl: pl, sc: &sc, par: workers, swarm: swarm}
+	m := &merger{set: set, g: g, pl: pl, sc: &sc, par: workers, swarm: swarm}
 
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, live: g != nil}
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -289,17 +286,23 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
 			mem := memory()
 			res.Memory = max(res.Memory, mem)
-			// The disk part's index and filters count against the seen set's share too.
-			if over(set.bytes()+disk.bytes(), sh.seen) {
-				if sc.Liveness {
-					return nil, fmt.Errorf("%w: at %d states it outgrew its share of the memory budget (%s of %s); give more memory or leave liveness out",
-						ErrLivenessMemory, pl.len(), byteSize(sh.seen), byteSize(sc.Memory))
+			// The disk part's index and filters count against the seen set's share too; and
+			// when all that is counted passes its share, the seen set makes room.
+			// With liveness the graph counts against that share until it spills, and it
+			// spills (livespill.go) before the set's first flush.
+			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen)
+			if seenOver || set.len() >= minFlush && over(mem, sh.total) {
+				if g != nil && !g.spilled() {
+					if err := g.spill(st, set); err != nil {
+						return nil, err
+					}
 				}
 				if err := disk.flush(set); err != nil {
 					return nil, err
 				}
 				set.reset()
 			}
+			hl.update(set.offHeap())
 			cutBy = stopped()
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
@@ -337,7 +340,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	res.Complete = res.Violation == nil && res.Bounded == ""
 	cur.close()
 	if g != nil && res.Complete {
-		res.Liveness = g.check(&sc, pl, findings)
+		if res.Liveness, err = g.check(&sc, pl, findings); err != nil {
+			return nil, err
+		}
 		if pl.err != nil {
 			return nil, pl.err
 		}
@@ -406,6 +411,8 @@ type worker struct {
 	cfg  *model.Config
 	sc   *Scope
 	set  *fpSet
+	disk *diskSet // the seen set's part on disk, read only while a wave expands
+	page pageBuf
 	prev spcheck.View
 	cur  spcheck.View
 	acts []Action
@@ -536,6 +543,12 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
 	}
 	seen := w.set.has(f)
+	if !seen && !w.disk.empty() {
+		var err error
+		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
+			return nil, f, false, err
+		}
+	}
 	if !seen && !w.sc.NoConsistency {
 		if err := h.sp.CheckConsistency(); err != nil {
 			return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil

@@ -281,6 +281,60 @@ func (r *run) lookupRange(fps []uint64, seen []bool) error {
 	return nil
 }
 
+// pageBuf is a worker's buffer for one page of a run.
+type pageBuf [pageFPs * 8]byte
+
+// has reports whether k is on disk, reading at most one page of each run whose filter lets k
+// pass (runs from the oldest, which holds the most, to the newest). It may be called from
+// many goroutines at once, as long as no flush runs meanwhile; buf is the caller's own.
+func (d *diskSet) has(k uint64, buf *pageBuf) (bool, error) {
+	for _, r := range d.runs {
+		if !r.mayHave(k) {
+			continue
+		}
+		ok, err := r.has(k, buf)
+		if ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// has looks k up in the run's page that would hold it.
+func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
+	// The last page whose first fingerprint is at most k.
+	lo, hi := 0, len(r.index)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if r.index[mid] <= k {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	p := lo - 1
+	if p < 0 {
+		return false, nil
+	}
+	have := int(min(pageFPs, r.n-int64(p)*pageFPs))
+	if _, err := r.f.ReadAt(buf[:have*8], int64(p)*pageFPs*8); err != nil {
+		return false, fmt.Errorf("explore: reading the seen set back: %w", err)
+	}
+	lo, hi = 0, have
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch v := binary.LittleEndian.Uint64(buf[8*mid:]); {
+		case v == k:
+			return true, nil
+		case v < k:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return false, nil
+}
+
 // appendAll appends every fingerprint on disk, sorted.
 func (d *diskSet) appendAll(out []uint64) ([]uint64, error) {
 	from := len(out)

@@ -74,15 +74,26 @@ func (h *harness) settled(v *spcheck.View) bool {
 type graph struct {
 	eoff  []uint32 // state s's successors are edges[eoff[s]:eoff[s+1]]
 	edges []uint32
-	goal  []uint64 // bit set of settled states
-	n     int      // states expanded so far
+	goal  []uint64  // bit set of settled states
+	n     int       // states expanded so far
+	disk  *liveDisk // the edges on disk once spilled (livespill.go); eoff and edges are then unused
 }
 
 func (g *graph) bytes() int64 {
 	if g == nil {
 		return 0
 	}
-	return int64(cap(g.eoff)+cap(g.edges))*4 + int64(cap(g.goal))*8
+	b := int64(cap(g.eoff)+cap(g.edges))*4 + int64(cap(g.goal))*8
+	if g.disk != nil {
+		b += g.disk.bytes() + int64(cap(g.goal))*8 // and the reached bits of the check
+	}
+	return b
+}
+
+func (g *graph) close() {
+	if g.spilled() {
+		g.disk.close()
+	}
 }
 
 // addWave appends the edges of a merged wave; the chunks' states are the next states in id
@@ -99,6 +110,12 @@ func (g *graph) addWave(set *fpSet, outs []chunkOut) error {
 				g.goal[g.n/64] |= 1 << uint(g.n%64)
 			}
 			for _, f := range o.efps[e : e+int(cnt)] {
+				if g.disk != nil {
+					if err := g.disk.addOpen(f, uint32(g.n)); err != nil {
+						return err
+					}
+					continue
+				}
 				id, ok := set.id(f)
 				if !ok {
 					return fmt.Errorf("explore: liveness: a successor's fingerprint is not in the set")
@@ -106,11 +123,14 @@ func (g *graph) addWave(set *fpSet, outs []chunkOut) error {
 				g.edges = append(g.edges, id)
 			}
 			e += int(cnt)
+			g.n++
+			if g.disk != nil {
+				continue
+			}
 			if len(g.edges) >= 1<<32-1 {
 				return fmt.Errorf("explore: liveness: more than 2^32 edges; use a smaller scope")
 			}
 			g.eoff = append(g.eoff, uint32(len(g.edges)))
-			g.n++
 		}
 	}
 	return nil
@@ -121,46 +141,37 @@ const maxClassified = 20000
 
 // check runs the backward reachability and reports the shallowest stuck state that is not a
 // documented finding; the shallowest stuck state of each finding's shape goes to findings.
-func (g *graph) check(sc *Scope, pl *parentLog, findings map[string]*Found) *LivenessResult {
+func (g *graph) check(sc *Scope, pl *parentLog, findings map[string]*Found) (*LivenessResult, error) {
 	n := g.n
-	res := &LivenessResult{Edges: int64(len(g.edges))}
-	// Reverse edges in CSR form: count, prefix sums, fill.
-	roff := make([]uint32, n+1)
-	for _, t := range g.edges {
-		roff[t+1]++
-	}
-	for i := 1; i <= n; i++ {
-		roff[i] += roff[i-1]
-	}
-	rev := make([]uint32, len(g.edges))
-	fill := make([]uint32, n)
-	copy(fill, roff[:n])
-	for s := 0; s < n; s++ {
-		for _, t := range g.edges[g.eoff[s]:g.eoff[s+1]] {
-			rev[fill[t]] = uint32(s)
-			fill[t]++
-		}
-	}
-	fill = nil
-	// Backward BFS from the settled states; reach reuses the goal bits.
+	res := &LivenessResult{}
 	reach := make([]uint64, len(g.goal))
-	queue := make([]uint32, 0, 1024)
 	for s := 0; s < n; s++ {
 		if g.goal[s/64]&(1<<uint(s%64)) != 0 {
 			reach[s/64] |= 1 << uint(s%64)
-			queue = append(queue, uint32(s))
 			res.Settled++
 		}
 	}
-	for len(queue) > 0 {
-		t := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, s := range rev[roff[t]:roff[t+1]] {
-			if reach[s/64]&(1<<uint(s%64)) == 0 {
-				reach[s/64] |= 1 << uint(s%64)
-				queue = append(queue, s)
-			}
+	closure := g.closure
+	if g.spilled() {
+		if err := g.disk.resolve(); err != nil {
+			return nil, err
 		}
+		res.Edges = g.disk.nEdges
+		// Backward reachability: a pass marks every source whose target is marked.
+		err := g.disk.passes(func(t, s uint32) bool {
+			if reach[t/64]&(1<<uint(t%64)) != 0 && reach[s/64]&(1<<uint(s%64)) == 0 {
+				reach[s/64] |= 1 << uint(s%64)
+				return true
+			}
+			return false
+		})
+		if err != nil {
+			return nil, err
+		}
+		closure = g.diskClosure
+	} else {
+		res.Edges = int64(len(g.edges))
+		g.reachBack(reach)
 	}
 	classified := 0
 	for s := 0; s < n; s++ {
@@ -182,14 +193,71 @@ func (g *graph) check(sc *Scope, pl *parentLog, findings map[string]*Found) *Liv
 			continue // a shallower one is known
 		}
 		f := &Found{Invariant: LivenessInvariant, Path: path, Finding: name}
-		f.Message = diagnoseStuck(h, g.closure(uint32(s)))
+		c, err := closure(uint32(s))
+		if err != nil {
+			return nil, err
+		}
+		f.Message = diagnoseStuck(h, c)
 		if name != "" {
 			findings[name] = f
 		} else {
 			res.First = f
 		}
 	}
-	return res
+	return res, nil
+}
+
+// reachBack marks in reach (which holds the settled states) every state from which a
+// fault-free path leads to a settled one, by a backward search over the reverse edges.
+func (g *graph) reachBack(reach []uint64) {
+	n := g.n
+	// Reverse edges in CSR form: count, prefix sums, fill.
+	roff := make([]uint32, n+1)
+	for _, t := range g.edges {
+		roff[t+1]++
+	}
+	for i := 1; i <= n; i++ {
+		roff[i] += roff[i-1]
+	}
+	rev := make([]uint32, len(g.edges))
+	fill := make([]uint32, n)
+	copy(fill, roff[:n])
+	for s := 0; s < n; s++ {
+		for _, t := range g.edges[g.eoff[s]:g.eoff[s+1]] {
+			rev[fill[t]] = uint32(s)
+			fill[t]++
+		}
+	}
+	fill = nil
+	queue := make([]uint32, 0, 1024)
+	for s := 0; s < n; s++ {
+		if reach[s/64]&(1<<uint(s%64)) != 0 {
+			queue = append(queue, uint32(s))
+		}
+	}
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, s := range rev[roff[t]:roff[t+1]] {
+			if reach[s/64]&(1<<uint(s%64)) == 0 {
+				reach[s/64] |= 1 << uint(s%64)
+				queue = append(queue, s)
+			}
+		}
+	}
+}
+
+// diskClosure is closure for a spilled graph: passes over the edge file.
+func (g *graph) diskClosure(s uint32) (int, error) {
+	in := map[uint32]bool{s: true}
+	err := g.disk.passes(func(t, src uint32) bool {
+		if in[src] && !in[t] {
+			in[t] = true
+			return true
+		}
+		return false
+	})
+	return len(in), err
 }
 
 // classifyStuck replays path on a live harness and names the finding whose shape the
@@ -210,7 +278,7 @@ func classifyStuck(sc *Scope, path []Action) (string, *harness) {
 }
 
 // closure counts the states reachable from s by fault-free steps (s included).
-func (g *graph) closure(s uint32) int {
+func (g *graph) closure(s uint32) (int, error) {
 	seen := map[uint32]bool{s: true}
 	queue := []uint32{s}
 	for len(queue) > 0 {
@@ -223,7 +291,7 @@ func (g *graph) closure(s uint32) int {
 			}
 		}
 	}
-	return len(seen)
+	return len(seen), nil
 }
 
 // diagnoseStuck says why the state of h (replayed to it) is stuck: what is unfinished and, when the next fetch offset is what blocks it, why.

@@ -31,7 +31,7 @@ func BenchmarkMerge(b *testing.B) {
 			defer st.close()
 			pl := newParentLog(st, -1, true)
 			sc := DefaultScope()
-			m := &merger{set: set, disk: &diskSet{st: st}, pl: pl, sc: &sc, par: par}
+			m := &merger{set: set, pl: pl, sc: &sc, par: par}
 			outs := make([]chunkOut, states/128)
 			enc := make([]byte, 60)
 			segs := &segPool{st: st, share: -1}

@@ -2,7 +2,10 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"runtime"
+	"runtime/debug"
 )
 
 // Storage under a memory budget (Scope.Memory). The search keeps three kinds of data that grow
@@ -20,24 +23,84 @@ import (
 //
 // The rest (5/16) is left for the waves' buffers, the liveness graph and the garbage
 // collector's headroom: sequential spilling of frontiers and parent records is cheap, and a
-// heap kept well below the budget keeps the collector from running all the time. The
-// directory and its files are removed when Explore returns, also on an error.
+// heap kept well below the budget keeps the collector from running all the time. So that the
+// headroom is kept whatever the buffers take, the seen set is also flushed when everything
+// counted (Explore's memory: the stores, the waves' buffers, the disk runs' filters) passes
+// 3/4 of the budget. The directory and its files are removed when Explore returns, also on an
+// error.
+//
+// The Go runtime's soft memory limit (set by the caller, e.g. 15/16 of the budget) counts only
+// the memory the runtime manages; the seen set's large tables are mapped outside it
+// (allocKeys). While they are, Explore lowers the limit by their size (heapLimit), so that
+// the heap and the tables together stay under the caller's limit.
 
-// shares are the bytes each store may keep in memory; a negative share is unbounded.
+// shares are the bytes each store may keep in memory, and all of them together with the
+// waves' buffers (total); a negative share is unbounded.
 type shares struct {
-	seen, frontier, parents int64
+	seen, frontier, parents, total int64
 }
 
 // budgetShares divides a budget of mem bytes (0: unbounded).
 func budgetShares(mem int64) shares {
 	if mem <= 0 {
-		return shares{-1, -1, -1}
+		return shares{-1, -1, -1, -1}
 	}
-	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16}
+	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16, total: mem - mem/4}
 }
 
 // over reports whether n bytes exceed share.
 func over(n, share int64) bool { return share >= 0 && n > share }
+
+// minFlush is the fewest fingerprints in memory flushed because the total passed its share
+// (fewer would make many tiny runs while other stores are what is over).
+const minFlush = 1 << 16
+
+// offHeap is the bytes of the set's tables mapped outside the Go heap (allocKeys maps a table
+// of at least hugeMin bytes on Linux).
+func (s *fpSet) offHeap() int64 {
+	if runtime.GOOS != "linux" {
+		return 0
+	}
+	var b int64
+	for i := range s.parts {
+		if n := int64(len(s.parts[i].keys)) * 8; n >= hugeMin {
+			b += n
+		}
+	}
+	return b
+}
+
+// heapLimit keeps the runtime's soft memory limit, when the caller set one, that much below
+// the caller's value as the seen set's tables take outside the heap (at least a quarter of
+// the caller's limit is left to the heap). The limit is the process's: two searches running
+// at once in one process would move each other's.
+type heapLimit struct {
+	base, now int64
+}
+
+func newHeapLimit() *heapLimit {
+	base := debug.SetMemoryLimit(-1)
+	return &heapLimit{base: base, now: base}
+}
+
+// update sets the limit for off bytes of tables outside the heap.
+func (h *heapLimit) update(off int64) {
+	if h.base == math.MaxInt64 {
+		return
+	}
+	if l := max(h.base-off, h.base/4); l != h.now {
+		debug.SetMemoryLimit(l)
+		h.now = l
+	}
+}
+
+// restore puts the caller's limit back.
+func (h *heapLimit) restore() {
+	if h.now != h.base {
+		debug.SetMemoryLimit(h.base)
+		h.now = h.base
+	}
+}
 
 // storage is the temporary directory of one exploration and the bytes its files hold.
 type storage struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -336,17 +335,11 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	}
 	res := est.Result
 	if sampleOnly(sc, res) {
-		text, _, memOK := estimateText(f, sc, est)
+		text, _ := estimateText(f, sc, est)
 		if !f.json {
 			fmt.Fprintln(stdout, text)
 		}
-		if !memOK {
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: not started: liveness keeps the whole graph in memory and this scope's estimate does not fit --memory; give more memory, a smaller scope, or leave out --liveness")}
-		}
 		res, err = explore.Explore(sc, checkProgress(stderr, f))
-		if errors.Is(err, explore.ErrLivenessMemory) {
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
-		}
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}

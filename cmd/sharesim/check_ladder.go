@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -115,7 +114,6 @@ type rungResult struct {
 	n     int
 	rung  explore.Rung
 	res   *explore.Result
-	err   error // liveness outgrew the memory budget
 	skip  string
 	proof bool // complete, no violation
 }
@@ -126,8 +124,6 @@ func (r *rungResult) verdict() string {
 	switch {
 	case r.skip != "":
 		return "not started: " + r.skip
-	case r.err != nil:
-		return "not complete: " + r.err.Error()
 	}
 	res := r.res
 	var names []string
@@ -187,16 +183,14 @@ func runLadder(stdout, stderr io.Writer, f checkFlags, base explore.Scope, outs 
 		}
 		sc := r.Scope
 		sc.Deadline = deadline
-		rr.res, rr.err = explore.Explore(sc, progress)
-		if rr.err != nil && !errors.Is(rr.err, explore.ErrLivenessMemory) {
-			return &exitError{code: exitFailed, err: rr.err}
+		res, err := explore.Explore(sc, progress)
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
 		}
+		rr.res = res
 		done = append(done, rr)
 		if !f.json {
 			fmt.Fprintln(stdout, rr.line())
-		}
-		if rr.err != nil {
-			break
 		}
 		for _, fd := range rr.res.Findings {
 			if findings[fd.Finding] == nil {
@@ -350,11 +344,6 @@ func writeLadderJSON(stdout io.Writer, f checkFlags, done []*rungResult, proved 
 // estimateSample is how long check samples a scope's search before the work to estimate it.
 const estimateSample = time.Second
 
-// livenessBytesPerState is what a liveness search holds in memory per state: the seen set
-// with state ids (12 bytes a slot, half to three quarters full), about 2.5 fault-free edges
-// of 4 bytes and their offsets, the reverse graph at the end, and the parent records.
-const livenessBytesPerState = 48
-
 // sampleScope estimates sc from a short sample of its search. When the sample finished the
 // search (or met a violation) its result is returned too: there is nothing left to do.
 func sampleScope(f checkFlags, sc explore.Scope) (*explore.SizeEstimate, error) {
@@ -363,9 +352,6 @@ func sampleScope(f checkFlags, sc explore.Scope) (*explore.SizeEstimate, error) 
 		sample = max(sample, f.budget/20)
 	}
 	est, err := explore.Estimate(sc, sample, explore.MinSampleLevels)
-	if errors.Is(err, explore.ErrLivenessMemory) {
-		return nil, &exitError{code: exitIncomplete, err: fmt.Errorf("INCOMPLETE: %w (--memory)", err)}
-	}
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
@@ -373,10 +359,10 @@ func sampleScope(f checkFlags, sc explore.Scope) (*explore.SizeEstimate, error) 
 }
 
 // estimateText says what the estimate is and whether the search fits its bounds; fits is
-// false when it will not (the time budget, --max-states or, with liveness, --memory).
-func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (text string, fits, memory bool) {
+// false when it will not (the time budget or --max-states).
+func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (text string, fits bool) {
 	if est.Exact {
-		return fmt.Sprintf("estimate: exact, the %s sample finished the search: %d states", est.SampleTime.Round(time.Millisecond), est.States), true, true
+		return fmt.Sprintf("estimate: exact, the %s sample finished the search: %d states", est.SampleTime.Round(time.Millisecond), est.States), true
 	}
 	var b strings.Builder
 	if !est.Fitted {
@@ -387,7 +373,7 @@ func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (te
 			time.Duration(est.Seconds()*float64(time.Second)).Round(time.Second), est.Rate, explore.EstimateFactor)
 	}
 	fmt.Fprintf(&b, "; levels sampled: %s", joinCounts(est.Levels))
-	fits, memory = true, true
+	fits = true
 	if est.Fitted {
 		if f.timeSet && est.Seconds() > f.budget.Seconds() {
 			fmt.Fprintf(&b, "; does not fit --time %s", f.budget)
@@ -397,12 +383,8 @@ func estimateText(f checkFlags, sc explore.Scope, est *explore.SizeEstimate) (te
 			fmt.Fprintf(&b, "; --max-states %d stops it at about %.0f%%", sc.MaxStates, 100*float64(sc.MaxStates)/float64(est.States))
 			fits = false
 		}
-		if sc.Liveness && sc.Memory > 0 && int64(est.States)*livenessBytesPerState > sc.Memory {
-			fmt.Fprintf(&b, "; liveness would need about %s in memory, over --memory %s", formatBytes(int64(est.States)*livenessBytesPerState), formatBytes(sc.Memory))
-			fits, memory = false, false
-		}
 	}
-	return b.String(), fits, memory
+	return b.String(), fits
 }
 
 // runEstimate is check --estimate: the estimate alone; exit 0 when the search fits its
@@ -412,7 +394,7 @@ func runEstimate(stdout io.Writer, f checkFlags, sc explore.Scope) error {
 	if err != nil {
 		return err
 	}
-	text, fits, _ := estimateText(f, sc, est)
+	text, fits := estimateText(f, sc, est)
 	fmt.Fprintf(stdout, "exploring %s\n%s\n", sc.String(), text)
 	if !fits {
 		return &exitError{code: exitIncomplete}
