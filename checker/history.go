@@ -93,7 +93,7 @@ func (c *Checker) Attach(o *sim.Options) {
 func (c *Checker) linOn() bool { return c.is.linearizable }
 
 func (c *Checker) hist(group, part string) *histShare {
-	key := group + "\x00" + part
+	key := spKey{group, part}
 	hs := c.hs[key]
 	if hs == nil {
 		hs = &histShare{floor: -1}
@@ -303,7 +303,7 @@ func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
 // it is unknown.
 func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
 	var reloads []int64
-	if st := c.sps[op.Group+"\x00"+op.Partition]; st != nil {
+	if st := c.sps[spKey{op.Group, op.Partition}]; st != nil {
 		reloads = st.ev.reloads
 	}
 	a := sort.Search(len(reloads), func(k int) bool { return reloads[k] >= op.CallMs })
