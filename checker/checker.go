@@ -83,12 +83,12 @@ type Checker struct {
 	cfg sim.Config
 	on  map[string]bool
 	// is holds the checks of on that run per event or per operation, resolved once (New).
-	is      enabled
-	events  int64
+	is     enabled
+	events int64
 	// nextDeep is the event after which the deep checks run next.
 	nextDeep int64
-	maxOver int64
-	sps     map[spKey]*spState
+	maxOver  int64
+	sps      map[spKey]*spState
 	// byPos caches sps by position in sim.World.SharePartitions' order (Observe), and
 	// cores is the buffer of sim.World.ShareCores.
 	byPos []*spState
