@@ -135,8 +135,8 @@ type scenarioInfo struct {
 	// DeliveryLimits are the delivery count limits in force during the run: the configured
 	// one, then each one an accepted config-change fault set (with the time it did).
 	DeliveryLimits []limitFrom
-	HealFromMs               int64 // start of the healing phase; 0: none
-	Problem                  string
+	HealFromMs     int64 // start of the healing phase; 0: none
+	Problem        string
 }
 
 // limitFrom is a delivery count limit in force from FromMs on.
