@@ -13,6 +13,8 @@ import (
 type faultState struct {
 	cfg   Fault
 	fired int64
+	// waiting: a holding fault is waiting for its target to hold records (holding.go).
+	waiting bool
 }
 
 func (w *World) buildFaults() error {
@@ -113,19 +115,20 @@ func (w *World) partitionNamed(name string) *partition {
 	return nil
 }
 
-// pickConsumer resolves a consumer target, preferring running instances.
-func (w *World) pickConsumer(target string) *consumer {
+// pickConsumer resolves a consumer target, preferring running instances; holding: only
+// running instances that hold records (holding.go).
+func (w *World) pickConsumer(target string, holding bool) *consumer {
 	cands := w.consumers
 	if target != "" {
 		cands = w.consumersNamed(target)
 	}
 	var alive []*consumer
 	for _, c := range cands {
-		if c.alive() {
+		if c.alive() && (!holding || w.holdsRecords(c)) {
 			alive = append(alive, c)
 		}
 	}
-	if len(alive) > 0 {
+	if len(alive) > 0 || holding {
 		cands = alive
 	}
 	if len(cands) == 0 {
@@ -152,16 +155,21 @@ func (w *World) fault(e event) {
 	if w.healing {
 		return
 	}
-	if f.EveryMs > 0 {
-		until := f.UntilMs
-		if until <= 0 {
-			until = w.cfg.DurationMs
+	if e.b != faultRetry { // a scheduled firing, not a holding fault's wait (holding.go)
+		if f.EveryMs > 0 {
+			until := f.UntilMs
+			if until <= 0 {
+				until = w.cfg.DurationMs
+			}
+			if w.now+f.EveryMs < until {
+				w.push(w.now+f.EveryMs, event{kind: evFault, a: e.a})
+			}
 		}
-		if w.now+f.EveryMs < until {
-			w.push(w.now+f.EveryMs, event{kind: evFault, a: e.a})
+		if f.PerMillion > 0 && !w.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+			return
 		}
 	}
-	if f.PerMillion > 0 && !w.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+	if f.Holding && !w.holdingReady(fs, e) {
 		return
 	}
 	fs.fired++
@@ -181,7 +189,7 @@ func (w *World) fault(e event) {
 }
 
 func (w *World) consumerFault(f Fault, fi int32) {
-	c := w.pickConsumer(f.Target)
+	c := w.pickConsumer(f.Target, f.Holding)
 	if c == nil || !c.alive() {
 		return
 	}
