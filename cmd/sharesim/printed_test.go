@@ -55,3 +55,18 @@ func TestTitleNamesOverrides(t *testing.T) {
 		t.Errorf("with an override: %q, want %q", got, want)
 	}
 }
+
+// A scripted built-in run with --set says what it changed, as a workload run does: a script
+// written for Kafka 4.1 run on 4.4 fails its expectations, and the title line says why.
+func TestScriptedTitleNamesOverrides(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "leave-decrements-count-41", "--set", "kafka.version=4.4"}, &out, &errb)
+	want := "\n  In Kafka 4.1 a session release lowers the delivery count and never archives — as written; this run changed kafka.version=4.4\n"
+	if code != exitFailed || !strings.HasPrefix(out.String(), "FAIL leave-decrements-count-41") || !strings.Contains(out.String(), want) {
+		t.Errorf("exit %d, output:\n%s\nwant exit %d and the title with the override", code, out.String(), exitFailed)
+	}
+	out.Reset()
+	if code := run([]string{"run", "leave-decrements-count-41"}, &out, &errb); code != exitOK || strings.Contains(out.String(), "as written") {
+		t.Errorf("without --set: exit %d, output:\n%s", code, out.String())
+	}
+}
