@@ -36,6 +36,14 @@ func TestPrintedGroupWording(t *testing.T) {
 	if out := print(g); strings.Contains(out, "no warm-up") {
 		t.Errorf("with a warm-up the note is not printed:\n%s", out)
 	}
+	if out := print(base()); strings.Contains(out, "redelivered over the run") {
+		t.Errorf("nothing redelivered, yet causes printed:\n%s", out)
+	}
+	g = base()
+	g.RedeliveriesByCause = sim.RedeliveryCauses{LockExpiry: 60, Crash: 10}
+	if out := print(g); !strings.Contains(out, "deliveries per record; redelivered over the run after lock expiry 60, crash 10\n") {
+		t.Errorf("redeliveries by cause (a crash's released poll must show):\n%s", out)
+	}
 	g = base()
 	g.Rates = sim.Rates{ArrivalPerSec: 100, CompletedPerSec: 101.8}
 	g.KeepUp.BacklogStart = 180
