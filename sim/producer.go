@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 )
 
 // Producers, retention and compaction: the partition logs' side of the world.
@@ -265,19 +266,49 @@ func (w *World) forgetLog(p *partition) {
 // keyOf is the record key of offset off on partition p (keys are a pure function of the
 // offset, so the log stores none).
 func (w *World) keyOf(p *partition, off int64) (int64, bool) {
-	b, ok := p.log.BatchAt(off)
-	if !ok || b.Control {
-		return 0, false
-	}
-	keys := w.producers[b.Producer].cfg.Keys
-	if keys <= 0 {
+	prod, ok := p.log.ProducerAt(off)
+	if !ok {
 		return 0, false
 	}
 	nParts := int64(w.topics[p.topic].cfg.Partitions)
-	perPart := (int64(keys) - int64(p.num) + nParts - 1) / nParts
-	if perPart <= 0 {
+	ks := &p.keySpace
+	if !ks.set || ks.producer != prod || ks.nParts != nParts {
+		// The keys of this partition: those ≡ num mod nParts below the producer's Keys.
+		*ks = keySpace{set: true, producer: prod, nParts: nParts}
+		if keys := int64(w.producers[prod].cfg.Keys); keys > 0 {
+			if perPart := (keys - int64(p.num) + nParts - 1) / nParts; perPart > 0 {
+				ks.perPart = newDivisor(uint64(perPart))
+			}
+		}
+	}
+	if ks.perPart.d == 0 {
 		return 0, false
 	}
 	h := w.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
-	return int64(h%uint64(perPart))*nParts + int64(p.num), true
+	return int64(ks.perPart.mod(h))*nParts + int64(p.num), true
+}
+
+// keySpace caches what keyOf derives from the producer of a partition's records and the
+// topic's partition count.
+type keySpace struct {
+	set      bool
+	producer int32
+	nParts   int64
+	perPart  divisor // d = 0: the producer's records have no keys here
+}
+
+// divisor computes x mod d with a multiplication instead of a division: m = ⌊(2⁶⁴−1)/d⌋
+// makes ⌊x·m/2⁶⁴⌋ the quotient or one less, so x − that·d is the remainder or the remainder
+// plus d, which one comparison settles. Exact for every x and every d ≥ 1.
+type divisor struct{ d, m uint64 }
+
+func newDivisor(d uint64) divisor { return divisor{d: d, m: ^uint64(0) / d} }
+
+func (v divisor) mod(x uint64) uint64 {
+	q, _ := bits.Mul64(x, v.m)
+	r := x - q*v.d
+	if r >= v.d {
+		r -= v.d
+	}
+	return r
 }

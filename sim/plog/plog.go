@@ -259,6 +259,17 @@ func (l *Log) BatchAt(off int64) (Batch, bool) {
 	return l.bs[i].Batch, true
 }
 
+// ProducerAt returns the producer of the held data batch containing off (compacted ones
+// included), and false for a marker or where BatchAt finds nothing: what BatchAt says of the
+// batch's producer, without copying the batch.
+func (l *Log) ProducerAt(off int64) (int32, bool) {
+	i := l.find(off)
+	if i < 0 || l.bs[i].Control {
+		return 0, false
+	}
+	return l.bs[i].Producer, true
+}
+
 // HasRecord reports whether off holds a deliverable record: it lies in [KnownFrom(),
 // EndOffset()) in a batch that is neither a marker nor compacted.
 func (l *Log) HasRecord(off int64) bool {

@@ -777,3 +777,22 @@ func TestCeilFindsTheBatchOfEveryOffset(t *testing.T) {
 		})
 	}
 }
+
+// ProducerAt says what BatchAt says of a batch's producer, and false for markers.
+func TestProducerAtAgreesWithBatchAt(t *testing.T) {
+	var l Log
+	l.AppendRecords(3, 10, 1, 0)
+	l.AppendRecords(5, 11, 2, 7)
+	l.AppendControl(12, 2, 7, true)
+	l.AppendRecords(2, 13, 3, 0)
+	l.Compact(9)
+	l.Forget(3)
+	for off := int64(-1); off <= l.EndOffset()+1; off++ {
+		b, ok := l.BatchAt(off)
+		wantOK := ok && !b.Control
+		p, gotOK := l.ProducerAt(off)
+		if gotOK != wantOK || (ok && wantOK && p != b.Producer) {
+			t.Errorf("ProducerAt(%d) = %d, %v; BatchAt gives %+v, %v", off, p, gotOK, b, ok)
+		}
+	}
+}
