@@ -253,12 +253,15 @@ func (w *World) groupAcks(c *consumer) [][]ackSpan {
 	}
 	buf := append(w.ackBuf[:0], c.acks...)
 	c.acks = c.acks[:0]
-	slices.SortStableFunc(buf, func(x, y ackEntry) int {
+	byPartOffset := func(x, y ackEntry) int {
 		if x.sp != y.sp {
 			return cmp.Compare(x.sp, y.sp)
 		}
 		return cmp.Compare(x.off, y.off)
-	})
+	}
+	if !slices.IsSortedFunc(buf, byPartOffset) { // usually queued in order already
+		slices.SortStableFunc(buf, byPartOffset)
+	}
 	n := 0
 	for k, e := range buf {
 		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
@@ -412,13 +415,17 @@ func (w *World) handleResponse(c *consumer, r *request) {
 		p := w.parts[s.part]
 		lockMs := w.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
-			for off := ar.First; off <= ar.Last; off++ {
-				if !p.log.HasRecord(off) {
+			for off := ar.First; off <= ar.Last; {
+				end := min(p.log.RecordsUntil(off), ar.Last+1) // records up to end (a batch)
+				if end == off {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
+					off++
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-				w.noteHeld(s, off)
+				for ; off < end; off++ {
+					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
+					w.noteHeld(s, off)
+				}
 			}
 		}
 	}
