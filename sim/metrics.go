@@ -54,6 +54,9 @@ type recInfo struct {
 	seen        bool
 	back        BackCause // why it is available again (counted on its redelivery); backHeld while acquired
 	tl          int32     // slot in the record sample (0: not followed)
+	// producer is the producer of its batch + 1 as its first delivery found it (0: a marker,
+	// or no batch), which keyOfDelivered needs instead of a log lookup.
+	producer int32
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -218,6 +221,9 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			}
 			if found {
 				info.producedMs = b.TimestampMs
+				if !b.Control {
+					info.producer = b.Producer + 1
+				}
 			}
 			g.delivered++
 			if ar.DeliveryCount == 1 && w.inWindow(info.producedMs) {
@@ -388,7 +394,9 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		info.lostCause = DupLockExpiry
 		w.mark("processed-after-lock-expiry")
 	}
-	w.noteOrder(s.group, s.part, d.off)
+	p := w.parts[s.part]
+	key, keyed := w.keyOfDelivered(p, d.off, info)
+	w.noteKeyOrder(s.group, d.off, key, keyed)
 }
 
 func processedDetail(ok, late bool) string {
@@ -403,9 +411,13 @@ func processedDetail(ok, late bool) string {
 
 // noteOrder measures reordering among records of the same key (per group).
 func (w *World) noteOrder(gi, pi int32, off int64) {
-	p := w.parts[pi]
-	key, ok := w.keyOf(p, off)
-	if !ok {
+	key, ok := w.keyOf(w.parts[pi], off)
+	w.noteKeyOrder(gi, off, key, ok)
+}
+
+// noteKeyOrder is noteOrder for a record whose key is known (keyed false: it has none).
+func (w *World) noteKeyOrder(gi int32, off, key int64, keyed bool) {
+	if !keyed {
 		return
 	}
 	g, gx := w.gc(gi), &w.metrics.gx[gi]

@@ -270,6 +270,24 @@ func (w *World) keyOf(p *partition, off int64) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return w.keyFrom(p, prod, off)
+}
+
+// keyOfDelivered is keyOf for a record whose tracking info a delivery filled in: the
+// producer its batch had then is the producer now (a batch's producer and marker flag never
+// change, and batches leave the log only from its start), so the log is not searched.
+func (w *World) keyOfDelivered(p *partition, off int64, info *recInfo) (int64, bool) {
+	if !info.seen {
+		return w.keyOf(p, off)
+	}
+	if info.producer == 0 || off < p.log.KnownFrom() {
+		return 0, false
+	}
+	return w.keyFrom(p, info.producer-1, off)
+}
+
+// keyFrom is the key of offset off on partition p written by producer prod.
+func (w *World) keyFrom(p *partition, prod int32, off int64) (int64, bool) {
 	nParts := int64(w.topics[p.topic].cfg.Partitions)
 	ks := &p.keySpace
 	if !ks.set || ks.producer != prod || ks.nParts != nParts {
