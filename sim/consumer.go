@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/sharesim/sharesim/model"
@@ -538,8 +537,11 @@ func (w *World) outcome(c *consumer, d delivery) (FailureAction, bool) {
 }
 
 func isPoison(list []int64, off int64) bool {
-	i := sort.Search(len(list), func(i int) bool { return list[i] >= off })
-	return i < len(list) && list[i] == off
+	if len(list) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(list, off)
+	return found
 }
 
 // batchDone is the end of one poll's records: commitSync, or poll again.
