@@ -1,11 +1,9 @@
 package sim
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/sharesim/sharesim/model"
@@ -17,65 +15,6 @@ import (
 // The engine: one virtual clock, one event queue ordered by (time, sequence number), one root
 // seed split into named PRNG streams. Everything runs on the caller's goroutine; concurrency
 // exists only as the order in which events are queued.
-
-// PRNG stream names. Each subsystem draws only from its own stream, so adding a draw in one
-// never changes what another sees.
-const (
-	streamWorkload   = "workload"
-	streamProcessing = "processing"
-	streamFaults     = "faults"
-	streamNetwork    = "network"
-	streamScheduler  = "scheduler"
-	streamProducer   = "producer" // accumulator-mode producers: send times, sizes, partitions, latencies
-)
-
-type evKind uint8
-
-const (
-	evProduce                 evKind = iota + 1 // a: producer
-	evRequestArrive                             // ref: request reaches its broker
-	evResponseArrive                            // ref: response reaches its client
-	evRequestTimeout                            // ref: the client gives up on a request
-	evMaxWait                                   // ref: a parked fetch's wait ends
-	evWriteApply                                // ref: a state write reaches the share coordinator
-	evLoadDone                                  // a: share-partition whose state read completed
-	evExpire                                    // a: share-partition with a lock deadline due
-	evProcessDone                               // a: consumer finished one record
-	evRenew                                     // a: consumer renews its locks
-	evHeartbeat                                 // a: consumer heartbeats
-	evSessionCheck                              // a: consumer, x: membership token
-	evConsumerStart                             // a: consumer (re)starts
-	evFault                                     // a: fault index
-	evFaultEnd                                  // a: fault index, b: target
-	evRetention                                 // a: topic
-	evCompaction                                // a: partition, x: offset
-	evTxnCommit                                 // a: producer, x: transaction id
-	evMetrics                                   // sample the metrics
-	evHeal                                      // the main phase ends
-	evClassicPoll                               // a: classic consumer (see classic.go)
-	evProduceArrive                             // a: producer, ref: its produce request reaches the leader
-	evProduceResponse                           // a: producer, ref: the answer reaches the producer
-	evClassicFetch                              // a: classic consumer, x: fetch id; the fetch reaches its broker
-	evClassicFetchWait                          // a: classic consumer, x: fetch id; fetch.max.wait.ms ends
-	evClassicFetchDone                          // a: classic consumer, x: fetch id; the answer reaches it
-	evClassicDone                               // a: classic consumer, x: record sequence; processing ends
-	evClassicCommit                             // a: group, b: partition index, x: offset; a commit arrives
-	evClassicPollTimeout                        // a: classic consumer, x: poll count; max.poll.interval.ms
-	evClassicRebalanceTimeout                   // a: group, x: rebalance token
-	evConnReset                                 // a: consumer, gen: its dead incarnation; the brokers see the connections reset
-	evLogRead                                   // ref: fetch, a: share-partition whose log read completed
-	evDLQAttempt                                // ref: a DLQ produce attempt's answer reaches the leader
-)
-
-// event is one queued event. Consumer events carry the consumer's incarnation generation;
-// an event of an older generation is stale and ignored.
-type event struct {
-	kind evKind
-	gen  uint32
-	a, b int32
-	ref  int32
-	x    int64
-}
 
 // Options are the caller's choices that do not change the simulated behaviour.
 type Options struct {
@@ -128,20 +67,9 @@ var ErrInterrupted = errors.New("interrupted")
 
 // World is one simulated cluster with its clients.
 type World struct {
-	cfg  Config
-	opts Options
-	seed uint64
+	engine
 
-	streams                               *rng.Streams
-	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
-	rProd                                 *rng.Rand
-
-	now     int64
-	win     windows
-	q       *eventq.Queue[event]
-	events  int64
-	endMs   int64
-	healing bool
+	win windows
 
 	topics     []*topicState
 	parts      []*partition
@@ -183,12 +111,9 @@ type World struct {
 	spanBuf   [][]ackSpan
 	brokerBuf [][]int32
 
-	trace   traceWriter
 	history []Op
 	hidden  []HiddenEvent
 	metrics metrics
-	marks   map[string]int64
-	err     error
 
 	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
 	sample   *sampler     // Options.SampleRecords
@@ -245,14 +170,14 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		return nil, err
 	}
 	s := rng.NewStreams(seed)
-	w := &World{
+	w := &World{engine: engine{
 		cfg: cfg, opts: opts, seed: seed, streams: s,
 		rWork: s.Stream(streamWorkload), rProc: s.Stream(streamProcessing), rFault: s.Stream(streamFaults),
 		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler), rProd: s.Stream(streamProducer),
 		q:     eventq.New[event](1024),
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
-	}
+	}}
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
 		w.sample = newSampler(opts.SampleRecords)
@@ -269,13 +194,6 @@ func (w *World) NowMs() int64 { return w.now }
 
 // Config returns the configuration the world was built from.
 func (w *World) Config() Config { return w.cfg }
-
-func (w *World) push(at int64, e event) eventq.Handle {
-	if at < w.now {
-		at = w.now
-	}
-	return w.q.Push(at, e)
-}
 
 // ErrMaxEvents is wrapped by the error Run returns when the run reached Config.MaxEvents:
 // it was cut short, so no check can say it passed.
@@ -375,108 +293,6 @@ func (w *World) metricsTick(event) {
 	if w.now+w.cfg.MetricsIntervalMs < w.endMs {
 		w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
 	}
-}
-
-func (w *World) mark(name string) { w.marks[name]++ }
-
-// traceWriter hashes every trace line and optionally keeps or writes it.
-type traceWriter struct {
-	h    hash.Hash
-	out  io.Writer
-	keep bool
-	kept []string
-	buf  []byte
-	err  error
-	tap  func(line []byte) // sees every line (the record sample's notable lines)
-}
-
-func (t *traceWriter) init(o Options) {
-	t.h = sha256.New()
-	t.out = o.TraceWriter
-	t.keep = o.KeepTrace
-}
-
-// line starts a trace line for the current event.
-func (w *World) line(kind string) *traceWriter {
-	t := &w.trace
-	t.buf = t.buf[:0]
-	t.buf = appendInt(t.buf, w.now)
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, kind...)
-	return t
-}
-
-// str appends key=v; spaces in v become underscores, so that a line always splits into its
-// key=value pairs at spaces (an error message keeps every word).
-func (t *traceWriter) str(key, v string) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == ' ' || c == '\n' || c == '\t' {
-			t.buf = append(t.buf, '_')
-		} else {
-			t.buf = append(t.buf, c)
-		}
-	}
-	return t
-}
-
-func (t *traceWriter) num(key string, v int64) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	t.buf = appendInt(t.buf, v)
-	return t
-}
-
-func (t *traceWriter) ranges(key string, rs []model.AcquiredRange) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	for i, r := range rs {
-		if i > 0 {
-			t.buf = append(t.buf, ',')
-		}
-		t.buf = appendInt(t.buf, r.First)
-		t.buf = append(t.buf, '-')
-		t.buf = appendInt(t.buf, r.Last)
-		t.buf = append(t.buf, '@')
-		t.buf = appendInt(t.buf, int64(r.DeliveryCount))
-	}
-	return t
-}
-
-func (t *traceWriter) end() {
-	t.buf = append(t.buf, '\n')
-	t.h.Write(t.buf)
-	if t.out != nil && t.err == nil {
-		_, t.err = t.out.Write(t.buf)
-	}
-	if t.keep {
-		t.kept = append(t.kept, string(t.buf[:len(t.buf)-1]))
-	}
-	if t.tap != nil {
-		t.tap(t.buf)
-	}
-}
-
-func appendInt(b []byte, v int64) []byte {
-	if v < 0 {
-		b = append(b, '-')
-		v = -v
-	}
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(b, tmp[i:]...)
 }
 
 // cut is the result of a run that ends before its time, with the metrics so far: the
