@@ -553,26 +553,6 @@ func (w *World) classicBytesAvailable(c *consumer) int64 {
 	return n
 }
 
-// recordBytes is the mean record size on topic t: the mean of its producers' record sizes.
-func (w *World) recordBytes(t int32) int64 {
-	var sum, k float64
-	for _, p := range w.producers {
-		if p.topic != t {
-			continue
-		}
-		k++
-		if p.cfg.RecordSize != nil {
-			sum += p.cfg.RecordSize.Mean()
-		} else {
-			sum += DefaultRecordBytes
-		}
-	}
-	if k == 0 {
-		return DefaultRecordBytes
-	}
-	return max(1, int64(sum/k))
-}
-
 // classicAnswer reads up to max.poll.records records from c's partitions at the broker and
 // sends them back.
 func (w *World) classicAnswer(c *consumer) {

@@ -121,12 +121,6 @@ func (c *Config) validateAddPartitions(f Fault) error {
 	return fmt.Errorf("fault add-partitions: no topic named %q", f.Target)
 }
 
-// live reports whether partition p exists yet (it is not a reserve of a later
-// add-partitions fault).
-func (w *World) live(p *partition) bool {
-	return p.num < int32(w.topics[p.topic].cfg.Partitions)
-}
-
 // addPartitions fires an add-partitions fault: the next f.Count reserved partitions of the
 // topic come into being and every group reading the topic gets them.
 func (w *World) addPartitions(f Fault) {
@@ -276,23 +270,4 @@ func (cg *classicGroup) grow() {
 		cg.doneTo = append(cg.doneTo, -1)
 		cg.readMax = append(cg.readMax, -1)
 	}
-}
-
-// liveParts is World.parts without the partitions reserved for add-partitions faults that
-// have not fired yet (World.parts itself when there are none).
-func (w *World) liveParts() []*partition {
-	n := 0
-	for _, t := range w.topics {
-		n += t.cfg.Partitions
-	}
-	if n == len(w.parts) {
-		return w.parts
-	}
-	out := make([]*partition, 0, n)
-	for _, p := range w.parts {
-		if w.live(p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -182,11 +182,6 @@ func (w *World) txnCommit(e event) {
 	}
 }
 
-func (w *World) topicParts(t int32) []*partition {
-	ts := w.topics[t]
-	return w.parts[ts.first : ts.first+int32(ts.cfg.Partitions)]
-}
-
 func boolStr(b bool) string {
 	if b {
 		return "true"

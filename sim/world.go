@@ -8,7 +8,6 @@ import (
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
-	"github.com/sharesim/sharesim/sim/plog"
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
@@ -68,16 +67,10 @@ var ErrInterrupted = errors.New("interrupted")
 // World is one simulated cluster with its clients.
 type World struct {
 	engine
+	topology
 
 	win windows
 
-	topics     []*topicState
-	parts      []*partition
-	groups     []*groupState
-	shares     []*sharePart
-	consumers  []*consumer
-	producers  []*producerState
-	brokers    []*broker
 	reqs       []request
 	freeReqs   []int32
 	writes     []writeRec
@@ -326,26 +319,6 @@ func (w *World) result() *Result {
 		r.Marks = append(r.Marks, Mark{Name: n, Count: w.marks[n]})
 	}
 	return r
-}
-
-// partition is one topic-partition: its log and its leadership.
-type partition struct {
-	idx         int32
-	topic       int32
-	num         int32
-	name        string // "topic/num"
-	log         *plog.Log
-	leader      int32
-	leaderEpoch int32
-	shares      []int32 // share-partitions reading it
-	readers     []int32 // groups reading it (share and classic)
-	poison      []int64 // poison offsets, ascending
-	readBuf     []model.LogBatch
-}
-
-type topicState struct {
-	cfg   Topic
-	first int32 // index of partition 0 in World.parts
 }
 
 // broker holds the share sessions of clients; leadership is per partition.
