@@ -197,7 +197,7 @@ func (w *World) applyAcks(id int32, pa *partAcks) {
 		t.end()
 		w.afterCoreOp(s)
 	}
-	w.noteAckOutcome(r, pa, res.ackCode, false)
+	w.metrics.noteAckOutcome(r, pa, res.ackCode, false)
 }
 
 func (r *request) result(sp int32) *partResult {
@@ -236,14 +236,14 @@ func (w *World) tryAcquire(id int32) {
 		if s.core == nil {
 			w.ensureLoad(s, id)
 			if s.loading && !r.parked {
-				w.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
+				w.metrics.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
 			}
 			continue
 		}
-		locked, seq := w.fetchLockTake(s), s.readSeq
+		locked, seq := w.metrics.fetchLockTake(s), s.readSeq
 		got := w.acquireFrom(id, r, s)
 		if locked && s.readSeq == seq {
-			w.fetchLockRelease(s) // no log read started: the lock is released at once
+			w.metrics.fetchLockRelease(s) // no log read started: the lock is released at once
 		}
 		r.acquired += got
 		r.budget -= got
@@ -291,7 +291,7 @@ func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
 	got := 0
 	for _, ar := range res.ranges[before:] {
 		got += int(ar.Last - ar.First + 1)
-		w.noteDelivery(s, r, ar)
+		w.metrics.noteDelivery(s, r, ar)
 	}
 	if got > 0 {
 		w.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
@@ -332,7 +332,7 @@ func (w *World) logReadDone(e event) {
 		core = s.fetching
 		s.fetching = nil
 		if core == s.core {
-			w.fetchLockRelease(s)
+			w.metrics.fetchLockRelease(s)
 		}
 	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
@@ -355,7 +355,7 @@ func (w *World) logReadDone(e event) {
 		got := 0
 		for _, ar := range res.ranges[before:] {
 			got += int(ar.Last - ar.First + 1)
-			w.noteDelivery(s, r, ar)
+			w.metrics.noteDelivery(s, r, ar)
 		}
 		if got > 0 {
 			w.line("acquire").str("client", string(r.member)).str("p", w.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
@@ -401,7 +401,7 @@ func (w *World) maybeRespond(id int32) {
 	}
 	if r.arrived && !r.acksCounted {
 		r.acksCounted = true
-		w.noteAcksCompleted(r)
+		w.metrics.noteAcksCompleted(r)
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
 		if !r.parked {
@@ -499,11 +499,11 @@ func (w *World) afterCoreOp(s *sharePart) {
 	if core == nil {
 		return
 	}
-	w.noteGauges(s)
+	w.metrics.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
 	for _, f := range s.finals {
-		w.noteDLQFinal(s, f)
-		w.noteFinalized(s, f)
+		w.metrics.noteDLQFinal(s, f)
+		w.metrics.noteFinalized(s, f)
 	}
 	w.takeDLQ(s, core)
 	s.spso.observe(w, s)
@@ -530,7 +530,7 @@ func (w *World) expire(sp int32) {
 	}
 	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
 	ws := s.core.ExpireLocks(w.now, nil)
-	w.noteLockTimers(s, timers)
+	w.metrics.noteLockTimers(s, timers)
 	if d, ok := s.core.NextDeadline(); ok && d <= w.now {
 		// The core promised a lock due at d, but firing the locks due now left it due:
 		// rescheduling would spin at the same virtual time forever.
@@ -538,10 +538,10 @@ func (w *World) expire(sp int32) {
 		return
 	}
 	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-		w.gc(s.group).lockTimeouts += n
+		w.metrics.gc(s.group).lockTimeouts += n
 		w.mark("lock-expired")
 		w.line("expire").str("p", w.parts[s.part].name).num("records", n).end()
-		w.noteExpired(s, ws)
+		w.metrics.noteExpired(s, ws)
 	}
 	for _, wr := range ws {
 		w.sendWrite(s, wr, -1)
@@ -611,17 +611,17 @@ func (w *World) writeApply(id int32) {
 	}
 	w.line("write").str("p", w.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
 	if kind != model.WriteExpiry && kind != model.WriteDLQ && err != nil {
-		w.noteWriteFailed(s, wr.w)
+		w.metrics.noteWriteFailed(s, wr.w)
 	}
 	if err == nil && wr.core == s.core {
-		w.noteWriteCommitted(s, wr.w)
+		w.metrics.noteWriteCommitted(s, wr.w)
 	}
 	noDLQ := wr.core.Stats().ArchivedNoDLQ
 	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
 		w.err = cerr
 		return
 	}
-	w.noteDLQRollbacks(s, wr.core, noDLQ)
+	w.metrics.noteDLQRollbacks(s, wr.core, noDLQ)
 	if wr.core != s.core {
 		w.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
 	}
@@ -662,7 +662,7 @@ func (w *World) ensureLoad(s *sharePart, req int32) {
 		return
 	}
 	s.loading, s.initCore, s.loadReq = true, core, req
-	w.noteLoadStart(s)
+	w.metrics.noteLoadStart(s)
 	if req >= 0 {
 		s.loadGen = w.reqs[req].gen
 	}
@@ -691,7 +691,7 @@ func (w *World) loadDone(sp int32) {
 		fc := model.CodeOf(err)
 		w.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
 		w.mark("load-failed")
-		w.noteLoadDone(s)
+		w.metrics.noteLoadDone(s)
 		if id := s.loadReq; id >= 0 {
 			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
 				r.result(s.id).err = fc
@@ -719,14 +719,14 @@ func (w *World) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
-	w.noteLoadDone(s)
+	w.metrics.noteLoadDone(s)
 	if s.frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
 		// (share.auto.offset.reset).
 		// Offsets below the log start were deleted before the group first read the
 		// partition; those between the log start and the start offset were skipped.
 		s.frontier = core.StartOffset()
-		g := w.gc(s.group)
+		g := w.metrics.gc(s.group)
 		logStart := p.log.StartOffset()
 		w.noteFirstLoad(s, core.StartOffset(), logStart)
 		g.skippedByReset += max(0, core.StartOffset()-logStart)
@@ -746,7 +746,7 @@ func (w *World) loadDone(sp int32) {
 			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.kafkaOf(s.group).DeliveryCountLimit {
 				cause = model.CauseLimit // archived on its last attempt
 			}
-			w.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+			w.metrics.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
 		}
 	}
 	s.core = core
@@ -774,7 +774,7 @@ func (w *World) evict(s *sharePart, why string) {
 		if cause == model.CauseNone {
 			cause = model.CauseRestored
 		}
-		w.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		w.metrics.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
 		return true
 	})
 	s.core.Fence()
@@ -785,7 +785,7 @@ func (w *World) evict(s *sharePart, why string) {
 	}
 	w.line("evict").str("p", w.parts[s.part].name).str("why", why).end()
 	w.recordHidden(HiddenReload, s, 0, 0)
-	w.noteEvicted(s)
+	w.metrics.noteEvicted(s)
 	w.wake(s)
 }
 
@@ -815,7 +815,7 @@ func (w *World) closeSession(c, bi int32) {
 		if wr := s.core.ReleaseMember(w.now, member); wr != nil {
 			w.mark("release-on-leave")
 			w.line("release").str("client", string(member)).str("p", w.parts[s.part].name).num("records", held).end()
-			w.noteReleased(s, member, wr)
+			w.metrics.noteReleased(s, member, wr)
 			w.sendWrite(s, wr, -1)
 		}
 		w.observeRelease(s, member)

@@ -64,7 +64,7 @@ func (w *World) classicCommit(g *groupState, i int32, off int64) {
 		return
 	}
 	p := w.parts[g.parts[i]]
-	gc, lat := w.gc(g.idx), &w.metrics.lat[g.idx]
+	gc, lat := w.metrics.gc(g.idx), &w.metrics.lat[g.idx]
 	for o := from; o < off; o++ {
 		b, ok := p.log.BatchAt(o)
 		switch {
@@ -74,7 +74,7 @@ func (w *World) classicCommit(g *groupState, i int32, off int64) {
 			w.metrics.gx[g.idx].noRecord++
 		default:
 			gc.completed++
-			if w.inWindow(b.TimestampMs) {
+			if w.metrics.inWindow(b.TimestampMs) {
 				lat.completed.Add(w.now - b.TimestampMs)
 			}
 		}
@@ -90,7 +90,7 @@ func (w *World) classicFirstRead(g *groupState, i int32, pos int64) {
 		return
 	}
 	p := w.parts[g.parts[i]]
-	gc := w.gc(g.idx)
+	gc := w.metrics.gc(g.idx)
 	logStart := p.log.StartOffset()
 	gc.deletedUndelivered += min(logStart, pos)
 	gc.deletedBeforeLoad += min(logStart, pos)
@@ -433,7 +433,7 @@ func (w *World) classicPoll(c *consumer) {
 	}
 	cl.wantData = false
 	for _, d := range cl.buf[:n] {
-		w.classicNoteDelivery(c, w.parts[g.parts[d.sp]], d.sp, d.off)
+		w.metrics.classicNoteDelivery(c, w.parts[g.parts[d.sp]], d.sp, d.off)
 		d.acquiredMs = w.now
 		cl.held = append(cl.held, d)
 		cl.done = append(cl.done, false)
@@ -582,7 +582,7 @@ func (w *World) classicAnswer(c *consumer) {
 		if start := p.log.StartOffset(); pos < start {
 			// Retention passed the position: what lies between was never read.
 			if cg.doneTo[i] >= 0 && cg.doneTo[i] < start {
-				w.gc(g.idx).deletedUndelivered += start - cg.doneTo[i]
+				w.metrics.gc(g.idx).deletedUndelivered += start - cg.doneTo[i]
 				cg.doneTo[i] = start
 			}
 			pos = start
@@ -703,7 +703,7 @@ func (w *World) classicDone(e event) {
 	cl.running--
 	// Records already polled are processed even if a rebalance moved the partition.
 	p := w.parts[g.parts[d.sp]]
-	gc, cc := w.gc(c.group), w.cc(c.idx)
+	gc, cc := w.metrics.gc(c.group), w.metrics.cc(c.idx)
 	gc.processed++
 	cc.processed++
 	gc.busyMs += w.now - d.startMs
@@ -731,11 +731,11 @@ func (w *World) classicDone(e event) {
 		gc.duplicates[DupRewind]++
 		w.mark("classic-reprocessed")
 	} else {
-		if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
+		if b, ok := p.log.BatchAt(d.off); ok && w.metrics.inWindow(b.TimestampMs) {
 			w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
 		}
 	}
-	w.noteOrder(c.group, p.idx, d.off)
+	w.metrics.noteOrder(c.group, p.idx, d.off)
 	cl.done[k] = true
 	cl.unfished--
 	// Pass the finished prefix; copy down once it is more than half the slice.
@@ -777,7 +777,7 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
+	w.metrics.noteAbandoned(c)
 	c.state = cDead
 	c.gen++
 	c.cl = nil
@@ -786,11 +786,11 @@ func (w *World) classicKill(c *consumer, restartAfterMs int64) {
 	}
 }
 
-func (w *World) classicSamples(g *groupState) []PartitionSample {
+func (m *metrics) classicSamples(g *groupState) []PartitionSample {
 	cg := g.classic
 	out := make([]PartitionSample, 0, len(g.parts))
 	for i, pi := range g.parts {
-		p := w.parts[pi]
+		p := m.parts[pi]
 		committed := max(cg.committed[i], p.log.StartOffset())
 		out = append(out, PartitionSample{Group: g.cfg.Name, Partition: p.name, StartOffset: committed,
 			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(),
@@ -799,35 +799,35 @@ func (w *World) classicSamples(g *groupState) []PartitionSample {
 	return out
 }
 
-func (w *World) classicFinal(g *groupState) []FinalState {
+func (m *metrics) classicFinal(g *groupState) []FinalState {
 	cg := g.classic
 	var out []FinalState
 	for i, pi := range g.parts {
-		p := w.parts[pi]
+		p := m.parts[pi]
 		fs := FinalState{Group: g.cfg.Name, Partition: p.name, StartOffset: cg.committed[i], LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset(), Loaded: true}
 		fs.Drained = cg.committed[i] >= p.log.EndOffset()
-		fs.ProgressedWhileHealing = w.healing && cg.doneTo[i] > cg.healDoneTo[i]
+		fs.ProgressedWhileHealing = m.healing && cg.doneTo[i] > cg.healDoneTo[i]
 		out = append(out, fs)
 	}
 	return out
 }
 
 // classicNoteDelivery counts one record a poll returned.
-func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
-	cg := w.groups[c.group].classic
-	g := w.gc(c.group)
-	if gx := &w.metrics.gx[c.group]; gx.firstDeliveryMs < 0 {
-		gx.firstDeliveryMs = w.now
+func (m *metrics) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
+	cg := m.groups[c.group].classic
+	g := m.gc(c.group)
+	if gx := &m.gx[c.group]; gx.firstDeliveryMs < 0 {
+		gx.firstDeliveryMs = m.now
 	}
 	g.deliveries++
-	w.cc(c.idx).deliveries++
+	m.cc(c.idx).deliveries++
 	if off <= cg.readMax[i] {
 		g.redeliveries++
 		return
 	}
 	cg.readMax[i] = off
 	g.delivered++
-	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
-		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
+	if b, ok := p.log.BatchAt(off); ok && m.inWindow(b.TimestampMs) {
+		m.lat[c.group].firstDelivery.Add(m.now - b.TimestampMs)
 	}
 }

@@ -95,7 +95,7 @@ func (w *World) consumerStart(ci int32) {
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
 	c.state = cIdle
 	c.pausedUntil, c.cutUntil = 0, 0
-	w.noteDropped(c)
+	w.metrics.noteDropped(c)
 	c.buffer, c.batch, c.acks, c.next, c.outstanding = c.buffer[:0], c.batch[:0], c.acks[:0], 0, 0
 	c.assignment = nil
 	w.line("start").str("client", string(c.member)).end()
@@ -321,7 +321,7 @@ func (w *World) transmit(c *consumer, id int32) {
 	if r.kind == reqAck || len(r.acks) > 0 {
 		w.metrics.ackRequests++
 	}
-	w.noteAcksSent(r)
+	w.metrics.noteAcksSent(r)
 	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
 	if w.now < c.cutUntil {
 		w.mark("request-lost-netcut")
@@ -373,7 +373,7 @@ func (w *World) requestTimeout(id int32) {
 	w.mark("request-timeout")
 	if c.gen == r.gen && c.state != cDead {
 		for i := range r.acks {
-			w.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
+			w.metrics.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
 		}
 		w.recordHistoryLost(r)
 	}
@@ -401,7 +401,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 		if res.hasAck {
 			for k := range r.acks {
 				if r.acks[k].sp == res.sp {
-					w.noteAckResult(r, &r.acks[k], res.ackCode)
+					w.metrics.noteAckResult(r, &r.acks[k], res.ackCode)
 				}
 			}
 		}
@@ -418,7 +418,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 					continue
 				}
 				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-				w.noteHeld(s, off)
+				w.metrics.noteHeld(s, off)
 			}
 		}
 	}
@@ -490,7 +490,7 @@ func (w *World) processDone(e event) {
 	c.finished++
 	c.running--
 	action, ok := w.outcome(c, d)
-	w.noteProcessed(c, d, ok, w.now-d.startMs)
+	w.metrics.noteProcessed(c, d, ok, w.now-d.startMs)
 	switch action {
 	case FailCrash:
 		w.line("crash").str("client", string(c.member)).str("p", w.parts[w.shares[d.sp].part].name).num("offset", d.off).end()
@@ -598,8 +598,8 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("kill").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
+	w.metrics.noteAbandoned(c)
+	w.metrics.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
@@ -629,8 +629,8 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 		return
 	}
 	w.line("host-loss").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
+	w.metrics.noteAbandoned(c)
+	w.metrics.noteConsumerGone(c, causeCrash)
 	w.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
@@ -681,7 +681,7 @@ func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
 		}
 		return
 	}
-	w.noteConsumerGone(c, causeClose)
+	w.metrics.noteConsumerGone(c, causeClose)
 	w.sendAcks(c, true, false)
 	w.recordMemberGone(c)
 	w.leaveGroup(c)

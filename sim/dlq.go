@@ -99,7 +99,7 @@ func (w *World) dlqLatency() int64 {
 func (w *World) dlqAttempt(id int32) {
 	d := &w.dlqs[id]
 	s := w.shares[d.sp]
-	st := w.dlqStats(s.group)
+	st := w.metrics.dlqStats(s.group)
 	d.attempts++
 	st.ProduceRequests++
 	fail := w.dlqFail > 0 || (w.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
@@ -129,10 +129,10 @@ func (w *World) dlqAttempt(id int32) {
 		} else {
 			st.RecordsDeliveryLimit += n
 		}
-		w.noteDLQProduced(s, q)
+		w.metrics.noteDLQProduced(s, q)
 	}
 	st.HeldMaxMs = max(st.HeldMaxMs, w.now-rec.startMs)
-	w.noteDLQDone(s, q, !fail)
+	w.metrics.noteDLQDone(s, q, !fail)
 	code := model.ErrNone
 	if fail {
 		code = model.ErrUnknownServerError
@@ -154,31 +154,31 @@ func (w *World) dlqAttempt(id int32) {
 }
 
 // dlqStats returns a group's DLQ figures.
-func (w *World) dlqStats(g int32) *DLQMetrics {
-	for int(g) >= len(w.dlqMetrics) {
-		w.dlqMetrics = append(w.dlqMetrics, DLQMetrics{})
-		w.dlqRollbacks = append(w.dlqRollbacks, 0)
+func (m *metrics) dlqStats(g int32) *DLQMetrics {
+	for int(g) >= len(m.dlqMetrics) {
+		m.dlqMetrics = append(m.dlqMetrics, DLQMetrics{})
+		m.dlqRollbacks = append(m.dlqRollbacks, 0)
 	}
-	return &w.dlqMetrics[g]
+	return &m.dlqMetrics[g]
 }
 
 // dlqMetricsOf returns group g's DLQ figures, or nil when the queue is off.
-func (w *World) dlqMetricsOf(g int) *DLQMetrics {
-	if !w.cfg.Kafka.DLQEnabled() && !w.dlqEverOn(int32(g)) {
+func (m *metrics) dlqMetricsOf(g int) *DLQMetrics {
+	if !m.cfg.Kafka.DLQEnabled() && !m.dlqEverOn(int32(g)) {
 		return nil
 	}
-	m := *w.dlqStats(int32(g))
-	return &m
+	out := *m.dlqStats(int32(g))
+	return &out
 }
 
 // noteDLQProduced counts records produced again as duplicates: already produced and not
 // yet finished, or already finished (below the accounting frontier).
-func (w *World) noteDLQProduced(s *sharePart, q model.DLQRequest) {
-	st := w.dlqStats(s.group)
+func (m *metrics) noteDLQProduced(s *sharePart, q model.DLQRequest) {
+	st := m.dlqStats(s.group)
 	for off := q.First; off <= q.Last; off++ {
 		if off < s.frontier || s.dlqDone[off]&dlqProduced != 0 {
 			st.Duplicates++
-			w.mark("dlq-duplicate")
+			m.mark("dlq-duplicate")
 		}
 	}
 }
@@ -189,7 +189,7 @@ const (
 )
 
 // noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
-func (w *World) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
+func (m *metrics) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
 	if s.dlqDone == nil {
 		s.dlqDone = map[int64]uint8{}
 	}
@@ -205,12 +205,12 @@ func (w *World) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
 // noteDLQFinal checks an offset range leaving the cache with the queue on: a record
 // rejected or archived at the limit must have ended a DLQ step; rollbacks after a fired
 // lock explain the ones that did not (model.Stats.ArchivedNoDLQ).
-func (w *World) noteDLQFinal(s *sharePart, f model.Finalized) {
-	if !w.cfg.Kafka.DLQEnabled() || w.dlqToggled(s.group) {
+func (m *metrics) noteDLQFinal(s *sharePart, f model.Finalized) {
+	if !m.cfg.Kafka.DLQEnabled() || m.dlqToggled(s.group) {
 		return
 	}
 	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
-	st := w.dlqStats(s.group)
+	st := m.dlqStats(s.group)
 	for off := f.First; off <= f.Last; off++ {
 		v := s.dlqDone[off]
 		if dlqCause && v&dlqEnded == 0 {
@@ -220,24 +220,24 @@ func (w *World) noteDLQFinal(s *sharePart, f model.Finalized) {
 			delete(s.dlqDone, off)
 		}
 	}
-	st.Unexplained = max(0, st.BypassedAtLimit-w.dlqRollbacks[s.group])
+	st.Unexplained = max(0, st.BypassedAtLimit-m.dlqRollbacks[s.group])
 }
 
 // noteDLQRollbacks counts the records a completed write's rollback archived at the limit
 // with the queue on (before is the core's count before CompleteWrite).
-func (w *World) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
+func (m *metrics) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
 	if n := core.Stats().ArchivedNoDLQ - before; n > 0 {
-		w.dlqStats(s.group)
-		for int(s.group) >= len(w.dlqRollbacks) {
-			w.dlqRollbacks = append(w.dlqRollbacks, 0)
+		m.dlqStats(s.group)
+		for int(s.group) >= len(m.dlqRollbacks) {
+			m.dlqRollbacks = append(m.dlqRollbacks, 0)
 		}
-		w.dlqRollbacks[s.group] += n
+		m.dlqRollbacks[s.group] += n
 	}
 }
 
 // dlqEverOn reports whether a config change turned group g's dead-letter queue on.
-func (w *World) dlqEverOn(g int32) bool {
-	for _, st := range w.configSteps {
+func (m *metrics) dlqEverOn(g int32) bool {
+	for _, st := range m.w.configSteps {
 		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
 			return true
 		}
@@ -248,8 +248,8 @@ func (w *World) dlqEverOn(g int32) bool {
 // dlqToggled reports whether a config change turned group g's dead-letter queue off or
 // on during the run. The accounting of records that bypassed the queue then does not
 // apply: a record rejected while the queue was off rightly never reaches it.
-func (w *World) dlqToggled(g int32) bool {
-	for _, st := range w.configSteps {
+func (m *metrics) dlqToggled(g int32) bool {
+	for _, st := range m.w.configSteps {
 		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
 			return true
 		}

@@ -173,7 +173,7 @@ func (w *World) consumerFault(f Fault, fi int32) {
 		w.closeConsumer(c, f.RestartAfterMs)
 	case FaultHang:
 		if w.groups[c.group].classic == nil {
-			w.noteConsumerGone(c, causeCrash)
+			w.metrics.noteConsumerGone(c, causeCrash)
 		}
 		c.state = cHung
 		if f.RestartAfterMs >= 0 {
@@ -213,11 +213,11 @@ func (w *World) partitionFault(f Fault) {
 			w.recordHidden(HiddenLockExpiry, s, 0, 0)
 			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
 			ws := s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil)
-			w.noteLockTimers(s, timers)
+			w.metrics.noteLockTimers(s, timers)
 			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
 			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-				w.gc(s.group).lockTimeouts += n
-				w.noteExpired(s, ws)
+				w.metrics.gc(s.group).lockTimeouts += n
+				w.metrics.noteExpired(s, ws)
 			}
 			for _, wr := range ws {
 				w.sendWrite(s, wr, -1)

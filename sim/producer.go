@@ -125,7 +125,7 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) 
 	w.metrics.produced += int64(n)
 	w.metrics.producedBatches++
 	for _, gi := range part.readers {
-		w.gc(gi).produced += int64(n)
+		w.metrics.gc(gi).produced += int64(n)
 	}
 	defer w.wakeClassic(part)
 	if p.cfg.PoisonPerMillion > 0 {
@@ -171,7 +171,7 @@ func (w *World) txnCommit(e event) {
 		if pt.log.IsOpen(e.x) || pt == part {
 			pt.log.AppendControl(w.now, p.idx, e.x, commit)
 			for _, gi := range pt.readers {
-				w.gc(gi).controls++
+				w.metrics.gc(gi).controls++
 			}
 			w.line("txn-end").str("p", pt.name).num("txn", e.x).str("commit", boolStr(commit)).end()
 			if !commit {

@@ -59,10 +59,10 @@ func (w *World) build() error {
 	for gi := range w.metrics.gx {
 		w.metrics.gx[gi].firstDeliveryMs = -1
 	}
-	w.initKafkaMetrics()
+	w.metrics.initKafkaMetrics()
 	w.metrics.lat = make([]latencies, len(cfg.Groups))
 	w.metrics.silentLossFirst = -1
-	w.initWindows()
+	w.metrics.initWindows()
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
 			return err

@@ -69,21 +69,17 @@ type World struct {
 	engine
 	topology
 
-	win windows
-
 	reqs       []request
 	freeReqs   []int32
 	writes     []writeRec
 	freeWrites []int32
 	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
-	dlqs         []dlqRec
-	freeDLQ      []int32
-	dlqBuf       []model.DLQRequest
-	dlqMetrics   []DLQMetrics
-	dlqRollbacks []int64
-	dlqFail      int   // > 0: DLQ produce attempts fail
-	dlqSlow      int64 // > 0: DLQ produce latency override
-	faults       []faultState
+	dlqs    []dlqRec
+	freeDLQ []int32
+	dlqBuf  []model.DLQRequest
+	dlqFail int   // > 0: DLQ produce attempts fail
+	dlqSlow int64 // > 0: DLQ produce latency override
+	faults  []faultState
 	// groupCfg is each group's configuration in force (config-change faults alter it);
 	// configSteps the run's config changes as ConfigSteps decided them.
 	groupCfg      []model.GroupConfig
@@ -106,10 +102,9 @@ type World struct {
 
 	history []Op
 	hidden  []HiddenEvent
-	metrics metrics
+	metrics *metrics
 
 	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
-	sample   *sampler     // Options.SampleRecords
 	crashing bool         // sessions are closing because a connection dropped
 
 	obsNotes eventNotes // what the current event did, for observers (observe.go)
@@ -171,10 +166,11 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
 	}}
+	w.metrics = &metrics{engine: &w.engine, topology: &w.topology, w: w}
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
-		w.sample = newSampler(opts.SampleRecords)
-		w.trace.tap = w.sample.tap
+		w.metrics.sample = newSampler(opts.SampleRecords)
+		w.trace.tap = w.metrics.sample.tap
 	}
 	if err := w.build(); err != nil {
 		return nil, err
@@ -202,8 +198,8 @@ func (w *World) Run() (*Result, error) {
 		if w.events >= w.cfg.MaxEvents {
 			return w.cut(), fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, at, ErrMaxEvents)
 		}
-		if at >= w.win.nextMs {
-			w.takeSnapshotsBefore(at)
+		if at >= w.metrics.win.nextMs {
+			w.metrics.takeSnapshotsBefore(at)
 		}
 		w.q.Pop()
 		w.now = at
@@ -221,8 +217,8 @@ func (w *World) Run() (*Result, error) {
 		}
 	}
 	w.now = max(w.now, w.endMs)
-	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics() // the last point (no tick is queued for the end time)
+	w.metrics.takeSnapshotsBefore(w.now + 1)
+	w.metrics.sampleMetrics() // the last point (no tick is queued for the end time)
 	w.recordUnanswered()
 	return w.result(), nil
 }
@@ -277,7 +273,7 @@ func (w *World) dispatch(e event) {
 
 // metricsTick samples the metrics and queues the next tick.
 func (w *World) metricsTick(event) {
-	w.sampleMetrics()
+	w.metrics.sampleMetrics()
 	for _, p := range w.parts {
 		w.forgetLog(p) // keep only the log metadata some reader still needs
 	}
@@ -291,8 +287,8 @@ func (w *World) metricsTick(event) {
 // cut is the result of a run that ends before its time, with the metrics so far: the
 // same figures a run of that length would show, taken at the last event's time.
 func (w *World) cut() *Result {
-	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics()
+	w.metrics.takeSnapshotsBefore(w.now + 1)
+	w.metrics.sampleMetrics()
 	return w.result()
 }
 
@@ -305,8 +301,8 @@ func (w *World) result() *Result {
 		Trace:       w.trace.kept,
 		History:     w.history,
 		Metrics:     w.metrics.export(w),
-		Final:       w.finalStates(),
-		Sample:      w.sampleResult(),
+		Final:       w.metrics.finalStates(),
+		Sample:      w.metrics.sampleResult(),
 	}
 	r.HiddenEvents = w.hidden
 	r.ConfigChanges = w.configChanges
