@@ -387,7 +387,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	}
 	s.lsoCounted = max(s.lsoCounted, logStart)
 	core.MoveLogStartOffset(logStart)
-	w.recordHidden(HiddenLogStart, s, logStart, 0)
+	w.history.recordHidden(HiddenLogStart, s, logStart, 0)
 	w.line("log-start").str("p", w.parts[s.part].name).num("offset", logStart).end()
 	w.afterCoreOp(s)
 }
@@ -784,7 +784,7 @@ func (w *World) evict(s *sharePart, why string) {
 		s.expiryOn = false
 	}
 	w.line("evict").str("p", w.parts[s.part].name).str("why", why).end()
-	w.recordHidden(HiddenReload, s, 0, 0)
+	w.history.recordHidden(HiddenReload, s, 0, 0)
 	w.metrics.noteEvicted(s)
 	w.wake(s)
 }
@@ -818,7 +818,7 @@ func (w *World) closeSession(c, bi int32) {
 			w.metrics.noteReleased(s, member, wr)
 			w.sendWrite(s, wr, -1)
 		}
-		w.observeRelease(s, member)
+		w.history.observeRelease(s, member)
 		w.afterCoreOp(s)
 	}
 }

@@ -375,7 +375,7 @@ func (w *World) requestTimeout(id int32) {
 		for i := range r.acks {
 			w.metrics.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
 		}
-		w.recordHistoryLost(r)
+		w.history.recordHistoryLost(r)
 	}
 	w.maybeFree(id)
 	if !r.detached && c.gen == r.gen {
@@ -422,7 +422,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 			}
 		}
 	}
-	w.recordHistory(r)
+	w.history.recordHistory(r)
 }
 
 // afterResponse moves the poll loop on after one of its requests finished.
@@ -600,7 +600,7 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 	w.line("kill").str("client", string(c.member)).end()
 	w.metrics.noteAbandoned(c)
 	w.metrics.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
+	w.history.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
 	if d := w.cfg.Network.ResetDelayMs; d > 0 {
@@ -631,7 +631,7 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 	w.line("host-loss").str("client", string(c.member)).end()
 	w.metrics.noteAbandoned(c)
 	w.metrics.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
+	w.history.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
 	c.pendingReset = true
@@ -683,7 +683,7 @@ func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
 	}
 	w.metrics.noteConsumerGone(c, causeClose)
 	w.sendAcks(c, true, false)
-	w.recordMemberGone(c)
+	w.history.recordMemberGone(c)
 	w.leaveGroup(c)
 	c.state = cDead
 	c.gen++

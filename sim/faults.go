@@ -210,7 +210,7 @@ func (w *World) partitionFault(f Fault) {
 			if s.core == nil {
 				continue
 			}
-			w.recordHidden(HiddenLockExpiry, s, 0, 0)
+			w.history.recordHidden(HiddenLockExpiry, s, 0, 0)
 			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
 			ws := s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil)
 			w.metrics.noteLockTimers(s, timers)

@@ -202,7 +202,7 @@ func (w *World) compaction(e event) {
 	if p.log.Compact(e.x) {
 		w.mark("compacted")
 		w.line("compact").str("p", p.name).num("offset", e.x).end()
-		w.recordCompaction(p, e.x)
+		w.history.recordCompaction(p, e.x)
 	}
 }
 

@@ -100,14 +100,11 @@ type World struct {
 	spanBuf   [][]ackSpan
 	brokerBuf [][]int32
 
-	history []Op
-	hidden  []HiddenEvent
+	history *history
 	metrics *metrics
 
 	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
 	crashing bool         // sessions are closing because a connection dropped
-
-	obsNotes eventNotes // what the current event did, for observers (observe.go)
 
 	grown partitionGrowth // partitions added during the run (partitions.go)
 }
@@ -167,6 +164,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		marks: map[string]int64{},
 	}}
 	w.metrics = &metrics{engine: &w.engine, topology: &w.topology, w: w}
+	w.history = &history{engine: &w.engine, topology: &w.topology, w: w}
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
 		w.metrics.sample = newSampler(opts.SampleRecords)
@@ -219,7 +217,7 @@ func (w *World) Run() (*Result, error) {
 	w.now = max(w.now, w.endMs)
 	w.metrics.takeSnapshotsBefore(w.now + 1)
 	w.metrics.sampleMetrics() // the last point (no tick is queued for the end time)
-	w.recordUnanswered()
+	w.history.recordUnanswered()
 	return w.result(), nil
 }
 
@@ -299,12 +297,12 @@ func (w *World) result() *Result {
 		Events:      w.events,
 		EndMs:       w.now,
 		Trace:       w.trace.kept,
-		History:     w.history,
+		History:     w.history.ops,
 		Metrics:     w.metrics.export(w),
 		Final:       w.metrics.finalStates(),
 		Sample:      w.metrics.sampleResult(),
 	}
-	r.HiddenEvents = w.hidden
+	r.HiddenEvents = w.history.hidden
 	r.ConfigChanges = w.configChanges
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
