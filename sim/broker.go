@@ -60,91 +60,14 @@ type sharePart struct {
 	readSeq  int64 // numbers the reads; a completion of an older one is stale
 }
 
-type reqKind uint8
-
 const (
 	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
 	reqAck                      // ShareAcknowledge
 )
 
-// request is one ShareFetch or ShareAcknowledge from a consumer to a broker, and its
-// response.
-type request struct {
-	kind     reqKind
-	consumer int32
-	gen      uint32
-	member   model.MemberID
-	broker   int32
-	final    bool // closes the share session (epoch -1)
-	renew    bool // a RENEW-only acknowledgement
-	parts    []int32
-	acks     []partAcks
-	// rangeBuf and entryBuf back the acks' slices; they are reused with the request.
-	rangeBuf []model.AckRange
-	entryBuf []ackEntry
-	params   model.FetchParams
-	maxWait  int64
-	sentMs   int64
-	results  []partResult
-	budget   int
-	acquired int
-	writes   int // acknowledgement writes outstanding
-	reads    int // log reads in flight (Config.LogReadLatency)
-	parked   bool
-	waitH    eventq.Handle
-	timeoutH eventq.Handle
-	waitOver bool // the fetch's MaxWait has passed
-	answered bool // response sent (or lost)
-	arrived  bool // the request reached its broker
-	// acksCounted: its acknowledgements were counted once their writes completed.
-	acksCounted bool
-	// respPending is true while a response event for the request is queued: the slot must
-	// not be reused until it has been delivered (or dropped).
-	respPending bool
-	detached    bool // the poll loop does not wait for it
-	done        bool // the client has the outcome
-	inUse       bool
-	costPaid    bool // its service time at the broker was charged (BrokerCost)
-}
-
-type partAcks struct {
-	sp     int32
-	ranges []model.AckRange
-	// offsets acknowledged, in the same order as the client queued them (for metrics)
-	entries []ackEntry
-}
-
-type partResult struct {
-	sp         int32
-	acquiredMs int64
-	epoch      int32 // leader epoch of the acquisition
-	ranges     []model.AcquiredRange
-	ackCode    model.ErrorCode
-	hasAck     bool
-	err        model.ErrorCode
-}
-
-func (w *World) newRequest() int32 {
-	if n := len(w.freeReqs); n > 0 {
-		id := w.freeReqs[n-1]
-		w.freeReqs = w.freeReqs[:n-1]
-		r := &w.reqs[id]
-		parts, acks, results, rb, eb := r.parts[:0], r.acks[:0], r.results[:0], r.rangeBuf[:0], r.entryBuf[:0]
-		*r = request{parts: parts, acks: acks, results: results, rangeBuf: rb, entryBuf: eb, inUse: true}
-		return id
-	}
-	w.reqs = append(w.reqs, request{inUse: true})
-	return int32(len(w.reqs) - 1)
-}
-
-func (w *World) freeRequest(id int32) {
-	w.reqs[id].inUse = false
-	w.freeReqs = append(w.freeReqs, id)
-}
-
 // requestArrive is a request reaching its broker.
 func (w *World) requestArrive(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	c := w.consumers[r.consumer]
 	if !r.final && (c.gen != r.gen || !c.connected()) {
 		// The connection is gone: the broker never sees the request.
@@ -173,7 +96,7 @@ func (w *World) requestArrive(id int32) {
 
 // applyAcks applies one partition's acknowledgements of a request.
 func (w *World) applyAcks(id int32, pa *partAcks) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	s := w.shares[pa.sp]
 	res := r.result(pa.sp)
 	res.hasAck = true
@@ -200,26 +123,10 @@ func (w *World) applyAcks(id int32, pa *partAcks) {
 	w.metrics.noteAckOutcome(r, pa, res.ackCode, false)
 }
 
-func (r *request) result(sp int32) *partResult {
-	for i := range r.results {
-		if r.results[i].sp == sp {
-			return &r.results[i]
-		}
-	}
-	if n := len(r.results); n < cap(r.results) {
-		r.results = r.results[:n+1]
-		pr := &r.results[n]
-		*pr = partResult{sp: sp, ranges: pr.ranges[:0]}
-		return pr
-	}
-	r.results = append(r.results, partResult{sp: sp})
-	return &r.results[len(r.results)-1]
-}
-
 // tryAcquire visits the request's partitions in rotated order and acquires records with the
 // request's remaining budget (the budget spans the whole request).
 func (w *World) tryAcquire(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	n := len(r.parts)
 	if n == 0 {
 		return
@@ -326,7 +233,7 @@ func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int
 // replaced meanwhile or the request was given up.
 func (w *World) logReadDone(e event) {
 	s := w.shares[e.a]
-	r := &w.reqs[e.ref]
+	r := w.reqs.at(e.ref)
 	var core *model.SharePartition
 	if e.x == s.readSeq {
 		core = s.fetching
@@ -365,7 +272,7 @@ func (w *World) logReadDone(e event) {
 		w.afterCoreOp(s)
 	}
 	if r.answered {
-		w.maybeFree(e.ref)
+		w.reqs.maybeFree(e.ref)
 	} else {
 		w.maybeRespond(e.ref)
 	}
@@ -395,7 +302,7 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 // maybeRespond answers the request once its acknowledgement writes completed, unless it is a
 // fetch that found nothing and may still wait (then it parks in purgatory).
 func (w *World) maybeRespond(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	if r.answered || r.writes > 0 || r.reads > 0 {
 		return
 	}
@@ -413,17 +320,8 @@ func (w *World) maybeRespond(id int32) {
 	w.respond(id)
 }
 
-func (r *request) hasErr() bool {
-	for i := range r.results {
-		if r.results[i].err != model.ErrNone {
-			return true
-		}
-	}
-	return false
-}
-
 func (w *World) park(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	r.parked = true
 	for _, sp := range r.parts {
 		s := w.shares[sp]
@@ -433,7 +331,7 @@ func (w *World) park(id int32) {
 }
 
 func (w *World) unpark(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	if !r.parked {
 		return
 	}
@@ -452,7 +350,7 @@ func (w *World) unpark(id int32) {
 
 // maxWait ends the wait of a parked fetch that found nothing in time.
 func (w *World) maxWait(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	if !r.parked {
 		return
 	}
@@ -468,7 +366,7 @@ func (w *World) wake(s *sharePart) {
 	}
 	w.wakeBuf = append(w.wakeBuf[:0], s.parked...)
 	for _, id := range w.wakeBuf {
-		r := &w.reqs[id]
+		r := w.reqs.at(id)
 		if !r.parked || r.answered {
 			continue
 		}
@@ -481,7 +379,7 @@ func (w *World) wake(s *sharePart) {
 
 // respond sends the response (or loses it).
 func (w *World) respond(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	r.answered = true
 	lat := w.cfg.Network.Latency.Sample(w.rNet)
 	if w.cfg.Network.ResponseLossPerMillion > 0 && w.rNet.Bool(uint64(w.cfg.Network.ResponseLossPerMillion), 1_000_000) {
@@ -634,7 +532,7 @@ func (w *World) writeApply(id int32) {
 		}
 	}
 	if wr.req >= 0 {
-		r := &w.reqs[wr.req]
+		r := w.reqs.at(wr.req)
 		r.writes--
 		if err != nil {
 			res := r.result(wr.sp)
@@ -664,7 +562,7 @@ func (w *World) ensureLoad(s *sharePart, req int32) {
 	s.loading, s.initCore, s.loadReq = true, core, req
 	w.metrics.noteLoadStart(s)
 	if req >= 0 {
-		s.loadGen = w.reqs[req].gen
+		s.loadGen = w.reqs.at(req).gen
 	}
 	w.push(w.now+w.cfg.Coordinator.ReadLatency.Sample(w.rNet), event{kind: evLoadDone, a: s.id})
 }
@@ -693,7 +591,7 @@ func (w *World) loadDone(sp int32) {
 		w.mark("load-failed")
 		w.metrics.noteLoadDone(s)
 		if id := s.loadReq; id >= 0 {
-			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
+			if r := w.reqs.at(id); r.inUse && r.gen == s.loadGen && !r.answered {
 				r.result(s.id).err = fc
 				w.maybeRespond(id)
 			}
@@ -830,12 +728,12 @@ func (w *World) disconnect(c int32) {
 	w.crashing = true
 	defer func() { w.crashing = false }()
 	// Fetches parked for the dropped connection are discarded with it.
-	for id := range w.reqs {
-		r := &w.reqs[id]
+	for id := range w.reqs.all {
+		r := &w.reqs.all[id]
 		if r.inUse && r.consumer == c && r.parked {
 			w.unpark(int32(id))
 			r.answered, r.done = true, true
-			w.maybeFree(int32(id))
+			w.reqs.maybeFree(int32(id))
 		}
 	}
 	for bi, b := range w.brokers {

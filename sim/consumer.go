@@ -37,13 +37,6 @@ type delivery struct {
 	startMs    int64 // when its processing started
 }
 
-// ackEntry is one queued acknowledgement.
-type ackEntry struct {
-	sp  int32
-	off int64
-	t   model.AckType
-}
-
 type consumer struct {
 	idx         int32
 	group       int32
@@ -190,8 +183,8 @@ func (w *World) sendFetches(c *consumer) {
 		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
 			continue
 		}
-		id := w.newRequest()
-		r := &w.reqs[id]
+		id := w.reqs.newRequest()
+		r := w.reqs.at(id)
 		r.kind, r.consumer, r.broker = reqFetch, c.idx, int32(b)
 		if len(byBroker[b]) == 0 {
 			r.kind = reqAck
@@ -217,8 +210,8 @@ func (w *World) sendAcks(c *consumer, final, sync bool) int {
 		if len(acks[b]) == 0 && !(final && hasSession) {
 			continue
 		}
-		id := w.newRequest()
-		r := &w.reqs[id]
+		id := w.reqs.newRequest()
+		r := w.reqs.at(id)
 		r.kind, r.consumer, r.broker, r.final = reqAck, c.idx, int32(b), final
 		w.fillAcks(r, acks[b])
 		if sync || final {
@@ -305,12 +298,12 @@ func (w *World) send(c *consumer, id int32) {
 
 // sendDetached puts a request on the wire without the poll loop waiting for it.
 func (w *World) sendDetached(c *consumer, id int32) {
-	w.reqs[id].detached = true
+	w.reqs.at(id).detached = true
 	w.transmit(c, id)
 }
 
 func (w *World) transmit(c *consumer, id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
 	w.metrics.requests++
 	if r.kind == reqFetch {
@@ -333,18 +326,18 @@ func (w *World) transmit(c *consumer, id int32) {
 
 // responseArrive is a response reaching its consumer.
 func (w *World) responseArrive(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	r.respPending = false
 	c := w.consumers[r.consumer]
 	if r.done {
-		w.maybeFree(id)
+		w.reqs.maybeFree(id)
 		return
 	}
 	if c.gen != r.gen || c.state == cDead || c.state == cHung || w.now < c.cutUntil {
 		if c.gen != r.gen || c.state == cDead {
 			r.done = true
 			w.q.Cancel(r.timeoutH)
-			w.maybeFree(id)
+			w.reqs.maybeFree(id)
 		}
 		return // a hung or cut-off client never reads it; its timeout fires
 	}
@@ -355,7 +348,7 @@ func (w *World) responseArrive(id int32) {
 	r.done = true
 	w.q.Cancel(r.timeoutH)
 	w.handleResponse(c, r)
-	w.maybeFree(id)
+	w.reqs.maybeFree(id)
 	if !r.detached {
 		c.outstanding--
 		w.afterResponse(c)
@@ -364,7 +357,7 @@ func (w *World) responseArrive(id int32) {
 
 // requestTimeout is the client giving up on a request whose response never came.
 func (w *World) requestTimeout(id int32) {
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	if r.done {
 		return
 	}
@@ -377,20 +370,12 @@ func (w *World) requestTimeout(id int32) {
 		}
 		w.history.recordHistoryLost(r)
 	}
-	w.maybeFree(id)
+	w.reqs.maybeFree(id)
 	if !r.detached && c.gen == r.gen {
 		c.outstanding--
 		if c.state != cHung && c.state != cDead {
 			w.afterResponse(c)
 		}
-	}
-}
-
-// maybeFree recycles a request that neither the client nor a broker still needs.
-func (w *World) maybeFree(id int32) {
-	r := &w.reqs[id]
-	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0 && r.reads == 0)) {
-		w.freeRequest(id)
 	}
 }
 

@@ -102,7 +102,7 @@ func (w *World) costDelay(doneMs float64) int64 {
 // ends.
 func (w *World) shareRequestCost(id int32) bool {
 	bc := w.cfg.BrokerCost
-	r := &w.reqs[id]
+	r := w.reqs.at(id)
 	if bc == nil || r.costPaid {
 		return false
 	}

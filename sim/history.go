@@ -64,8 +64,8 @@ func (w *World) HistoryHorizonMs() int64 { return w.history.historyHorizon() }
 
 func (h *history) historyHorizon() int64 {
 	horizon := h.now
-	for id := range h.w.reqs {
-		r := &h.w.reqs[id]
+	for id := range h.w.reqs.all {
+		r := &h.w.reqs.all[id]
 		if !r.inUse || r.done {
 			continue
 		}

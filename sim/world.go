@@ -69,8 +69,7 @@ type World struct {
 	engine
 	topology
 
-	reqs       []request
-	freeReqs   []int32
+	reqs       *requests
 	writes     []writeRec
 	freeWrites []int32
 	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
@@ -163,6 +162,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
 	}}
+	w.reqs = &requests{}
 	w.metrics = &metrics{engine: &w.engine, topology: &w.topology, w: w}
 	w.history = &history{engine: &w.engine, topology: &w.topology, w: w}
 	w.trace.init(opts)
