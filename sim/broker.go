@@ -7,6 +7,23 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
+// shareCoordinator is the share coordinator: the durable state of every share-partition,
+// the latency of its reads and writes, and their failures.
+type shareCoordinator struct {
+	*engine
+	*topology
+	w *World
+}
+
+// leaders are the partition leaders' share side: the share-partitions they hold, share
+// sessions, ShareFetch and ShareAcknowledge handling, the fetch purgatory, lock expiry, and
+// the state writes and reads they send to the share coordinator.
+type leaders struct {
+	*engine
+	*topology
+	w *World
+}
+
 // Partition leaders: each holds the model cores of the share groups reading its partitions,
 // serves share fetches and acknowledgements, fires locks at the cores' deadlines, parks
 // fetches that found nothing (purgatory), and sends state writes to the share coordinator.

@@ -4,6 +4,14 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// classicClients are the classic consumers (KafkaConsumer) and their groups' rebalances
+// and offset commits.
+type classicClients struct {
+	*engine
+	*topology
+	w *World
+}
+
 // A classic consumer group on the same workload, for comparison: each partition is owned by
 // at most one member (range assignment), members read from their position, commit offsets
 // (auto-commit every auto.commit.interval.ms, and on revocation), and a member that dies

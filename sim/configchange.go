@@ -9,6 +9,14 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// groupConfigs are the share groups' configurations in force and the config-change
+// faults that alter them.
+type groupConfigs struct {
+	*engine
+	*topology
+	w *World
+}
+
 // Config changes at run time (fault config-change): IncrementalAlterConfigs on a share
 // group, or a change of the broker's bounds on group values. Whether Kafka accepts a
 // change depends only on the configuration and the changes before it, never on the run,

@@ -9,6 +9,23 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// shareClients are the share consumers (KafkaShareConsumer): the poll loop, fetches and
+// acknowledgements, processing, renewals.
+type shareClients struct {
+	*engine
+	*topology
+	w *World
+}
+
+// processes are the consumer processes: start, death (kill, host loss), close, hang, pause,
+// network cuts and restarts, and the heartbeat thread; each runs a share or a classic
+// client.
+type processes struct {
+	*engine
+	*topology
+	w *World
+}
+
 // The share consumer (KafkaShareConsumer): a poll loop with max.poll.records, client-side
 // buffering of acquired records, sequential processing, implicit or explicit
 // acknowledgement, commitSync or piggy-backed acknowledgements, RENEW on a cadence, and the

@@ -7,6 +7,14 @@ import (
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
+// dlqManager is the leaders' dead-letter queue manager (Kafka 4.4): produce attempts to
+// the dead-letter topic, retries, and the ARCHIVED write that ends a step.
+type dlqManager struct {
+	*engine
+	*topology
+	w *World
+}
+
 // The dead-letter topic of Kafka 4.4 (KIP-1191). A share-partition whose DLQ step starts
 // asks for a produce (model.DLQRequest); the leader's DLQ manager performs it: each attempt
 // takes DeadLetterQueue.ProduceLatency and fails while a dlq-fail fault is on (or at random

@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+// faultInjector fires the configured and swarm faults and starts the healing phase.
+type faultInjector struct {
+	*engine
+	*topology
+	w *World
+}
+
 // Faults on a schedule (at, every, with probability) and, for swarm testing, drawn from the
 // seed. Each firing is counted as a mark "fault-<kind>". The healing phase stops them all.
 
@@ -18,17 +25,17 @@ func (w *World) buildFaults() error {
 		if err := w.checkTarget(f); err != nil {
 			return err
 		}
-		w.faults = append(w.faults, faultState{cfg: f})
+		w.scheduled = append(w.scheduled, faultState{cfg: f})
 	}
 	if sw := w.cfg.Swarm; sw != nil && len(sw.Kinds) > 0 {
 		for i := 0; i < sw.Count; i++ {
 			k := sw.Kinds[w.rFault.Intn(len(sw.Kinds))]
 			f := Fault{Kind: k, AtMs: w.rFault.Int63n(max(1, w.cfg.DurationMs)), RestartAfterMs: 5000 + w.rFault.Int63n(30000),
 				DurationMs: 1000 + w.rFault.Int63n(60000), ValueMs: 1 + w.rFault.Int63n(1000)}
-			w.faults = append(w.faults, faultState{cfg: f})
+			w.scheduled = append(w.scheduled, faultState{cfg: f})
 		}
 	}
-	for i, f := range w.faults {
+	for i, f := range w.scheduled {
 		w.push(f.cfg.AtMs, event{kind: evFault, a: int32(i)})
 	}
 	return nil
@@ -125,7 +132,7 @@ func (w *World) pickPartition(target string) *partition {
 
 // fault fires one scheduled fault.
 func (w *World) fault(e event) {
-	fs := &w.faults[e.a]
+	fs := &w.scheduled[e.a]
 	f := fs.cfg
 	if w.healing {
 		return
@@ -273,7 +280,7 @@ func (w *World) windowFault(f Fault, fi int32, dir int) {
 
 // faultEnd ends a window fault, or restarts a hung consumer.
 func (w *World) faultEnd(e event) {
-	f := w.faults[e.a].cfg
+	f := w.scheduled[e.a].cfg
 	if e.b >= 0 {
 		c := w.consumers[e.b]
 		if c.state == cHung && int64(c.gen) == e.x {

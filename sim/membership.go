@@ -1,5 +1,13 @@
 package sim
 
+// groupCoordinator is the group coordinator: membership, heartbeats, session timeouts,
+// assignment, and share-partitions of partitions added during the run.
+type groupCoordinator struct {
+	*engine
+	*topology
+	w *World
+}
+
 // Group membership: heartbeats, the session timeout, and Kafka's simple assignor for share
 // groups (several members per partition when members outnumber partitions). Leaders never
 // consult the assignment: it only decides whom a member fetches from.

@@ -4,6 +4,22 @@ import (
 	"math"
 )
 
+// producerClients are the producers: fixed-batch producers and KafkaProducer-style
+// accumulators (kproducer.go), sending to the partition leaders' logs.
+type producerClients struct {
+	*engine
+	*topology
+	w *World
+}
+
+// logs is the partitions' logs: appends from producers, transaction markers, retention,
+// compaction, and forgetting what no reader needs.
+type logs struct {
+	*engine
+	*topology
+	w *World
+}
+
 // Producers, retention and compaction: the partition logs' side of the world.
 
 type producerState struct {

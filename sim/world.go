@@ -73,12 +73,12 @@ type World struct {
 	writes     []writeRec
 	freeWrites []int32
 	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
-	dlqs    []dlqRec
-	freeDLQ []int32
-	dlqBuf  []model.DLQRequest
-	dlqFail int   // > 0: DLQ produce attempts fail
-	dlqSlow int64 // > 0: DLQ produce latency override
-	faults  []faultState
+	dlqs      []dlqRec
+	freeDLQ   []int32
+	dlqBuf    []model.DLQRequest
+	dlqFail   int   // > 0: DLQ produce attempts fail
+	dlqSlow   int64 // > 0: DLQ produce latency override
+	scheduled []faultState
 	// groupCfg is each group's configuration in force (config-change faults alter it);
 	// configSteps the run's config changes as ConfigSteps decided them.
 	groupCfg      []model.GroupConfig
@@ -99,6 +99,20 @@ type World struct {
 	spanBuf   [][]ackSpan
 	brokerBuf [][]int32
 
+	// The actors (docs/simulator.md has the map of who sends what to whom).
+	logs    *logs
+	prod    *producerClients
+	leaders *leaders
+	coord   *shareCoordinator
+	net     *network
+	procs   *processes
+	share   *shareClients
+	classic *classicClients
+	gcoord  *groupCoordinator
+	faults  *faultInjector
+	dlq     *dlqManager
+	configs *groupConfigs
+	// The observers.
 	history *history
 	metrics *metrics
 
@@ -165,6 +179,18 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 	w.reqs = &requests{}
 	w.metrics = &metrics{engine: &w.engine, topology: &w.topology, w: w}
 	w.history = &history{engine: &w.engine, topology: &w.topology, w: w}
+	w.logs = &logs{engine: &w.engine, topology: &w.topology, w: w}
+	w.prod = &producerClients{engine: &w.engine, topology: &w.topology, w: w}
+	w.leaders = &leaders{engine: &w.engine, topology: &w.topology, w: w}
+	w.coord = &shareCoordinator{engine: &w.engine, topology: &w.topology, w: w}
+	w.net = &network{engine: &w.engine, topology: &w.topology, w: w}
+	w.procs = &processes{engine: &w.engine, topology: &w.topology, w: w}
+	w.share = &shareClients{engine: &w.engine, topology: &w.topology, w: w}
+	w.classic = &classicClients{engine: &w.engine, topology: &w.topology, w: w}
+	w.gcoord = &groupCoordinator{engine: &w.engine, topology: &w.topology, w: w}
+	w.faults = &faultInjector{engine: &w.engine, topology: &w.topology, w: w}
+	w.dlq = &dlqManager{engine: &w.engine, topology: &w.topology, w: w}
+	w.configs = &groupConfigs{engine: &w.engine, topology: &w.topology, w: w}
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
 		w.metrics.sample = newSampler(opts.SampleRecords)
