@@ -412,7 +412,7 @@ func (w *World) handleResponse(c *consumer, r *request) {
 		}
 		s := w.shares[res.sp]
 		p := w.parts[s.part]
-		lockMs := w.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
+		lockMs := w.configs.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
 			for off := ar.First; off <= ar.Last; off++ {
 				if !p.log.HasRecord(off) {
@@ -579,7 +579,7 @@ func (w *World) renew(e event) {
 	}
 	queued := c.acks
 	c.acks = nil
-	lockMs := w.kafkaOf(c.group).RecordLockDurationMs
+	lockMs := w.configs.kafkaOf(c.group).RecordLockDurationMs
 	for i, d := range c.batch {
 		if !c.done[i] {
 			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
@@ -611,7 +611,7 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 		c.pendingReset = true
 		w.push(w.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
 	} else {
-		w.disconnect(c.idx)
+		w.leaders.disconnect(c.idx)
 	}
 	if restartAfterMs >= 0 {
 		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
@@ -663,7 +663,7 @@ func (w *World) applyReset(c *consumer) {
 	}
 	c.pendingReset = false
 	w.line("conn-reset").str("client", string(c.member)).end()
-	w.disconnect(c.idx)
+	w.leaders.disconnect(c.idx)
 }
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final

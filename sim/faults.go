@@ -157,7 +157,7 @@ func (w *World) fault(e event) {
 	case isPartitionFault(f.Kind):
 		w.partitionFault(f)
 	case f.Kind == FaultConfigChange:
-		w.configChange(e.a)
+		w.configs.configChange(e.a)
 	case f.Kind == FaultAddPartitions:
 		w.addPartitions(f)
 	default:
@@ -205,7 +205,7 @@ func (w *World) partitionFault(f Fault) {
 		p.leaderEpoch++
 		w.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
 		for _, sp := range p.shares {
-			w.evict(w.shares[sp], "failover")
+			w.leaders.evict(w.shares[sp], "failover")
 		}
 	case FaultDeleteRecords:
 		to := p.log.DeleteRecords(p.log.StartOffset() + max(1, f.ValueMs))
@@ -227,10 +227,10 @@ func (w *World) partitionFault(f Fault) {
 				w.metrics.noteExpired(s, ws)
 			}
 			for _, wr := range ws {
-				w.sendWrite(s, wr, -1)
+				w.coord.sendWrite(s, wr, -1)
 			}
-			w.afterCoreOp(s)
-			w.wake(s)
+			w.leaders.afterCoreOp(s)
+			w.leaders.wake(s)
 		}
 	}
 }
@@ -239,29 +239,29 @@ func (w *World) partitionFault(f Fault) {
 func (w *World) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
-		w.writeFail += dir
+		w.coord.writeFail += dir
 		if dir > 0 {
-			w.writeFailCode = f.Error
+			w.coord.writeFailCode = f.Error
 		}
 		if f.Reads {
-			w.readFail += dir
+			w.coord.readFail += dir
 			if dir > 0 {
-				w.readFailCode = f.Error
+				w.coord.readFailCode = f.Error
 			}
 		}
 	case FaultCoordinatorSlow:
 		if dir > 0 {
-			w.coordSlow = max(1, f.ValueMs)
+			w.coord.coordSlow = max(1, f.ValueMs)
 		} else {
-			w.coordSlow = 0
+			w.coord.coordSlow = 0
 		}
 	case FaultDLQFail:
-		w.dlqFail += dir
+		w.dlq.dlqFail += dir
 	case FaultDLQSlow:
 		if dir > 0 {
-			w.dlqSlow = max(1, f.ValueMs)
+			w.dlq.dlqSlow = max(1, f.ValueMs)
 		} else {
-			w.dlqSlow = 0
+			w.dlq.dlqSlow = 0
 		}
 	case FaultDownstreamOutage:
 		w.outage += dir
@@ -311,8 +311,8 @@ func (w *World) heal() {
 			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
 		}
 	}
-	w.writeFail, w.coordSlow, w.outage, w.renewStall, w.readFail = 0, 0, 0, 0, 0
-	w.dlqFail, w.dlqSlow = 0, 0
+	w.coord.writeFail, w.coord.coordSlow, w.outage, w.renewStall, w.coord.readFail = 0, 0, 0, 0, 0
+	w.dlq.dlqFail, w.dlq.dlqSlow = 0, 0
 	w.line("heal").end()
 	for _, c := range w.consumers {
 		c.cutUntil, c.pausedUntil = 0, 0

@@ -72,8 +72,8 @@ func (h *history) recordMemberGone(c *consumer) {
 		return
 	}
 	from := h.now
-	for id := range h.w.reqs.all {
-		r := &h.w.reqs.all[id]
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if r.inUse && !r.done && r.consumer == c.idx && r.gen == c.gen {
 			from = min(from, r.sentMs)
 		}
@@ -89,8 +89,8 @@ func (h *history) recordUnanswered() {
 	if !h.recordsHistory() {
 		return
 	}
-	for id := range h.w.reqs.all {
-		r := &h.w.reqs.all[id]
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if !r.inUse || r.done {
 			continue
 		}

@@ -28,6 +28,7 @@ type history struct {
 	*topology
 	w *World
 
+	reqs     *requests
 	ops      []Op
 	hidden   []HiddenEvent
 	obsNotes eventNotes // what the current event did, for observers (observe.go)
@@ -64,8 +65,8 @@ func (w *World) HistoryHorizonMs() int64 { return w.history.historyHorizon() }
 
 func (h *history) historyHorizon() int64 {
 	horizon := h.now
-	for id := range h.w.reqs.all {
-		r := &h.w.reqs.all[id]
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if !r.inUse || r.done {
 			continue
 		}

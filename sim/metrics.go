@@ -566,7 +566,7 @@ func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
 // noteReleased records why the records a leaving or dead member held are available again.
 func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
 	cause, detail := BackRelease, "leave"
-	if m.w.crashing {
+	if m.w.leaders.crashing {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {

@@ -71,16 +71,16 @@ func (h *history) observeRelease(s *sharePart, member model.MemberID) {
 }
 
 // storeWrite sends a write to s's share coordinator, noting its epochs for observers.
-func (w *World) storeWrite(s *sharePart, wr *model.Write) error {
-	if w.opts.Observer == nil {
+func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
+	if co.opts.Observer == nil {
 		return s.store.Write(wr)
 	}
-	aw := AppliedWrite{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+	aw := AppliedWrite{Group: co.groups[s.group].cfg.Name, Partition: co.parts[s.part].name,
 		WriteLeaderEpoch: wr.LeaderEpoch, WriteStateEpoch: wr.StateEpoch,
 		StoreLeaderEpoch: s.store.LeaderEpoch(), StoreStateEpoch: s.store.StateEpoch()}
 	err := s.store.Write(wr)
 	aw.Accepted = err == nil
-	n := w.history.notes()
+	n := co.w.history.notes()
 	n.writes = append(n.writes, aw)
 	return err
 }

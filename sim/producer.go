@@ -162,7 +162,7 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) 
 			p.txn, p.txnBatches = 0, 0
 		}
 	}
-	w.wakePartition(part)
+	w.leaders.wakePartition(part)
 }
 
 // wakeClassic answers classic fetches held on the partition (long poll).
@@ -193,7 +193,7 @@ func (w *World) txnCommit(e event) {
 			if !commit {
 				w.mark("txn-aborted")
 			}
-			w.wakePartition(pt)
+			w.leaders.wakePartition(pt)
 		}
 	}
 }
@@ -206,9 +206,9 @@ func boolStr(b bool) string {
 }
 
 // wakePartition retries fetches parked on the share-partitions of a partition.
-func (w *World) wakePartition(p *partition) {
+func (l *leaders) wakePartition(p *partition) {
 	for _, sp := range p.shares {
-		w.wake(w.shares[sp])
+		l.wake(l.shares[sp])
 	}
 }
 

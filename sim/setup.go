@@ -9,6 +9,29 @@ import (
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
+// wire creates the actors and gives each the actors it sends messages to.
+func wire(w *World) {
+	e, t := &w.engine, &w.topology
+	w.reqs = &requests{}
+	w.metrics = &metrics{engine: e, topology: t, w: w}
+	w.history = &history{engine: e, topology: t, w: w, reqs: w.reqs}
+	w.logs = &logs{engine: e, topology: t, w: w}
+	w.prod = &producerClients{engine: e, topology: t, w: w}
+	w.leaders = &leaders{engine: e, topology: t, w: w}
+	w.coord = &shareCoordinator{engine: e, topology: t, w: w}
+	w.net = &network{engine: e, topology: t, w: w}
+	w.procs = &processes{engine: e, topology: t, w: w}
+	w.share = &shareClients{engine: e, topology: t, w: w}
+	w.classic = &classicClients{engine: e, topology: t, w: w}
+	w.gcoord = &groupCoordinator{engine: e, topology: t, w: w}
+	w.faults = &faultInjector{engine: e, topology: t, w: w}
+	w.dlq = &dlqManager{engine: e, topology: t, w: w}
+	w.configs = &groupConfigs{engine: e, topology: t, w: w}
+
+	l := w.leaders
+	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
+}
+
 // build creates the actors from the configuration and schedules the first events.
 func (w *World) build() error {
 	cfg := &w.cfg
@@ -69,7 +92,7 @@ func (w *World) build() error {
 		}
 	}
 	w.metrics.c = make([]consumerCounters, len(w.consumers))
-	w.buildGroupConfigs()
+	w.configs.buildGroupConfigs()
 	if err := w.buildFaults(); err != nil {
 		return err
 	}

@@ -70,31 +70,10 @@ type World struct {
 	topology
 
 	reqs       *requests
-	writes     []writeRec
-	freeWrites []int32
-	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
-	dlqs      []dlqRec
-	freeDLQ   []int32
-	dlqBuf    []model.DLQRequest
-	dlqFail   int   // > 0: DLQ produce attempts fail
-	dlqSlow   int64 // > 0: DLQ produce latency override
-	scheduled []faultState
-	// groupCfg is each group's configuration in force (config-change faults alter it);
-	// configSteps the run's config changes as ConfigSteps decided them.
-	groupCfg      []model.GroupConfig
-	configSteps   []ConfigStep
-	configChanges []ConfigChange
-	coordSlow     int64 // > 0: share coordinator write latency override
-	writeFail     int   // > 0: share coordinator fails writes
-	// writeFailCode is the error of the latest write-fail fault that started (zero:
-	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
-	writeFailCode model.ErrorCode
-	readFail      int
-	readFailCode  model.ErrorCode
-	outage        int // > 0: downstream outage, processing fails
-	renewStall    int // > 0: renewals stop
+	scheduled  []faultState
+	outage     int // > 0: downstream outage, processing fails
+	renewStall int // > 0: renewals stop
 
-	wakeBuf   []int32
 	ackBuf    []ackEntry
 	spanBuf   [][]ackSpan
 	brokerBuf [][]int32
@@ -116,8 +95,7 @@ type World struct {
 	history *history
 	metrics *metrics
 
-	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
-	crashing bool         // sessions are closing because a connection dropped
+	loads []brokerLoad // the broker cost model's queues (cost.go), nil when off
 
 	grown partitionGrowth // partitions added during the run (partitions.go)
 }
@@ -176,21 +154,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
 	}}
-	w.reqs = &requests{}
-	w.metrics = &metrics{engine: &w.engine, topology: &w.topology, w: w}
-	w.history = &history{engine: &w.engine, topology: &w.topology, w: w}
-	w.logs = &logs{engine: &w.engine, topology: &w.topology, w: w}
-	w.prod = &producerClients{engine: &w.engine, topology: &w.topology, w: w}
-	w.leaders = &leaders{engine: &w.engine, topology: &w.topology, w: w}
-	w.coord = &shareCoordinator{engine: &w.engine, topology: &w.topology, w: w}
-	w.net = &network{engine: &w.engine, topology: &w.topology, w: w}
-	w.procs = &processes{engine: &w.engine, topology: &w.topology, w: w}
-	w.share = &shareClients{engine: &w.engine, topology: &w.topology, w: w}
-	w.classic = &classicClients{engine: &w.engine, topology: &w.topology, w: w}
-	w.gcoord = &groupCoordinator{engine: &w.engine, topology: &w.topology, w: w}
-	w.faults = &faultInjector{engine: &w.engine, topology: &w.topology, w: w}
-	w.dlq = &dlqManager{engine: &w.engine, topology: &w.topology, w: w}
-	w.configs = &groupConfigs{engine: &w.engine, topology: &w.topology, w: w}
+	wire(w)
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
 		w.metrics.sample = newSampler(opts.SampleRecords)
@@ -251,15 +215,15 @@ func (w *World) Run() (*Result, error) {
 // A static table of plain functions: no closure and no allocation per event.
 var handlers = [...]func(w *World, e event){
 	evProduce:                 func(w *World, e event) { w.produce(e) },
-	evRequestArrive:           func(w *World, e event) { w.requestArrive(e.ref) },
+	evRequestArrive:           func(w *World, e event) { w.leaders.requestArrive(e.ref) },
 	evResponseArrive:          func(w *World, e event) { w.responseArrive(e.ref) },
 	evRequestTimeout:          func(w *World, e event) { w.requestTimeout(e.ref) },
-	evMaxWait:                 func(w *World, e event) { w.maxWait(e.ref) },
-	evWriteApply:              func(w *World, e event) { w.writeApply(e.ref) },
-	evLoadDone:                func(w *World, e event) { w.loadDone(e.a) },
-	evLogRead:                 (*World).logReadDone,
-	evDLQAttempt:              func(w *World, e event) { w.dlqAttempt(e.ref) },
-	evExpire:                  func(w *World, e event) { w.expire(e.a) },
+	evMaxWait:                 func(w *World, e event) { w.leaders.maxWait(e.ref) },
+	evWriteApply:              func(w *World, e event) { w.coord.writeApply(e.ref) },
+	evLoadDone:                func(w *World, e event) { w.leaders.loadDone(e.a) },
+	evLogRead:                 func(w *World, e event) { w.leaders.logReadDone(e) },
+	evDLQAttempt:              func(w *World, e event) { w.dlq.dlqAttempt(e.ref) },
+	evExpire:                  func(w *World, e event) { w.leaders.expire(e.a) },
 	evProcessDone:             (*World).processDone,
 	evRenew:                   (*World).renew,
 	evHeartbeat:               (*World).heartbeat,
@@ -329,7 +293,7 @@ func (w *World) result() *Result {
 		Sample:      w.metrics.sampleResult(),
 	}
 	r.HiddenEvents = w.history.hidden
-	r.ConfigChanges = w.configChanges
+	r.ConfigChanges = w.configs.configChanges
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
 		names = append(names, n)
