@@ -112,7 +112,7 @@ func (l *leaders) requestArrive(id int32) {
 		l.line("drop-request").str("client", string(r.member)).end()
 		return
 	}
-	if l.w.shareRequestCost(id) {
+	if l.w.net.shareRequestCost(id) {
 		return // queued for a request handler thread (cost.go)
 	}
 	b := l.brokers[r.broker]
@@ -426,7 +426,7 @@ func (l *leaders) respond(id int32) {
 		return // the client's timeout handles it
 	}
 	r.respPending = true
-	l.push(l.now+lat+l.w.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
+	l.push(l.now+lat+l.w.net.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
 }
 
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.

@@ -497,7 +497,7 @@ func (w *World) classicFetchArrive(e event) {
 	}
 	if bc := w.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
 		c.cl.fetchServed = true
-		if d := w.serve(w.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
+		if d := w.net.serve(w.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
 			w.push(w.now+d, e)
 			return
 		}
@@ -615,7 +615,7 @@ func (w *World) classicAnswer(c *consumer) {
 	if bc := w.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
 		b := w.classicBroker(c)
 		n := int64(len(cl.resp))
-		extra = max(w.serve(b, bc.ClassicFetchRecordMs*float64(n)), w.transfer(b, n*w.recordBytes(w.parts[g.parts[cl.resp[0].sp]].topic)))
+		extra = max(w.net.serve(b, bc.ClassicFetchRecordMs*float64(n)), w.net.transfer(b, n*w.recordBytes(w.parts[g.parts[cl.resp[0].sp]].topic)))
 	}
 	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet)+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
 }

@@ -99,7 +99,7 @@ func (w *World) consumerStart(ci int32) {
 	if c.state != cStopped && c.state != cDead {
 		return
 	}
-	w.applyReset(c) // a restart's new connections come after the old ones were dropped
+	w.net.applyReset(c) // a restart's new connections come after the old ones were dropped
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
@@ -310,35 +310,35 @@ func (w *World) fillAcks(r *request, spans []ackSpan) {
 // send puts a request on the wire; the consumer waits for it.
 func (w *World) send(c *consumer, id int32) {
 	c.outstanding++
-	w.transmit(c, id)
+	w.net.transmit(c, id)
 }
 
 // sendDetached puts a request on the wire without the poll loop waiting for it.
 func (w *World) sendDetached(c *consumer, id int32) {
 	w.reqs.at(id).detached = true
-	w.transmit(c, id)
+	w.net.transmit(c, id)
 }
 
-func (w *World) transmit(c *consumer, id int32) {
-	r := w.reqs.at(id)
-	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
-	w.metrics.requests++
+func (n *network) transmit(c *consumer, id int32) {
+	r := n.reqs.at(id)
+	r.gen, r.member, r.sentMs = c.gen, c.member, n.now
+	n.metrics.requests++
 	if r.kind == reqFetch {
-		w.metrics.shareFetches++
+		n.metrics.shareFetches++
 	} else if r.kind == reqAck {
-		w.metrics.shareAcknowledges++
+		n.metrics.shareAcknowledges++
 	}
 	if r.kind == reqAck || len(r.acks) > 0 {
-		w.metrics.ackRequests++
+		n.metrics.ackRequests++
 	}
-	w.metrics.noteAcksSent(r)
-	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
-	if w.now < c.cutUntil {
-		w.mark("request-lost-netcut")
+	n.metrics.noteAcksSent(r)
+	r.timeoutH = n.push(n.now+n.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
+	if n.now < c.cutUntil {
+		n.mark("request-lost-netcut")
 		return
 	}
 	r.arrived = true
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evRequestArrive, ref: id})
+	n.push(n.now+n.cfg.Network.Latency.Sample(n.rNet), event{kind: evRequestArrive, ref: id})
 }
 
 // responseArrive is a response reaching its consumer.
@@ -647,23 +647,23 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 const connectionsMaxIdleMs = 600_000
 
 // connReset is the brokers seeing a dead process's connections reset.
-func (w *World) connReset(e event) {
-	c := w.consumers[e.a]
+func (n *network) connReset(e event) {
+	c := n.consumers[e.a]
 	if c.gen != e.gen || !c.pendingReset {
 		return
 	}
-	w.applyReset(c)
+	n.applyReset(c)
 }
 
 // applyReset drops a dead incarnation's connections (at the reset, when the broker closes
 // the idle connection, or when the instance restarts first).
-func (w *World) applyReset(c *consumer) {
+func (n *network) applyReset(c *consumer) {
 	if !c.pendingReset {
 		return
 	}
 	c.pendingReset = false
-	w.line("conn-reset").str("client", string(c.member)).end()
-	w.leaders.disconnect(c.idx)
+	n.line("conn-reset").str("client", string(c.member)).end()
+	n.leaders.disconnect(c.idx)
 }
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final

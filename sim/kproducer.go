@@ -306,7 +306,7 @@ func (w *World) produceArrive(e event) {
 			n += int64(b.n)
 			bytes += b.bytes
 		}
-		if d := max(w.serve(req.broker, bc.ProduceRequestMs+bc.ProduceRecordMs*float64(n)), w.transfer(req.broker, bytes)); d > 0 {
+		if d := max(w.net.serve(req.broker, bc.ProduceRequestMs+bc.ProduceRecordMs*float64(n)), w.net.transfer(req.broker, bytes)); d > 0 {
 			w.push(w.now+d, e)
 			return
 		}

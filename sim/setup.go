@@ -28,6 +28,8 @@ func wire(w *World) {
 	w.dlq = &dlqManager{engine: e, topology: t, w: w}
 	w.configs = &groupConfigs{engine: e, topology: t, w: w}
 
+	n := w.net
+	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
 	l := w.leaders
 	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
 }

@@ -95,8 +95,6 @@ type World struct {
 	history *history
 	metrics *metrics
 
-	loads []brokerLoad // the broker cost model's queues (cost.go), nil when off
-
 	grown partitionGrowth // partitions added during the run (partitions.go)
 }
 
@@ -246,7 +244,7 @@ var handlers = [...]func(w *World, e event){
 	evClassicCommit:           func(w *World, e event) { w.classicCommitNow(w.groups[e.a], e.b, e.x) },
 	evClassicPollTimeout:      (*World).classicPollTimeout,
 	evClassicRebalanceTimeout: (*World).classicRebalanceTimeout,
-	evConnReset:               (*World).connReset,
+	evConnReset:               func(w *World, e event) { w.net.connReset(e) },
 }
 
 func (w *World) dispatch(e event) {
