@@ -173,11 +173,11 @@ func (w *World) consumerFault(f Fault, fi int32) {
 	w.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
 	switch f.Kind {
 	case FaultKill:
-		w.kill(c, f.RestartAfterMs)
+		w.procs.kill(c, f.RestartAfterMs)
 	case FaultHostLoss:
-		w.hostLoss(c, f.RestartAfterMs)
+		w.procs.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
-		w.closeConsumer(c, f.RestartAfterMs)
+		w.procs.closeConsumer(c, f.RestartAfterMs)
 	case FaultHang:
 		if w.groups[c.group].classic == nil {
 			w.metrics.noteConsumerGone(c, causeCrash)
@@ -264,9 +264,9 @@ func (w *World) windowFault(f Fault, fi int32, dir int) {
 			w.dlq.dlqSlow = 0
 		}
 	case FaultDownstreamOutage:
-		w.outage += dir
+		w.procs.outage += dir
 	case FaultRenewStall:
-		w.renewStall += dir
+		w.share.renewStall += dir
 	}
 	state := "start"
 	if dir < 0 {
@@ -284,7 +284,7 @@ func (w *World) faultEnd(e event) {
 	if e.b >= 0 {
 		c := w.consumers[e.b]
 		if c.state == cHung && int64(c.gen) == e.x {
-			w.restartHung(c)
+			w.procs.restartHung(c)
 		}
 		return
 	}
@@ -295,9 +295,9 @@ func (w *World) faultEnd(e event) {
 }
 
 // restartHung kills a hung process (its connections drop) and starts a new one.
-func (w *World) restartHung(c *consumer) {
+func (ps *processes) restartHung(c *consumer) {
 	c.state = cProcessing // let kill run its course
-	w.kill(c, 0)
+	ps.kill(c, 0)
 }
 
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
@@ -311,14 +311,14 @@ func (w *World) heal() {
 			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
 		}
 	}
-	w.coord.writeFail, w.coord.coordSlow, w.outage, w.renewStall, w.coord.readFail = 0, 0, 0, 0, 0
+	w.coord.writeFail, w.coord.coordSlow, w.procs.outage, w.share.renewStall, w.coord.readFail = 0, 0, 0, 0, 0
 	w.dlq.dlqFail, w.dlq.dlqSlow = 0, 0
 	w.line("heal").end()
 	for _, c := range w.consumers {
 		c.cutUntil, c.pausedUntil = 0, 0
 		switch c.state {
 		case cHung:
-			w.restartHung(c)
+			w.procs.restartHung(c)
 		case cDead:
 			w.push(w.now, event{kind: evConsumerStart, a: c.idx})
 		}

@@ -56,25 +56,25 @@ func (w *World) heartbeatNow(c *consumer) {
 }
 
 // heartbeat is the periodic heartbeat of a consumer.
-func (w *World) heartbeat(e event) {
-	c := w.consumers[e.a]
+func (ps *processes) heartbeat(e event) {
+	c := ps.consumers[e.a]
 	if c.gen != e.gen || c.state == cDead || c.state == cHung {
 		return
 	}
-	if w.deferIfPaused(c, e) {
+	if ps.deferIfPaused(c, e) {
 		return
 	}
-	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
-	if w.now < c.cutUntil {
+	ps.push(ps.now+ps.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
+	if ps.now < c.cutUntil {
 		return // the heartbeat is lost
 	}
 	had := len(c.assignment)
-	w.heartbeatNow(c)
+	ps.w.heartbeatNow(c)
 	if c.state == cIdle && (len(c.assignment) > 0 || had > 0) {
-		if w.groups[c.group].classic != nil {
-			w.classicPoll(c)
+		if ps.groups[c.group].classic != nil {
+			ps.w.classic.classicPoll(c)
 		} else {
-			w.poll(c)
+			ps.share.poll(c)
 		}
 	}
 }
@@ -121,7 +121,7 @@ func (w *World) removeMember(g *groupState, ci int32) {
 func (w *World) reassign(g *groupState) {
 	g.epoch++
 	if g.cfg.Type == ClassicGroup {
-		w.classicRebalance(g)
+		w.classic.classicRebalance(g)
 		return
 	}
 	g.assignment = map[int32][]int32{}

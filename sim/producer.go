@@ -143,7 +143,7 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) 
 	for _, gi := range part.readers {
 		w.metrics.gc(gi).produced += int64(n)
 	}
-	defer w.wakeClassic(part)
+	defer w.classic.wakeClassic(part)
 	if p.cfg.PoisonPerMillion > 0 {
 		for off := b.First; off <= b.Last; off++ {
 			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
@@ -166,10 +166,10 @@ func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) 
 }
 
 // wakeClassic answers classic fetches held on the partition (long poll).
-func (w *World) wakeClassic(p *partition) {
+func (cls *classicClients) wakeClassic(p *partition) {
 	for _, gi := range p.readers {
-		if g := w.groups[gi]; g.classic != nil {
-			w.classicWake(g, p.idx)
+		if g := cls.groups[gi]; g.classic != nil {
+			cls.classicWake(g, p.idx)
 		}
 	}
 }

@@ -30,6 +30,12 @@ func wire(w *World) {
 
 	n := w.net
 	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
+	sc := w.share
+	sc.net, sc.gcoord, sc.configs, sc.procs, sc.reqs, sc.metrics, sc.history = w.net, w.gcoord, w.configs, w.procs, w.reqs, w.metrics, w.history
+	pr := w.procs
+	pr.share, pr.classic, pr.gcoord, pr.net, pr.metrics, pr.history = w.share, w.classic, w.gcoord, w.net, w.metrics, w.history
+	cc := w.classic
+	cc.net, cc.gcoord, cc.procs, cc.metrics = w.net, w.gcoord, w.procs, w.metrics
 	l := w.leaders
 	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
 }

@@ -69,14 +69,8 @@ type World struct {
 	engine
 	topology
 
-	reqs       *requests
-	scheduled  []faultState
-	outage     int // > 0: downstream outage, processing fails
-	renewStall int // > 0: renewals stop
-
-	ackBuf    []ackEntry
-	spanBuf   [][]ackSpan
-	brokerBuf [][]int32
+	reqs      *requests
+	scheduled []faultState
 
 	// The actors (docs/simulator.md has the map of who sends what to whom).
 	logs    *logs
@@ -214,19 +208,19 @@ func (w *World) Run() (*Result, error) {
 var handlers = [...]func(w *World, e event){
 	evProduce:                 func(w *World, e event) { w.produce(e) },
 	evRequestArrive:           func(w *World, e event) { w.leaders.requestArrive(e.ref) },
-	evResponseArrive:          func(w *World, e event) { w.responseArrive(e.ref) },
-	evRequestTimeout:          func(w *World, e event) { w.requestTimeout(e.ref) },
+	evResponseArrive:          func(w *World, e event) { w.share.responseArrive(e.ref) },
+	evRequestTimeout:          func(w *World, e event) { w.share.requestTimeout(e.ref) },
 	evMaxWait:                 func(w *World, e event) { w.leaders.maxWait(e.ref) },
 	evWriteApply:              func(w *World, e event) { w.coord.writeApply(e.ref) },
 	evLoadDone:                func(w *World, e event) { w.leaders.loadDone(e.a) },
 	evLogRead:                 func(w *World, e event) { w.leaders.logReadDone(e) },
 	evDLQAttempt:              func(w *World, e event) { w.dlq.dlqAttempt(e.ref) },
 	evExpire:                  func(w *World, e event) { w.leaders.expire(e.a) },
-	evProcessDone:             (*World).processDone,
-	evRenew:                   (*World).renew,
-	evHeartbeat:               (*World).heartbeat,
+	evProcessDone:             func(w *World, e event) { w.share.processDone(e) },
+	evRenew:                   func(w *World, e event) { w.share.renew(e) },
+	evHeartbeat:               func(w *World, e event) { w.procs.heartbeat(e) },
 	evSessionCheck:            (*World).sessionCheck,
-	evConsumerStart:           func(w *World, e event) { w.consumerStart(e.a) },
+	evConsumerStart:           func(w *World, e event) { w.procs.consumerStart(e.a) },
 	evFault:                   (*World).fault,
 	evFaultEnd:                (*World).faultEnd,
 	evRetention:               func(w *World, e event) { w.retention(e.a) },
@@ -234,16 +228,16 @@ var handlers = [...]func(w *World, e event){
 	evTxnCommit:               (*World).txnCommit,
 	evMetrics:                 (*World).metricsTick,
 	evHeal:                    func(w *World, e event) { w.heal() },
-	evClassicPoll:             (*World).classicStep,
+	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
 	evProduceArrive:           (*World).produceArrive,
 	evProduceResponse:         (*World).produceResponse,
-	evClassicFetch:            (*World).classicFetchArrive,
-	evClassicFetchWait:        (*World).classicFetchWait,
-	evClassicFetchDone:        (*World).classicFetchDone,
-	evClassicDone:             (*World).classicDone,
-	evClassicCommit:           func(w *World, e event) { w.classicCommitNow(w.groups[e.a], e.b, e.x) },
-	evClassicPollTimeout:      (*World).classicPollTimeout,
-	evClassicRebalanceTimeout: (*World).classicRebalanceTimeout,
+	evClassicFetch:            func(w *World, e event) { w.classic.classicFetchArrive(e) },
+	evClassicFetchWait:        func(w *World, e event) { w.classic.classicFetchWait(e) },
+	evClassicFetchDone:        func(w *World, e event) { w.classic.classicFetchDone(e) },
+	evClassicDone:             func(w *World, e event) { w.classic.classicDone(e) },
+	evClassicCommit:           func(w *World, e event) { w.classic.classicCommitNow(w.groups[e.a], e.b, e.x) },
+	evClassicPollTimeout:      func(w *World, e event) { w.classic.classicPollTimeout(e) },
+	evClassicRebalanceTimeout: func(w *World, e event) { w.classic.classicRebalanceTimeout(e) },
 	evConnReset:               func(w *World, e event) { w.net.connReset(e) },
 }
 
