@@ -664,7 +664,7 @@ func (l *leaders) loadDone(sp int32) {
 		s.frontier = core.StartOffset()
 		g := l.metrics.gc(s.group)
 		logStart := p.log.StartOffset()
-		l.w.noteFirstLoad(s, core.StartOffset(), logStart)
+		l.w.gcoord.noteFirstLoad(s, core.StartOffset(), logStart)
 		g.skippedByReset += max(0, core.StartOffset()-logStart)
 		if before := min(logStart, core.StartOffset()); before > 0 {
 			g.deletedUndelivered += before

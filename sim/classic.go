@@ -190,7 +190,7 @@ func (cls *classicClients) classicStart(c *consumer) {
 			g.classic.position[i] = -1
 		}
 	}
-	cls.w.heartbeatNow(c)
+	cls.w.gcoord.heartbeatNow(c)
 	cls.push(cls.now+cls.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
 	cls.classicPoll(c)
 }
@@ -305,7 +305,7 @@ func (cls *classicClients) classicRebalanceTimeout(e event) {
 	for _, m := range late {
 		cls.mark("classic-rebalance-timeout")
 		cls.line("fence-member").str("client", string(cls.consumers[m].member)).str("group", g.cfg.Name).end()
-		cls.w.removeMember(g, m)
+		cls.w.gcoord.removeMember(g, m)
 	}
 }
 
@@ -402,7 +402,7 @@ func (cls *classicClients) classicPoll(c *consumer) {
 	g := cls.groups[c.group]
 	cl := cls.classicClientOf(c)
 	if !g.isMember(c.idx) {
-		cls.w.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+		cls.w.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
 	cl.lastPollMs = cls.now
 	if !cl.pollTimer {
@@ -672,7 +672,7 @@ func (cls *classicClients) classicPollTimeout(e event) {
 	}
 	c.cl.pollTimer = false
 	cls.mark("max-poll-interval-exceeded")
-	cls.w.leaveGroup(c)
+	cls.w.gcoord.leaveGroup(c)
 }
 
 // classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer

@@ -135,7 +135,7 @@ func (ps *processes) consumerStart(ci int32) {
 		ps.w.classic.classicStart(c)
 		return
 	}
-	ps.w.heartbeatNow(c)
+	ps.w.gcoord.heartbeatNow(c)
 	ps.push(ps.now+ps.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: ci, gen: c.gen})
 	ps.share.poll(c)
 }
@@ -697,7 +697,7 @@ func (ps *processes) closeConsumer(c *consumer, restartAfterMs int64) {
 	ps.line("close").str("client", string(c.member)).end()
 	if ps.groups[c.group].classic != nil {
 		ps.w.classic.classicMaybeCommit(c, true)
-		ps.w.leaveGroup(c)
+		ps.w.gcoord.leaveGroup(c)
 		c.state = cDead
 		c.gen++
 		if restartAfterMs >= 0 {
@@ -708,7 +708,7 @@ func (ps *processes) closeConsumer(c *consumer, restartAfterMs int64) {
 	ps.metrics.noteConsumerGone(c, causeClose)
 	ps.share.sendAcks(c, true, false)
 	ps.history.recordMemberGone(c)
-	ps.w.leaveGroup(c)
+	ps.w.gcoord.leaveGroup(c)
 	c.state = cDead
 	c.gen++
 	if restartAfterMs >= 0 {

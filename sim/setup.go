@@ -36,6 +36,10 @@ func wire(w *World) {
 	pr.share, pr.classic, pr.gcoord, pr.net, pr.metrics, pr.history = w.share, w.classic, w.gcoord, w.net, w.metrics, w.history
 	cc := w.classic
 	cc.net, cc.gcoord, cc.procs, cc.metrics = w.net, w.gcoord, w.procs, w.metrics
+	gc := w.gcoord
+	gc.classic, gc.metrics = w.classic, w.metrics
+	f := w.faults
+	f.procs, f.share, f.leaders, f.coord, f.dlq, f.configs, f.gcoord, f.metrics, f.history = w.procs, w.share, w.leaders, w.coord, w.dlq, w.configs, w.gcoord, w.metrics, w.history
 	l := w.leaders
 	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
 }
@@ -101,7 +105,7 @@ func (w *World) build() error {
 	}
 	w.metrics.c = make([]consumerCounters, len(w.consumers))
 	w.configs.buildGroupConfigs()
-	if err := w.buildFaults(); err != nil {
+	if err := w.faults.buildFaults(); err != nil {
 		return err
 	}
 	w.push(0, event{kind: evMetrics})

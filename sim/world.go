@@ -69,8 +69,7 @@ type World struct {
 	engine
 	topology
 
-	reqs      *requests
-	scheduled []faultState
+	reqs *requests
 
 	// The actors (docs/simulator.md has the map of who sends what to whom).
 	logs    *logs
@@ -88,8 +87,6 @@ type World struct {
 	// The observers.
 	history *history
 	metrics *metrics
-
-	grown partitionGrowth // partitions added during the run (partitions.go)
 }
 
 // Result is what a run leaves behind.
@@ -219,15 +216,15 @@ var handlers = [...]func(w *World, e event){
 	evProcessDone:             func(w *World, e event) { w.share.processDone(e) },
 	evRenew:                   func(w *World, e event) { w.share.renew(e) },
 	evHeartbeat:               func(w *World, e event) { w.procs.heartbeat(e) },
-	evSessionCheck:            (*World).sessionCheck,
+	evSessionCheck:            func(w *World, e event) { w.gcoord.sessionCheck(e) },
 	evConsumerStart:           func(w *World, e event) { w.procs.consumerStart(e.a) },
-	evFault:                   (*World).fault,
-	evFaultEnd:                (*World).faultEnd,
+	evFault:                   func(w *World, e event) { w.faults.fault(e) },
+	evFaultEnd:                func(w *World, e event) { w.faults.faultEnd(e) },
 	evRetention:               func(w *World, e event) { w.retention(e.a) },
 	evCompaction:              (*World).compaction,
 	evTxnCommit:               (*World).txnCommit,
 	evMetrics:                 (*World).metricsTick,
-	evHeal:                    func(w *World, e event) { w.heal() },
+	evHeal:                    func(w *World, e event) { w.faults.heal() },
 	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
 	evProduceArrive:           (*World).produceArrive,
 	evProduceResponse:         (*World).produceResponse,
