@@ -413,7 +413,7 @@ func processedDetail(ok, late bool) string {
 // noteOrder measures reordering among records of the same key (per group).
 func (m *metrics) noteOrder(gi, pi int32, off int64) {
 	p := m.parts[pi]
-	key, ok := m.w.keyOf(p, off)
+	key, ok := m.w.logs.keyOf(p, off)
 	if !ok {
 		return
 	}

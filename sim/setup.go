@@ -40,6 +40,10 @@ func wire(w *World) {
 	gc.classic, gc.metrics = w.classic, w.metrics
 	f := w.faults
 	f.procs, f.share, f.leaders, f.coord, f.dlq, f.configs, f.gcoord, f.metrics, f.history = w.procs, w.share, w.leaders, w.coord, w.dlq, w.configs, w.gcoord, w.metrics, w.history
+	lg := w.logs
+	lg.leaders, lg.classic, lg.metrics, lg.history = w.leaders, w.classic, w.metrics, w.history
+	pc := w.prod
+	pc.logs, pc.net, pc.metrics = w.logs, w.net, w.metrics
 	l := w.leaders
 	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
 }
@@ -80,7 +84,7 @@ func (w *World) build() error {
 		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
 		w.producers = append(w.producers, ps)
 		if p.BatchBytes > 0 {
-			ps.acc = w.newAccumulator(ps)
+			ps.acc = w.prod.newAccumulator(ps)
 			ps.acc.wakeAt = p.StartMs
 			w.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
 			continue

@@ -203,7 +203,7 @@ func (w *World) Run() (*Result, error) {
 // handlers is the dispatch table: each event kind is addressed to the actor that handles it.
 // A static table of plain functions: no closure and no allocation per event.
 var handlers = [...]func(w *World, e event){
-	evProduce:                 func(w *World, e event) { w.produce(e) },
+	evProduce:                 func(w *World, e event) { w.prod.produce(e) },
 	evRequestArrive:           func(w *World, e event) { w.leaders.requestArrive(e.ref) },
 	evResponseArrive:          func(w *World, e event) { w.share.responseArrive(e.ref) },
 	evRequestTimeout:          func(w *World, e event) { w.share.requestTimeout(e.ref) },
@@ -220,14 +220,14 @@ var handlers = [...]func(w *World, e event){
 	evConsumerStart:           func(w *World, e event) { w.procs.consumerStart(e.a) },
 	evFault:                   func(w *World, e event) { w.faults.fault(e) },
 	evFaultEnd:                func(w *World, e event) { w.faults.faultEnd(e) },
-	evRetention:               func(w *World, e event) { w.retention(e.a) },
-	evCompaction:              (*World).compaction,
-	evTxnCommit:               (*World).txnCommit,
+	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
+	evCompaction:              func(w *World, e event) { w.logs.compaction(e) },
+	evTxnCommit:               func(w *World, e event) { w.prod.txnCommit(e) },
 	evMetrics:                 (*World).metricsTick,
 	evHeal:                    func(w *World, e event) { w.faults.heal() },
 	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
-	evProduceArrive:           (*World).produceArrive,
-	evProduceResponse:         (*World).produceResponse,
+	evProduceArrive:           func(w *World, e event) { w.prod.produceArrive(e) },
+	evProduceResponse:         func(w *World, e event) { w.prod.produceResponse(e) },
 	evClassicFetch:            func(w *World, e event) { w.classic.classicFetchArrive(e) },
 	evClassicFetchWait:        func(w *World, e event) { w.classic.classicFetchWait(e) },
 	evClassicFetchDone:        func(w *World, e event) { w.classic.classicFetchDone(e) },
@@ -252,7 +252,7 @@ func (w *World) dispatch(e event) {
 func (w *World) metricsTick(event) {
 	w.metrics.sampleMetrics()
 	for _, p := range w.parts {
-		w.forgetLog(p) // keep only the log metadata some reader still needs
+		w.logs.forgetLog(p) // keep only the log metadata some reader still needs
 	}
 	// The sample at the end is Run's, taken after every event of the last millisecond
 	// (one queued for that millisecond would run before events queued later for it).
