@@ -59,6 +59,7 @@ type runner struct {
 	stallEnd  time.Time
 	instances []*instance
 	logStart  map[string]int64 // "topic/p" → highest log start seen
+	parts     map[string]int   // topic → partitions, once an add-partitions fault changed it
 	probe     func(atMs int64, retained int)
 }
 
@@ -450,6 +451,9 @@ func (r *runner) fire(f sim.Fault, frnd interface{ Intn(int) int }, fmu *sync.Mu
 		return
 	case sim.FaultConfigChange:
 		r.configChange(f)
+		return
+	case sim.FaultAddPartitions:
+		r.addPartitions(f)
 		return
 	}
 	var cands []*instance

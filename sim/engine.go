@@ -2,6 +2,8 @@ package sim
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"hash"
 	"io"
 
@@ -102,27 +104,34 @@ func (en *engine) push(at int64, e event) eventq.Handle {
 
 func (en *engine) mark(name string) { en.marks[name]++ }
 
-// traceWriter hashes every trace line and optionally keeps or writes it.
+// traceWriter hashes every trace line and optionally keeps or writes it. Lines are gathered
+// in buf and hashed hashChunk bytes at a time (the hash of a stream does not depend on how it
+// is cut into writes); from is where the current line starts in buf.
 type traceWriter struct {
 	h    hash.Hash
 	out  io.Writer
 	keep bool
 	kept []string
 	buf  []byte
+	from int
 	err  error
 	tap  func(line []byte) // sees every line (the record sample's notable lines)
 }
+
+// hashChunk is how many bytes of lines are gathered before they are hashed.
+const hashChunk = 8 << 10
 
 func (t *traceWriter) init(o Options) {
 	t.h = sha256.New()
 	t.out = o.TraceWriter
 	t.keep = o.KeepTrace
+	t.buf = make([]byte, 0, hashChunk+512)
 }
 
 // line starts a trace line for the current event.
 func (en *engine) line(kind string) *traceWriter {
 	t := &en.trace
-	t.buf = t.buf[:0]
+	t.from = len(t.buf)
 	t.buf = appendInt(t.buf, en.now)
 	t.buf = append(t.buf, ' ')
 	t.buf = append(t.buf, kind...)
@@ -135,14 +144,33 @@ func (t *traceWriter) str(key, v string) *traceWriter {
 	t.buf = append(t.buf, ' ')
 	t.buf = append(t.buf, key...)
 	t.buf = append(t.buf, '=')
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == ' ' || c == '\n' || c == '\t' {
-			t.buf = append(t.buf, '_')
-		} else {
-			t.buf = append(t.buf, c)
+	at := len(t.buf)
+	t.buf = append(t.buf, v...)
+	blankToUnderscore(t.buf[at:])
+	return t
+}
+
+// blankToUnderscore replaces spaces, tabs and newlines with underscores in place. It looks at
+// eight bytes at a time for any byte below '!' (all three are), and at single bytes only in
+// a word that has one.
+func blankToUnderscore(b []byte) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-ones*'!')&^x&highs != 0 { // some byte < '!' (exact for "any")
+			underscoreBlanks(b[i : i+8])
 		}
 	}
-	return t
+	underscoreBlanks(b[i:])
+}
+
+func underscoreBlanks(b []byte) {
+	for i, c := range b {
+		if c == ' ' || c == '\n' || c == '\t' {
+			b[i] = '_'
+		}
+	}
 }
 
 func (t *traceWriter) num(key string, v int64) *traceWriter {
@@ -172,32 +200,69 @@ func (t *traceWriter) ranges(key string, rs []model.AcquiredRange) *traceWriter 
 
 func (t *traceWriter) end() {
 	t.buf = append(t.buf, '\n')
-	t.h.Write(t.buf)
+	line := t.buf[t.from:]
 	if t.out != nil && t.err == nil {
-		_, t.err = t.out.Write(t.buf)
+		_, t.err = t.out.Write(line)
 	}
 	if t.keep {
-		t.kept = append(t.kept, string(t.buf[:len(t.buf)-1]))
+		t.kept = append(t.kept, string(line[:len(line)-1]))
 	}
 	if t.tap != nil {
-		t.tap(t.buf)
+		t.tap(line)
+	}
+	if len(t.buf) >= hashChunk {
+		t.flush()
 	}
 }
 
+// flush hashes the lines gathered so far.
+func (t *traceWriter) flush() {
+	t.h.Write(t.buf)
+	t.buf = t.buf[:0]
+	t.from = 0
+}
+
+// sum is the SHA-256 of every line so far.
+func (t *traceWriter) sum() string {
+	t.flush()
+	return hex.EncodeToString(t.h.Sum(nil))
+}
+
+// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does, two digits at a time.
 func appendInt(b []byte, v int64) []byte {
+	u := uint64(v)
 	if v < 0 {
 		b = append(b, '-')
-		v = -v
+		u = -u
+	}
+	if u < 10 {
+		return append(b, byte('0'+u))
 	}
 	var tmp [20]byte
 	i := len(tmp)
-	for {
+	for u >= 100 {
+		d := u % 100 * 2
+		u /= 100
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[d], digitPairs[d+1]
+	}
+	if u >= 10 {
+		i -= 2
+		tmp[i], tmp[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
 		i--
-		tmp[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
+		tmp[i] = byte('0' + u)
 	}
 	return append(b, tmp[i:]...)
 }
+
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"

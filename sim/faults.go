@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -33,8 +35,8 @@ type faultState struct {
 }
 
 func (fj *faultInjector) buildFaults() error {
-	for _, f := range fj.cfg.Faults {
-		if err := fj.checkTarget(f); err != nil {
+	for i, f := range fj.cfg.Faults {
+		if err := fj.checkTarget(f, i); err != nil {
 			return err
 		}
 		fj.scheduled = append(fj.scheduled, faultState{cfg: f})
@@ -69,8 +71,9 @@ func isPartitionFault(k FaultKind) bool {
 	return false
 }
 
-// checkTarget verifies that a fault's target names something in the world.
-func (fj *faultInjector) checkTarget(f Fault) error {
+// checkTarget verifies that fault fi's target names something in the world when it first
+// fires: a partition added by an add-partitions fault is a target from its addition on.
+func (fj *faultInjector) checkTarget(f Fault, fi int) error {
 	if f.Target == "" {
 		return nil
 	}
@@ -80,11 +83,30 @@ func (fj *faultInjector) checkTarget(f Fault) error {
 			return fmt.Errorf("fault %s: no consumer named %q", f.Kind, f.Target)
 		}
 	case isPartitionFault(f.Kind):
-		if fj.partitionNamed(f.Target) == nil {
-			return fmt.Errorf("fault %s: no partition %q (expected topic/number)", f.Kind, f.Target)
+		topic, num := splitPartitionName(f.Target)
+		n := fj.cfg.PartitionsAt(topic, f.AtMs, fi)
+		if num < 0 || num >= n {
+			if n < 0 || num < 0 || num >= fj.cfg.PartitionsAt(topic, math.MaxInt64, len(fj.cfg.Faults)) {
+				return fmt.Errorf("fault %s: no partition %q (expected topic/number)", f.Kind, f.Target)
+			}
+			return fmt.Errorf("fault %s: partition %q does not exist yet at %s (an add-partitions fault adds it later)", f.Kind, f.Target, FormatMs(f.AtMs))
 		}
 	}
 	return nil
+}
+
+// splitPartitionName splits a partition target, topic/number or a topic alone (its
+// partition 0); num is -1 when the number is not a plain non-negative integer.
+func splitPartitionName(name string) (topic string, num int) {
+	topic, s, ok := strings.Cut(name, "/")
+	if !ok {
+		return topic, 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || strconv.Itoa(n) != s {
+		return topic, -1
+	}
+	return topic, n
 }
 
 // consumersNamed returns the instances matching an instance or spec name.

@@ -357,8 +357,13 @@ type KeepUp struct {
 	Top10Share float64 `json:"top10_share"`
 	// MeanBusy is the mean over consumers of the fraction of thread time spent processing.
 	MeanBusy float64 `json:"mean_busy"`
-	// Limits are the capacity bounds that follow from the configuration, in records/s.
+	// Limits are the capacity bounds that follow from the configuration, in records/s: over
+	// the whole window, time-weighted over the configurations in force when config-change
+	// or add-partitions faults move them (capphases.go).
 	Limits []Limit `json:"limits"`
+	// Phases are the bounds of each stretch of the window with one configuration in force,
+	// when there are several (absent otherwise).
+	Phases []LimitPhase `json:"phases,omitempty"`
 	// Reason says in one line why it did not keep up, and Advice what would help (empty when
 	// it kept up).
 	Reason string `json:"reason,omitempty"`
@@ -436,7 +441,7 @@ func (m *metrics) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigu
 	// what arrived (plus one poll per consumer, for a window with few arrivals).
 	completedOK := 2*(in.completed+slack) >= in.produced
 	k.KeptUp = backlogOK && completedOK
-	k.Limits = m.capacityLimits(gi, in)
+	k.Limits, k.Phases = m.capacityLimits(gi, in, win)
 	switch {
 	case !backlogOK:
 		k.Reason, k.Advice = m.explainOverload(gi, k)
@@ -474,8 +479,24 @@ func endedOtherwise(in *counters) string {
 // divided by the deliveries each record needed in the window. The in-flight cap bound: a
 // share-partition holds at most group.share.partition.max.record.locks records, each for
 // about the time its consumer takes for a whole poll (blocking style: max.poll.records ×
-// mean ÷ threads), so each partition finishes at most cap ÷ that time.
-func (m *metrics) capacityLimits(gi int32, in *counters) []Limit {
+// mean ÷ threads), so each partition finishes at most cap ÷ that time. The cap, the lock
+// and the partitions are those in force: each phase of the window in which they stay put
+// gets its own bounds, and the window's are their time-weighted means (capphases.go).
+func (m *metrics) capacityLimits(gi int32, in *counters, win Window) ([]Limit, []LimitPhase) {
+	phases := m.w.capPhasesOf(gi, win.StartMs, win.EndMs)
+	per := make([][]Limit, len(phases))
+	var out []LimitPhase
+	for i := range phases {
+		per[i] = m.phaseLimits(gi, in, &phases[i])
+		if len(phases) > 1 {
+			out = append(out, LimitPhase{FromMs: phases[i].fromMs, ToMs: phases[i].toMs, Limits: per[i]})
+		}
+	}
+	return combinePhaseLimits(phases, per), out
+}
+
+// phaseLimits are capacityLimits for one phase of the window.
+func (m *metrics) phaseLimits(gi int32, in *counters, ph *capPhase) []Limit {
 	g := m.groups[gi]
 	var slots, rate float64 // rate: records per ms all slots together can process
 	var mpr, threads, count int
@@ -503,8 +524,8 @@ func (m *metrics) capacityLimits(gi int32, in *counters) []Limit {
 		out = append(out, Limit{Name: "processing", RecordsPerSec: slots * 1000 / meanMs / perRecord,
 			Explain: fmt.Sprintf("%.0f processing slots ÷ mean processing %.0f ms ÷ %.2f deliveries per record", slots, meanMs, perRecord)})
 	}
-	parts := len(g.parts)
-	if l, ok := m.stragglerLimit(gi, perRecord); ok {
+	parts := ph.parts
+	if l, ok := m.stragglerLimit(gi, perRecord, parts); ok {
 		out = append(out, l)
 	}
 	if g.cfg.Type == ClassicGroup {
@@ -515,12 +536,12 @@ func (m *metrics) capacityLimits(gi int32, in *counters) []Limit {
 		}
 		return out
 	}
-	capRecs := float64(m.cfg.Kafka.PartitionMaxRecordLocks)
+	capRecs := float64(ph.cfg.PartitionMaxRecordLocks)
 	poll := float64(mpr) / float64(count)
 	hold := m.recordsPerFetch(gi, poll)
 	perThread := float64(threads) / float64(count)
 	if meanMs > 0 && hold > 0 {
-		lock := float64(m.cfg.Kafka.RecordLockDurationMs)
+		lock := float64(ph.cfg.RecordLockDurationMs)
 		pollMs := hold * meanMs / perThread // a blocking consumer acknowledges a poll when it has processed all of it
 		if pollMs > lock {
 			out = append(out, Limit{Name: "lock-duration", RecordsPerSec: 0,
@@ -540,8 +561,8 @@ func (m *metrics) capacityLimits(gi int32, in *counters) []Limit {
 // when every record of its poll is done, so a poll of h records on t threads takes at least
 // max(h × mean ÷ t, E[the slowest of h processing times]) and the consumer finishes at most
 // h records per that time. Only blocking specs count; a classic group's consumers without a
-// partition do nothing, so a spec counts for at most its share of the partitions.
-func (m *metrics) stragglerLimit(gi int32, perRecord float64) (Limit, bool) {
+// partition do nothing, so a spec counts for at most its share of the parts partitions.
+func (m *metrics) stragglerLimit(gi int32, perRecord float64, parts int) (Limit, bool) {
 	g := m.groups[gi]
 	var rate float64 // records per ms
 	var explain []string
@@ -555,8 +576,8 @@ func (m *metrics) stragglerLimit(gi int32, perRecord float64) (Limit, bool) {
 			return Limit{}, false // a continuous client does not wait for its slowest record
 		}
 		n := float64(max(cs.Count, 1))
-		if g.cfg.Type == ClassicGroup && total > len(g.parts) {
-			n = n * float64(len(g.parts)) / float64(total)
+		if g.cfg.Type == ClassicGroup && total > parts {
+			n = n * float64(parts) / float64(total)
 		}
 		t := float64(max(cs.Threads, 1))
 		h := float64(max(cs.MaxPollRecords, 1))
@@ -638,6 +659,12 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		}
 	}
 	win := m.win.atMs
+	if p, l, ok := phaseBelow(k, win[snapMid]); ok && (tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec) {
+		// No bound of the whole window is below the arrival rate, but one of a phase in the
+		// second half (where the backlog grew) is: that phase's configuration held it back.
+		tight = &Limit{Name: l.Name, RecordsPerSec: l.RecordsPerSec,
+			Explain: fmt.Sprintf("from %s to %s, with the configuration then in force: %s", FormatMs(p.FromMs), FormatMs(p.ToMs), l.Explain)}
+	}
 	if first, ok := m.firstConsumerStart(gi); !ok || first >= win[snapEnd] {
 		at := "never"
 		if ok {
@@ -676,7 +703,9 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 	case "blocking-straggler":
 		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
-		lock := float64(m.cfg.Kafka.RecordLockDurationMs)
+		// The shortest lock in force in the window: the one a poll outlasted.
+		lo, _ := m.w.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
+		lock := float64(lo)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
 		most := math.Inf(1)
 		for _, cs := range m.groups[gi].cfg.Consumers {
@@ -693,6 +722,25 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the in-flight capacity: %s, or more partitions", need, hint)
 	}
 	return reason, advice
+}
+
+// phaseBelow returns the tightest bound below the arrival rate among the phases that reach
+// into the window's second half (after midMs), and its phase.
+func phaseBelow(k KeepUp, midMs int64) (LimitPhase, Limit, bool) {
+	var bp LimitPhase
+	var bl Limit
+	found := false
+	for _, p := range k.Phases {
+		if p.ToMs <= midMs {
+			continue
+		}
+		for _, l := range p.Limits {
+			if l.RecordsPerSec < k.ArrivalPerSec && (!found || l.RecordsPerSec < bl.RecordsPerSec) {
+				bp, bl, found = p, l, true
+			}
+		}
+	}
+	return bp, bl, found
 }
 
 // firstConsumerStart is when the group's first consumer instance starts (false: none).

@@ -130,7 +130,7 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 		stuck := w.now - t.sinceMs
 		gx := &w.metrics.gx[s.group]
 		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-		if !t.marked && stuck > w.cfg.Kafka.RecordLockDurationMs {
+		if !t.marked && stuck > w.configs.kafkaOf(s.group).RecordLockDurationMs {
 			t.marked = true
 			w.mark("spso-stuck")
 		}
@@ -872,7 +872,9 @@ type Metrics struct {
 	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
 	// (rejected, archived at the limit, by retention, ...).
 	DeliveryCountArchived []int64 `json:"delivery_count_archived"`
-	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window.
+	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window:
+	// the largest in force at any time of the run over the share groups (config-change faults
+	// may move it; GroupMetrics.ConfigInForce then lists each group's phases).
 	InFlightCap int64 `json:"in_flight_cap"`
 	// Groups are per-group figures, in the configuration's order.
 	Groups []GroupMetrics `json:"groups"`
@@ -892,6 +894,9 @@ type GroupMetrics struct {
 	Latency             Latencies  `json:"latency"`
 	Accounting          Accounting `json:"accounting"`
 	KeepUp              KeepUp     `json:"keep_up"`
+	// ConfigInForce lists the group's configuration in force over the run, one entry per
+	// stretch between accepted config-change faults (absent when it never changes).
+	ConfigInForce []ConfigPhase `json:"config_in_force,omitempty"`
 	// Kafka are the group's figures under Kafka's metric names (share groups only).
 	Kafka *KafkaMetrics `json:"kafka,omitempty"`
 	// Consumers are each consumer slot's figures in the window.
@@ -973,6 +978,9 @@ func (m *metrics) export(w *World) Metrics {
 		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
 		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
 		out.Groups = append(out.Groups, w.metrics.groupMetrics(int32(gi), win))
+		for _, ph := range out.Groups[gi].ConfigInForce {
+			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
+		}
 	}
 	tot := countsOf(&all)
 	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
@@ -1016,6 +1024,7 @@ func (m *metrics) groupMetrics(gi int32, win Window) GroupMetrics {
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}
 	gm.KeepUp = m.keepUp(gi, win, &in, gm.Consumers)
+	gm.ConfigInForce = m.w.configPhases(gi, 0, m.now)
 	gm.Kafka = m.kafkaMetrics(gi, win, &in)
 	gx := &m.gx[gi]
 	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)

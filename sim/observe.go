@@ -84,3 +84,13 @@ func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
 	n.writes = append(n.writes, aw)
 	return err
 }
+
+// ShareCores appends the leader's in-memory share-partition of every share-partition to
+// dst, in SharePartitions' order (nil while not loaded), and returns it: the cheap way
+// for an observer to see after each event which share-partitions were reloaded.
+func (w *World) ShareCores(dst []*model.SharePartition) []*model.SharePartition {
+	for _, s := range w.shares {
+		dst = append(dst, s.core)
+	}
+	return dst
+}

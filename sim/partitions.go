@@ -94,6 +94,29 @@ func (c *Config) addedPartitions(topic string) int {
 	return n
 }
 
+// PartitionsAt is how many partitions topic has when fault fi (an index in c.Faults) fires
+// at atMs: its first ones and those of the add-partitions faults that fire before it. Faults
+// of the same millisecond fire in the order of the list, so an add-partitions fault at atMs
+// counts when it comes before fi. -1: no such topic. Partitions are numbered in the order
+// they are added, so the topic's partitions at that moment are 0 to PartitionsAt-1.
+func (c *Config) PartitionsAt(topic string, atMs int64, fi int) int {
+	n := -1
+	for _, t := range c.Topics {
+		if t.Name == topic {
+			n = t.Partitions
+		}
+	}
+	if n < 0 {
+		return -1
+	}
+	for j, f := range c.Faults {
+		if f.Kind == FaultAddPartitions && f.Target == topic && f.AtMs < c.DurationMs && (f.AtMs < atMs || f.AtMs == atMs && j < fi) {
+			n += f.Count
+		}
+	}
+	return n
+}
+
 // maxTopicPartitions bounds a topic's partitions, those added during the run included.
 const maxTopicPartitions = 10000
 

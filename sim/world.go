@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -272,7 +271,7 @@ func (w *World) cut() *Result {
 func (w *World) result() *Result {
 	r := &Result{
 		Seed:        w.seed,
-		TraceSHA256: hex.EncodeToString(w.trace.h.Sum(nil)),
+		TraceSHA256: w.trace.sum(),
 		Events:      w.events,
 		EndMs:       w.now,
 		Trace:       w.trace.kept,

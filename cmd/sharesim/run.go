@@ -475,7 +475,7 @@ func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
 }
 
 // openRecords bounds the records the history checks hold at once: per share-partition,
-// the in-flight window (group.share.partition.max.record.locks) plus what its partition
+// the in-flight window (group.share.partition.max.record.locks, the largest in force) plus what its partition
 // receives in a request timeout, and never more than the partition receives in all.
 func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
 	if c.SharePartitions == 0 || c.Partitions == 0 {
@@ -486,7 +486,11 @@ func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
 	if cfg.DurationMs > 0 {
 		lag = satMul(perPart, max(cfg.Network.RequestTimeoutMs, 0)) / cfg.DurationMs
 	}
-	open := min(perPart, int64(cfg.Kafka.PartitionMaxRecordLocks)+lag)
+	capMax := int64(cfg.Kafka.PartitionMaxRecordLocks) // the largest cap in force: config changes may raise it
+	for _, st := range cfg.ConfigSteps() {
+		capMax = max(capMax, int64(st.After.PartitionMaxRecordLocks))
+	}
+	open := min(perPart, capMax+lag)
 	return satMul(c.SharePartitions, open)
 }
 

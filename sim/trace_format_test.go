@@ -1,0 +1,30 @@
+package sim
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The trace's own formatting must give what strconv and a plain replacement give: the trace
+// hash is over these bytes.
+func TestAppendIntIsStrconv(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 12345, 3_599_999, -1, -10, -99, -100, math.MaxInt64, math.MinInt64, 1 << 40} {
+		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestBlankToUnderscore(t *testing.T) {
+	blanks := strings.NewReplacer(" ", "_", "\n", "_", "\t", "_")
+	for _, s := range []string{"", "a", "a b", "abcdefgh", "abcdefg ", " bcdefgh", "abcdefghi\tj", "x\ny",
+		"é ü", "\x00\x1f\x7f\xff !", "worker-10#1", "NOT_LEADER_OR_FOLLOWER", "a very long message with words"} {
+		b := []byte(s)
+		blankToUnderscore(b)
+		if want := blanks.Replace(s); string(b) != want {
+			t.Errorf("blankToUnderscore(%q) = %q, want %q", s, b, want)
+		}
+	}
+}
