@@ -483,7 +483,7 @@ func endedOtherwise(in *counters) string {
 // and the partitions are those in force: each phase of the window in which they stay put
 // gets its own bounds, and the window's are their time-weighted means (capphases.go).
 func (m *metrics) capacityLimits(gi int32, in *counters, win Window) ([]Limit, []LimitPhase) {
-	phases := m.w.capPhasesOf(gi, win.StartMs, win.EndMs)
+	phases := m.capPhasesOf(gi, win.StartMs, win.EndMs)
 	per := make([][]Limit, len(phases))
 	var out []LimitPhase
 	for i := range phases {
@@ -704,7 +704,7 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
 		// The shortest lock in force in the window: the one a poll outlasted.
-		lo, _ := m.w.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
+		lo, _ := m.w.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
 		lock := float64(lo)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
 		most := math.Inf(1)

@@ -1024,7 +1024,7 @@ func (m *metrics) groupMetrics(gi int32, win Window) GroupMetrics {
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}
 	gm.KeepUp = m.keepUp(gi, win, &in, gm.Consumers)
-	gm.ConfigInForce = m.w.configPhases(gi, 0, m.now)
+	gm.ConfigInForce = m.configPhases(gi, 0, m.now)
 	gm.Kafka = m.kafkaMetrics(gi, win, &in)
 	gx := &m.gx[gi]
 	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
