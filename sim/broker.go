@@ -7,6 +7,44 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
+// shareCoordinator is the share coordinator: the durable state of every share-partition,
+// the latency of its reads and writes, and their failures.
+type shareCoordinator struct {
+	*engine
+	*topology
+	w *World
+
+	writes     []writeRec
+	freeWrites []int32
+	coordSlow  int64 // > 0: share coordinator write latency override
+	writeFail  int   // > 0: share coordinator fails writes
+	// writeFailCode is the error of the latest write-fail fault that started (zero:
+	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
+	writeFailCode model.ErrorCode
+	readFail      int
+	readFailCode  model.ErrorCode
+}
+
+// leaders are the partition leaders' share side: the share-partitions they hold, share
+// sessions, ShareFetch and ShareAcknowledge handling, the fetch purgatory, lock expiry, and
+// the state writes and reads they send to the share coordinator.
+type leaders struct {
+	*engine
+	*topology
+	w *World
+
+	coord   *shareCoordinator
+	net     *network
+	dlq     *dlqManager
+	configs *groupConfigs
+	reqs    *requests
+	metrics *metrics
+	history *history
+
+	wakeBuf  []int32
+	crashing bool // sessions are closing because a connection dropped
+}
+
 // Partition leaders: each holds the model cores of the share groups reading its partitions,
 // serves share fetches and acknowledgements, fires locks at the cores' deadlines, parks
 // fetches that found nothing (purgatory), and sends state writes to the share coordinator.
@@ -60,190 +98,97 @@ type sharePart struct {
 	readSeq  int64 // numbers the reads; a completion of an older one is stale
 }
 
-type reqKind uint8
-
 const (
 	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
 	reqAck                      // ShareAcknowledge
 )
 
-// request is one ShareFetch or ShareAcknowledge from a consumer to a broker, and its
-// response.
-type request struct {
-	kind     reqKind
-	consumer int32
-	gen      uint32
-	member   model.MemberID
-	broker   int32
-	final    bool // closes the share session (epoch -1)
-	renew    bool // a RENEW-only acknowledgement
-	parts    []int32
-	acks     []partAcks
-	// rangeBuf and entryBuf back the acks' slices; they are reused with the request.
-	rangeBuf []model.AckRange
-	entryBuf []ackEntry
-	params   model.FetchParams
-	maxWait  int64
-	sentMs   int64
-	results  []partResult
-	budget   int
-	acquired int
-	writes   int // acknowledgement writes outstanding
-	reads    int // log reads in flight (Config.LogReadLatency)
-	parked   bool
-	waitH    eventq.Handle
-	timeoutH eventq.Handle
-	waitOver bool // the fetch's MaxWait has passed
-	answered bool // response sent (or lost)
-	arrived  bool // the request reached its broker
-	// acksCounted: its acknowledgements were counted once their writes completed.
-	acksCounted bool
-	// respPending is true while a response event for the request is queued: the slot must
-	// not be reused until it has been delivered (or dropped).
-	respPending bool
-	detached    bool // the poll loop does not wait for it
-	done        bool // the client has the outcome
-	inUse       bool
-	costPaid    bool // its service time at the broker was charged (BrokerCost)
-}
-
-type partAcks struct {
-	sp     int32
-	ranges []model.AckRange
-	// offsets acknowledged, in the same order as the client queued them (for metrics)
-	entries []ackEntry
-}
-
-type partResult struct {
-	sp         int32
-	acquiredMs int64
-	epoch      int32 // leader epoch of the acquisition
-	ranges     []model.AcquiredRange
-	ackCode    model.ErrorCode
-	hasAck     bool
-	err        model.ErrorCode
-}
-
-func (w *World) newRequest() int32 {
-	if n := len(w.freeReqs); n > 0 {
-		id := w.freeReqs[n-1]
-		w.freeReqs = w.freeReqs[:n-1]
-		r := &w.reqs[id]
-		parts, acks, results, rb, eb := r.parts[:0], r.acks[:0], r.results[:0], r.rangeBuf[:0], r.entryBuf[:0]
-		*r = request{parts: parts, acks: acks, results: results, rangeBuf: rb, entryBuf: eb, inUse: true}
-		return id
-	}
-	w.reqs = append(w.reqs, request{inUse: true})
-	return int32(len(w.reqs) - 1)
-}
-
-func (w *World) freeRequest(id int32) {
-	w.reqs[id].inUse = false
-	w.freeReqs = append(w.freeReqs, id)
-}
-
 // requestArrive is a request reaching its broker.
-func (w *World) requestArrive(id int32) {
-	r := &w.reqs[id]
-	c := w.consumers[r.consumer]
+func (l *leaders) requestArrive(id int32) {
+	r := l.reqs.at(id)
+	c := l.consumers[r.consumer]
 	if !r.final && (c.gen != r.gen || !c.connected()) {
 		// The connection is gone: the broker never sees the request.
-		w.line("drop-request").str("client", string(r.member)).end()
+		l.line("drop-request").str("client", string(r.member)).end()
 		return
 	}
-	if w.shareRequestCost(id) {
+	if l.w.net.shareRequestCost(id) {
 		return // queued for a request handler thread (cost.go)
 	}
-	b := w.brokers[r.broker]
+	b := l.brokers[r.broker]
 	for i := range r.acks {
-		w.applyAcks(id, &r.acks[i])
+		l.applyAcks(id, &r.acks[i])
 	}
 	if r.kind == reqFetch {
 		for _, sp := range r.parts {
 			b.addSession(r.consumer, sp)
 		}
 		r.budget = r.params.MaxRecords
-		w.tryAcquire(id)
+		l.tryAcquire(id)
 	}
 	if r.final {
-		w.closeSession(r.consumer, r.broker)
+		l.closeSession(r.consumer, r.broker)
 	}
-	w.maybeRespond(id)
+	l.maybeRespond(id)
 }
 
 // applyAcks applies one partition's acknowledgements of a request.
-func (w *World) applyAcks(id int32, pa *partAcks) {
-	r := &w.reqs[id]
-	s := w.shares[pa.sp]
+func (l *leaders) applyAcks(id int32, pa *partAcks) {
+	r := l.reqs.at(id)
+	s := l.shares[pa.sp]
 	res := r.result(pa.sp)
 	res.hasAck = true
-	p := w.parts[s.part]
+	p := l.parts[s.part]
 	switch {
 	case p.leader != r.broker:
 		res.ackCode = model.ErrNotLeaderOrFollower
 	case s.core == nil:
 		// Not loaded yet: the cache is empty, nothing is acquired here.
 		res.ackCode = model.ErrInvalidRecordState
-		w.ensureLoad(s, -1)
+		l.ensureLoad(s, -1)
 	default:
-		wr, err := s.core.Acknowledge(w.now, r.member, pa.ranges)
+		wr, err := s.core.Acknowledge(l.now, r.member, pa.ranges)
 		res.ackCode = model.CodeOf(err)
-		t := w.line("ack").str("client", string(r.member)).str("p", p.name).num("batches", int64(len(pa.ranges))).str("code", res.ackCode.String())
+		t := l.line("ack").str("client", string(r.member)).str("p", p.name).num("batches", int64(len(pa.ranges))).str("code", res.ackCode.String())
 		if wr != nil {
 			t.num("write", int64(wr.ID))
 			r.writes++
-			w.sendWrite(s, wr, id)
+			l.coord.sendWrite(s, wr, id)
 		}
 		t.end()
-		w.afterCoreOp(s)
+		l.afterCoreOp(s)
 	}
-	w.noteAckOutcome(r, pa, res.ackCode, false)
-}
-
-func (r *request) result(sp int32) *partResult {
-	for i := range r.results {
-		if r.results[i].sp == sp {
-			return &r.results[i]
-		}
-	}
-	if n := len(r.results); n < cap(r.results) {
-		r.results = r.results[:n+1]
-		pr := &r.results[n]
-		*pr = partResult{sp: sp, ranges: pr.ranges[:0]}
-		return pr
-	}
-	r.results = append(r.results, partResult{sp: sp})
-	return &r.results[len(r.results)-1]
+	l.metrics.noteAckOutcome(r, pa, res.ackCode, false)
 }
 
 // tryAcquire visits the request's partitions in rotated order and acquires records with the
 // request's remaining budget (the budget spans the whole request).
-func (w *World) tryAcquire(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) tryAcquire(id int32) {
+	r := l.reqs.at(id)
 	n := len(r.parts)
 	if n == 0 {
 		return
 	}
-	start := int(w.rSchedule.Intn(n))
+	start := int(l.rSchedule.Intn(n))
 	for k := 0; k < n && r.budget > 0; k++ {
 		sp := r.parts[(start+k)%n]
-		s := w.shares[sp]
-		p := w.parts[s.part]
+		s := l.shares[sp]
+		p := l.parts[s.part]
 		if p.leader != r.broker {
 			r.result(sp).err = model.ErrNotLeaderOrFollower
 			continue
 		}
 		if s.core == nil {
-			w.ensureLoad(s, id)
+			l.ensureLoad(s, id)
 			if s.loading && !r.parked {
-				w.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
+				l.metrics.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
 			}
 			continue
 		}
-		locked, seq := w.fetchLockTake(s), s.readSeq
-		got := w.acquireFrom(id, r, s)
+		locked, seq := l.metrics.fetchLockTake(s), s.readSeq
+		got := l.acquireFrom(id, r, s)
 		if locked && s.readSeq == seq {
-			w.fetchLockRelease(s) // no log read started: the lock is released at once
+			l.metrics.fetchLockRelease(s) // no log read started: the lock is released at once
 		}
 		r.acquired += got
 		r.budget -= got
@@ -251,52 +196,52 @@ func (w *World) tryAcquire(id int32) {
 }
 
 // acquireFrom reads the log at the core's next fetch offset and acquires for the request.
-func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
+func (l *leaders) acquireFrom(id int32, r *request, s *sharePart) int {
 	core := s.core
 	if !core.CanAcquire() {
 		if core.InFlightCount() >= int64(core.Config().PartitionMaxRecordLocks) {
-			w.mark("cap-reached")
+			l.mark("cap-reached")
 		}
 		return 0
 	}
-	p := w.parts[s.part]
+	p := l.parts[s.part]
 	f := core.NextFetchOffset()
 	if start := p.log.StartOffset(); f < start {
 		// OFFSET_OUT_OF_RANGE: the log start moved past the next fetch offset.
-		w.moveLogStart(s, start)
+		l.moveLogStart(s, start)
 		return 0
 	}
 	upTo := p.log.EndOffset()
-	if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+	if l.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 		upTo = p.log.LastStableOffset()
 	}
-	if w.cfg.LogReadLatency != nil {
-		return w.startRead(id, r, s, f, upTo)
+	if l.cfg.LogReadLatency != nil {
+		return l.startRead(id, r, s, f, upTo)
 	}
 	p.readBuf = p.log.Read(f, int64(r.budget), upTo, p.readBuf[:0])
 	if len(p.readBuf) == 0 {
 		return 0
 	}
 	res := r.result(s.id)
-	res.acquiredMs, res.epoch = w.now, p.leaderEpoch
+	res.acquiredMs, res.epoch = l.now, p.leaderEpoch
 	before := len(res.ranges)
 	var err error
 	params := r.params
 	params.MaxRecords = r.budget
-	res.ranges, err = core.Acquire(w.now, r.member, params, p.readBuf, res.ranges)
+	res.ranges, err = core.Acquire(l.now, r.member, params, p.readBuf, res.ranges)
 	if err != nil {
-		w.err = err
+		l.err = err
 		return 0
 	}
 	got := 0
 	for _, ar := range res.ranges[before:] {
 		got += int(ar.Last - ar.First + 1)
-		w.noteDelivery(s, r, ar)
+		l.metrics.noteDelivery(s, r, ar)
 	}
 	if got > 0 {
-		w.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
+		l.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
 	}
-	w.afterCoreOp(s)
+	l.afterCoreOp(s)
 	return got
 }
 
@@ -304,11 +249,11 @@ func (w *World) acquireFrom(id int32, r *request, s *sharePart) int {
 // are read now at fetch offset f and acquired when the read completes (logReadDone), with
 // whatever happened to the share-partition in between. The share-partition's fetch lock is
 // held until then; a fetch finding it held acquires nothing now and waits.
-func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int {
+func (l *leaders) startRead(id int32, r *request, s *sharePart, f, upTo int64) int {
 	if s.fetching != nil && s.fetching == s.core {
 		return 0
 	}
-	p := w.parts[s.part]
+	p := l.parts[s.part]
 	s.readBuf = p.log.Read(f, int64(r.budget), upTo, s.readBuf[:0])
 	if len(s.readBuf) == 0 {
 		return 0
@@ -316,23 +261,23 @@ func (w *World) startRead(id int32, r *request, s *sharePart, f, upTo int64) int
 	s.fetching, s.readAt = s.core, f
 	s.readSeq++
 	r.reads++
-	w.push(w.now+w.cfg.LogReadLatency.Sample(w.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen, x: s.readSeq})
-	w.line("log-read").str("client", string(r.member)).str("p", p.name).num("from", f).num("batches", int64(len(s.readBuf))).end()
+	l.push(l.now+l.cfg.LogReadLatency.Sample(l.rNet), event{kind: evLogRead, ref: id, a: s.id, gen: r.gen, x: s.readSeq})
+	l.line("log-read").str("client", string(r.member)).str("p", p.name).num("from", f).num("batches", int64(len(s.readBuf))).end()
 	return 0
 }
 
 // logReadDone is the acquire half: the fetch acquires what its read returned, at the
 // fetch offset it read from (model.AcquireFetched), unless the share-partition's core was
 // replaced meanwhile or the request was given up.
-func (w *World) logReadDone(e event) {
-	s := w.shares[e.a]
-	r := &w.reqs[e.ref]
+func (l *leaders) logReadDone(e event) {
+	s := l.shares[e.a]
+	r := l.reqs.at(e.ref)
 	var core *model.SharePartition
 	if e.x == s.readSeq {
 		core = s.fetching
 		s.fetching = nil
 		if core == s.core {
-			w.fetchLockRelease(s)
+			l.metrics.fetchLockRelease(s)
 		}
 	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
@@ -342,38 +287,38 @@ func (w *World) logReadDone(e event) {
 	case r.answered || r.budget <= 0:
 	default:
 		res := r.result(s.id)
-		res.acquiredMs, res.epoch = w.now, w.parts[s.part].leaderEpoch
+		res.acquiredMs, res.epoch = l.now, l.parts[s.part].leaderEpoch
 		before := len(res.ranges)
 		params := r.params
 		params.MaxRecords = r.budget
 		var err error
-		res.ranges, err = core.AcquireFetched(w.now, r.member, params, s.readAt, s.readBuf, res.ranges)
+		res.ranges, err = core.AcquireFetched(l.now, r.member, params, s.readAt, s.readBuf, res.ranges)
 		if err != nil {
-			w.err = err
+			l.err = err
 			return
 		}
 		got := 0
 		for _, ar := range res.ranges[before:] {
 			got += int(ar.Last - ar.First + 1)
-			w.noteDelivery(s, r, ar)
+			l.metrics.noteDelivery(s, r, ar)
 		}
 		if got > 0 {
-			w.line("acquire").str("client", string(r.member)).str("p", w.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
+			l.line("acquire").str("client", string(r.member)).str("p", l.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
 		}
 		r.acquired += got
 		r.budget -= got
-		w.afterCoreOp(s)
+		l.afterCoreOp(s)
 	}
 	if r.answered {
-		w.maybeFree(e.ref)
+		l.reqs.maybeFree(e.ref)
 	} else {
-		w.maybeRespond(e.ref)
+		l.maybeRespond(e.ref)
 	}
-	w.wake(s) // fetches waiting for the fetch lock
+	l.wake(s) // fetches waiting for the fetch lock
 }
 
 // moveLogStart applies a log-start move past the share-partition's start (T-LSO).
-func (w *World) moveLogStart(s *sharePart, logStart int64) {
+func (l *leaders) moveLogStart(s *sharePart, logStart int64) {
 	core := s.core
 	beyond := core.EndOffset() + 1
 	if core.InFlightCount() == 0 {
@@ -383,64 +328,55 @@ func (w *World) moveLogStart(s *sharePart, logStart int64) {
 	// step SPSO back below the log start, and the next fetch applies the move again).
 	// They are counted as deleted when the accounting frontier passes them (checkGap).
 	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
-		w.mark("retention-deleted-undelivered")
+		l.mark("retention-deleted-undelivered")
 	}
 	s.lsoCounted = max(s.lsoCounted, logStart)
 	core.MoveLogStartOffset(logStart)
-	w.recordHidden(HiddenLogStart, s, logStart, 0)
-	w.line("log-start").str("p", w.parts[s.part].name).num("offset", logStart).end()
-	w.afterCoreOp(s)
+	l.history.recordHidden(HiddenLogStart, s, logStart, 0)
+	l.line("log-start").str("p", l.parts[s.part].name).num("offset", logStart).end()
+	l.afterCoreOp(s)
 }
 
 // maybeRespond answers the request once its acknowledgement writes completed, unless it is a
 // fetch that found nothing and may still wait (then it parks in purgatory).
-func (w *World) maybeRespond(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) maybeRespond(id int32) {
+	r := l.reqs.at(id)
 	if r.answered || r.writes > 0 || r.reads > 0 {
 		return
 	}
 	if r.arrived && !r.acksCounted {
 		r.acksCounted = true
-		w.noteAcksCompleted(r)
+		l.metrics.noteAcksCompleted(r)
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
 		if !r.parked {
-			w.park(id)
+			l.park(id)
 		}
 		return
 	}
-	w.unpark(id)
-	w.respond(id)
+	l.unpark(id)
+	l.respond(id)
 }
 
-func (r *request) hasErr() bool {
-	for i := range r.results {
-		if r.results[i].err != model.ErrNone {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *World) park(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) park(id int32) {
+	r := l.reqs.at(id)
 	r.parked = true
 	for _, sp := range r.parts {
-		s := w.shares[sp]
+		s := l.shares[sp]
 		s.parked = append(s.parked, id)
 	}
-	r.waitH = w.push(w.now+r.maxWait, event{kind: evMaxWait, ref: id})
+	r.waitH = l.push(l.now+r.maxWait, event{kind: evMaxWait, ref: id})
 }
 
-func (w *World) unpark(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) unpark(id int32) {
+	r := l.reqs.at(id)
 	if !r.parked {
 		return
 	}
 	r.parked = false
-	w.q.Cancel(r.waitH)
+	l.q.Cancel(r.waitH)
 	for _, sp := range r.parts {
-		s := w.shares[sp]
+		s := l.shares[sp]
 		for i, x := range s.parked {
 			if x == id {
 				s.parked = append(s.parked[:i], s.parked[i+1:]...)
@@ -451,103 +387,103 @@ func (w *World) unpark(id int32) {
 }
 
 // maxWait ends the wait of a parked fetch that found nothing in time.
-func (w *World) maxWait(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) maxWait(id int32) {
+	r := l.reqs.at(id)
 	if !r.parked {
 		return
 	}
 	r.waitOver = true
-	w.maybeRespond(id)
+	l.maybeRespond(id)
 }
 
 // wake retries the fetches parked on a share-partition (new data, released records, a
 // completed load).
-func (w *World) wake(s *sharePart) {
+func (l *leaders) wake(s *sharePart) {
 	if len(s.parked) == 0 {
 		return
 	}
-	w.wakeBuf = append(w.wakeBuf[:0], s.parked...)
-	for _, id := range w.wakeBuf {
-		r := &w.reqs[id]
+	l.wakeBuf = append(l.wakeBuf[:0], s.parked...)
+	for _, id := range l.wakeBuf {
+		r := l.reqs.at(id)
 		if !r.parked || r.answered {
 			continue
 		}
-		w.tryAcquire(id)
+		l.tryAcquire(id)
 		if r.acquired > 0 || r.hasErr() {
-			w.maybeRespond(id)
+			l.maybeRespond(id)
 		}
 	}
 }
 
 // respond sends the response (or loses it).
-func (w *World) respond(id int32) {
-	r := &w.reqs[id]
+func (l *leaders) respond(id int32) {
+	r := l.reqs.at(id)
 	r.answered = true
-	lat := w.cfg.Network.Latency.Sample(w.rNet)
-	if w.cfg.Network.ResponseLossPerMillion > 0 && w.rNet.Bool(uint64(w.cfg.Network.ResponseLossPerMillion), 1_000_000) {
-		w.mark("response-lost")
-		w.line("lose-response").str("client", string(r.member)).end()
+	lat := l.cfg.Network.Latency.Sample(l.rNet)
+	if l.cfg.Network.ResponseLossPerMillion > 0 && l.rNet.Bool(uint64(l.cfg.Network.ResponseLossPerMillion), 1_000_000) {
+		l.mark("response-lost")
+		l.line("lose-response").str("client", string(r.member)).end()
 		return // the client's timeout handles it
 	}
 	r.respPending = true
-	w.push(w.now+lat+w.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
+	l.push(l.now+lat+l.w.net.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
 }
 
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.
-func (w *World) afterCoreOp(s *sharePart) {
+func (l *leaders) afterCoreOp(s *sharePart) {
 	core := s.core
 	if core == nil {
 		return
 	}
-	w.noteGauges(s)
+	l.metrics.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
 	for _, f := range s.finals {
-		w.noteDLQFinal(s, f)
-		w.noteFinalized(s, f)
+		l.metrics.noteDLQFinal(s, f)
+		l.metrics.noteFinalized(s, f)
 	}
-	w.takeDLQ(s, core)
-	s.spso.observe(w, s)
+	l.dlq.takeDLQ(s, core)
+	s.spso.observe(l.w, s)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
 		return
 	}
 	if s.expiryOn {
-		w.q.Cancel(s.expiryH)
+		l.q.Cancel(s.expiryH)
 		s.expiryOn = false
 	}
 	if ok {
 		s.expiryOn, s.expiryAt = true, d
-		s.expiryH = w.push(d, event{kind: evExpire, a: s.id})
+		s.expiryH = l.push(d, event{kind: evExpire, a: s.id})
 	}
 }
 
 // expire fires the locks due on a share-partition.
-func (w *World) expire(sp int32) {
-	s := w.shares[sp]
+func (l *leaders) expire(sp int32) {
+	s := l.shares[sp]
 	s.expiryOn = false
 	if s.core == nil {
 		return
 	}
 	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-	ws := s.core.ExpireLocks(w.now, nil)
-	w.noteLockTimers(s, timers)
-	if d, ok := s.core.NextDeadline(); ok && d <= w.now {
+	ws := s.core.ExpireLocks(l.now, nil)
+	l.metrics.noteLockTimers(s, timers)
+	if d, ok := s.core.NextDeadline(); ok && d <= l.now {
 		// The core promised a lock due at d, but firing the locks due now left it due:
 		// rescheduling would spin at the same virtual time forever.
-		w.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", w.parts[s.part].name, d, w.now)
+		l.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", l.parts[s.part].name, d, l.now)
 		return
 	}
 	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-		w.gc(s.group).lockTimeouts += n
-		w.mark("lock-expired")
-		w.line("expire").str("p", w.parts[s.part].name).num("records", n).end()
-		w.noteExpired(s, ws)
+		l.metrics.gc(s.group).lockTimeouts += n
+		l.mark("lock-expired")
+		l.line("expire").str("p", l.parts[s.part].name).num("records", n).end()
+		l.metrics.noteExpired(s, ws)
 	}
 	for _, wr := range ws {
-		w.sendWrite(s, wr, -1)
+		l.coord.sendWrite(s, wr, -1)
 	}
-	w.afterCoreOp(s)
-	w.wake(s)
+	l.afterCoreOp(s)
+	l.wake(s)
 }
 
 // writeRec is a state write on its way to the share coordinator.
@@ -560,87 +496,87 @@ type writeRec struct {
 }
 
 // sendWrite sends a state write; its response completes it on the core that issued it.
-func (w *World) sendWrite(s *sharePart, wr *model.Write, req int32) {
-	w.sendWriteFrom(s, s.core, wr, req)
+func (co *shareCoordinator) sendWrite(s *sharePart, wr *model.Write, req int32) {
+	co.sendWriteFrom(s, s.core, wr, req)
 }
 
 // sendWriteFrom sends a state write issued by core, which may be a share-partition its
 // leader no longer serves (the DLQ manager finishing an old one's step).
-func (w *World) sendWriteFrom(s *sharePart, core *model.SharePartition, wr *model.Write, req int32) {
+func (co *shareCoordinator) sendWriteFrom(s *sharePart, core *model.SharePartition, wr *model.Write, req int32) {
 	var id int32
-	if n := len(w.freeWrites); n > 0 {
-		id = w.freeWrites[n-1]
-		w.freeWrites = w.freeWrites[:n-1]
+	if n := len(co.freeWrites); n > 0 {
+		id = co.freeWrites[n-1]
+		co.freeWrites = co.freeWrites[:n-1]
 	} else {
-		w.writes = append(w.writes, writeRec{})
-		id = int32(len(w.writes) - 1)
+		co.writes = append(co.writes, writeRec{})
+		id = int32(len(co.writes) - 1)
 	}
-	w.writes[id] = writeRec{sp: s.id, core: core, w: wr, req: req, inUse: true}
-	w.metrics.writes++
-	lat := w.cfg.Coordinator.WriteLatency.Sample(w.rNet)
-	if w.coordSlow > 0 {
-		lat = w.coordSlow
+	co.writes[id] = writeRec{sp: s.id, core: core, w: wr, req: req, inUse: true}
+	co.w.metrics.writes++
+	lat := co.cfg.Coordinator.WriteLatency.Sample(co.rNet)
+	if co.coordSlow > 0 {
+		lat = co.coordSlow
 	}
-	w.push(w.now+lat, event{kind: evWriteApply, ref: id})
+	co.push(co.now+lat, event{kind: evWriteApply, ref: id})
 }
 
 // writeApply is a write reaching the share coordinator and its answer reaching the leader.
-func (w *World) writeApply(id int32) {
-	wr := w.writes[id]
-	w.writes[id] = writeRec{}
-	w.freeWrites = append(w.freeWrites, id)
-	s := w.shares[wr.sp]
+func (co *shareCoordinator) writeApply(id int32) {
+	wr := co.writes[id]
+	co.writes[id] = writeRec{}
+	co.freeWrites = append(co.freeWrites, id)
+	s := co.shares[wr.sp]
 	var err error
 	switch {
-	case w.writeFail > 0:
-		code := w.writeFailCode
+	case co.writeFail > 0:
+		code := co.writeFailCode
 		if code == model.ErrNone {
 			code = model.ErrCoordinatorNotAvailable
 		}
 		err = &model.Error{Code: code, Offset: -1, Msg: "injected write failure"}
-	case w.cfg.Coordinator.WriteFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
+	case co.cfg.Coordinator.WriteFailPerMillion > 0 && co.rFault.Bool(uint64(co.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
 		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
 	default:
-		err = w.storeWrite(s, wr.w)
+		err = co.storeWrite(s, wr.w)
 	}
 	kind := wr.w.Kind
 	code := model.CodeOf(err)
 	if err != nil {
-		w.metrics.writesFailed++
-		w.mark("write-failed")
+		co.w.metrics.writesFailed++
+		co.mark("write-failed")
 	}
-	w.line("write").str("p", w.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
+	co.line("write").str("p", co.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
 	if kind != model.WriteExpiry && kind != model.WriteDLQ && err != nil {
-		w.noteWriteFailed(s, wr.w)
+		co.w.metrics.noteWriteFailed(s, wr.w)
 	}
 	if err == nil && wr.core == s.core {
-		w.noteWriteCommitted(s, wr.w)
+		co.w.metrics.noteWriteCommitted(s, wr.w)
 	}
 	noDLQ := wr.core.Stats().ArchivedNoDLQ
-	if cerr := wr.core.CompleteWrite(w.now, wr.w.ID, err); cerr != nil {
-		w.err = cerr
+	if cerr := wr.core.CompleteWrite(co.now, wr.w.ID, err); cerr != nil {
+		co.err = cerr
 		return
 	}
-	w.noteDLQRollbacks(s, wr.core, noDLQ)
+	co.w.metrics.noteDLQRollbacks(s, wr.core, noDLQ)
 	if wr.core != s.core {
-		w.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
+		co.w.dlq.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
 	}
 	if wr.core == s.core {
 		if model.IsFencingWriteError(err) && kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
-			w.evict(s, "fenced-write")
+			co.w.leaders.evict(s, "fenced-write")
 		} else {
-			w.afterCoreOp(s)
-			w.wake(s)
+			co.w.leaders.afterCoreOp(s)
+			co.w.leaders.wake(s)
 		}
 	}
 	if wr.req >= 0 {
-		r := &w.reqs[wr.req]
+		r := co.w.reqs.at(wr.req)
 		r.writes--
 		if err != nil {
 			res := r.result(wr.sp)
 			res.ackCode = model.AckErrorForWriteFailure(err)
 		}
-		w.maybeRespond(wr.req)
+		co.w.leaders.maybeRespond(wr.req)
 	}
 }
 
@@ -648,87 +584,87 @@ func (w *World) writeApply(id int32) {
 // share-partition value, EMPTY, whose MaybeInitialize starts the read (Kafka's
 // maybeInitialize). Fetches meanwhile wait (Kafka answers them LEADER_NOT_AVAILABLE
 // internally and parks them). req is the fetch that starts the read (-1: none).
-func (w *World) ensureLoad(s *sharePart, req int32) {
+func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	if s.core != nil || s.loading {
 		return
 	}
-	core, err := model.NewUninitialized(w.kafkaOf(s.group), w.parts[s.part].leaderEpoch)
+	core, err := model.NewUninitialized(l.configs.kafkaOf(s.group), l.parts[s.part].leaderEpoch)
 	if err == nil {
-		core.ApplyGroupConfig(w.groupCfg[s.group]) // the stored group values, unclamped
+		core.ApplyGroupConfig(l.configs.groupCfg[s.group]) // the stored group values, unclamped
 		_, err = core.MaybeInitialize()
 	}
 	if err != nil {
-		w.err = fmt.Errorf("internal error: share-partition %s: %w", w.parts[s.part].name, err)
+		l.err = fmt.Errorf("internal error: share-partition %s: %w", l.parts[s.part].name, err)
 		return
 	}
 	s.loading, s.initCore, s.loadReq = true, core, req
-	w.noteLoadStart(s)
+	l.metrics.noteLoadStart(s)
 	if req >= 0 {
-		s.loadGen = w.reqs[req].gen
+		s.loadGen = l.reqs.at(req).gen
 	}
-	w.push(w.now+w.cfg.Coordinator.ReadLatency.Sample(w.rNet), event{kind: evLoadDone, a: s.id})
+	l.push(l.now+l.cfg.Coordinator.ReadLatency.Sample(l.rNet), event{kind: evLoadDone, a: s.id})
 }
 
 // loadDone completes the state read and makes the core ACTIVE (§5.4, §8.3), or FAILED
 // when the read fails: then the fetch that started it gets the mapped error and the next
 // fetch starts a new share-partition.
-func (w *World) loadDone(sp int32) {
-	s := w.shares[sp]
+func (l *leaders) loadDone(sp int32) {
+	s := l.shares[sp]
 	s.loading = false
 	core := s.initCore
 	s.initCore = nil
-	p := w.parts[s.part]
+	p := l.parts[s.part]
 	if core == nil || core.LeaderEpoch() != p.leaderEpoch {
-		w.ensureLoad(s, -1) // leadership moved during the read: start again
+		l.ensureLoad(s, -1) // leadership moved during the read: start again
 		return
 	}
-	if w.readFail > 0 {
-		code := w.readFailCode
+	if l.coord.readFail > 0 {
+		code := l.coord.readFailCode
 		if code == model.ErrNone {
 			code = model.ErrCoordinatorNotAvailable
 		}
 		err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1, Msg: "injected read failure"}, 0)
 		fc := model.CodeOf(err)
-		w.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
-		w.mark("load-failed")
-		w.noteLoadDone(s)
+		l.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
+		l.mark("load-failed")
+		l.metrics.noteLoadDone(s)
 		if id := s.loadReq; id >= 0 {
-			if r := &w.reqs[id]; r.inUse && r.gen == s.loadGen && !r.answered {
+			if r := l.reqs.at(id); r.inUse && r.gen == s.loadGen && !r.answered {
 				r.result(s.id).err = fc
-				w.maybeRespond(id)
+				l.maybeRespond(id)
 			}
 		}
 		return
 	}
 	snap, err := s.store.Read(p.leaderEpoch)
 	if err != nil {
-		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+		l.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 		return
 	}
 	start := int64(0)
 	if snap.StartOffset < 0 {
-		start, err = model.ResolveStartOffset(w.cfg.Kafka.AutoOffsetReset, w.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
+		start, err = model.ResolveStartOffset(l.cfg.Kafka.AutoOffsetReset, l.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
 		if err != nil {
-			w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+			l.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 			return
 		}
 	}
 	if err := core.CompleteInitialize(snap, nil, start); err != nil {
-		w.line("load-failed").str("p", p.name).str("err", err.Error()).end()
-		w.mark("load-failed")
+		l.line("load-failed").str("p", p.name).str("err", err.Error()).end()
+		l.mark("load-failed")
 		return
 	}
 	core.TrackFinalized(true)
-	w.noteLoadDone(s)
+	l.metrics.noteLoadDone(s)
 	if s.frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
 		// (share.auto.offset.reset).
 		// Offsets below the log start were deleted before the group first read the
 		// partition; those between the log start and the start offset were skipped.
 		s.frontier = core.StartOffset()
-		g := w.gc(s.group)
+		g := l.metrics.gc(s.group)
 		logStart := p.log.StartOffset()
-		w.noteFirstLoad(s, core.StartOffset(), logStart)
+		l.w.gcoord.noteFirstLoad(s, core.StartOffset(), logStart)
 		g.skippedByReset += max(0, core.StartOffset()-logStart)
 		if before := min(logStart, core.StartOffset()); before > 0 {
 			g.deletedUndelivered += before
@@ -743,23 +679,23 @@ func (w *World) loadDone(sp int32) {
 		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
 		if first <= last && pb.State.Terminal() {
 			cause := model.CauseRestored
-			if pb.State == model.Archived && int(pb.DeliveryCount) >= w.kafkaOf(s.group).DeliveryCountLimit {
+			if pb.State == model.Archived && int(pb.DeliveryCount) >= l.configs.kafkaOf(s.group).DeliveryCountLimit {
 				cause = model.CauseLimit // archived on its last attempt
 			}
-			w.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+			l.metrics.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
 		}
 	}
 	s.core = core
 	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {
-		w.mark("failover-reload")
+		l.mark("failover-reload")
 	}
-	w.line("load").str("p", p.name).str("group", w.groups[s.group].cfg.Name).num("spso", core.StartOffset()).num("speo", core.EndOffset()).end()
-	w.afterCoreOp(s)
-	w.wake(s)
+	l.line("load").str("p", p.name).str("group", l.groups[s.group].cfg.Name).num("spso", core.StartOffset()).num("speo", core.EndOffset()).end()
+	l.afterCoreOp(s)
+	l.wake(s)
 }
 
 // evict discards a share-partition's core on its leader (§8.5); the next fetch reloads it.
-func (w *World) evict(s *sharePart, why string) {
+func (l *leaders) evict(s *sharePart, why string) {
 	if s.core == nil {
 		return
 	}
@@ -774,19 +710,19 @@ func (w *World) evict(s *sharePart, why string) {
 		if cause == model.CauseNone {
 			cause = model.CauseRestored
 		}
-		w.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		l.metrics.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
 		return true
 	})
 	s.core.Fence()
 	s.core = nil
 	if s.expiryOn {
-		w.q.Cancel(s.expiryH)
+		l.q.Cancel(s.expiryH)
 		s.expiryOn = false
 	}
-	w.line("evict").str("p", w.parts[s.part].name).str("why", why).end()
-	w.recordHidden(HiddenReload, s, 0, 0)
-	w.noteEvicted(s)
-	w.wake(s)
+	l.line("evict").str("p", l.parts[s.part].name).str("why", why).end()
+	l.history.recordHidden(HiddenReload, s, 0, 0)
+	l.metrics.noteEvicted(s)
+	l.wake(s)
 }
 
 func (b *broker) addSession(c, sp int32) {
@@ -801,65 +737,65 @@ func (b *broker) addSession(c, sp int32) {
 
 // closeSession ends consumer c's share session on broker b: every record it holds on the
 // session's partitions led here is released at once (T-LEAVE).
-func (w *World) closeSession(c, bi int32) {
-	b := w.brokers[bi]
+func (l *leaders) closeSession(c, bi int32) {
+	b := l.brokers[bi]
 	list := b.sessions[c]
 	delete(b.sessions, c)
-	member := w.consumers[c].member
+	member := l.consumers[c].member
 	for _, sp := range list {
-		s := w.shares[sp]
-		if s.core == nil || w.parts[s.part].leader != bi {
+		s := l.shares[sp]
+		if s.core == nil || l.parts[s.part].leader != bi {
 			continue
 		}
 		held := s.core.HeldBy(member)
-		if wr := s.core.ReleaseMember(w.now, member); wr != nil {
-			w.mark("release-on-leave")
-			w.line("release").str("client", string(member)).str("p", w.parts[s.part].name).num("records", held).end()
-			w.noteReleased(s, member, wr)
-			w.sendWrite(s, wr, -1)
+		if wr := s.core.ReleaseMember(l.now, member); wr != nil {
+			l.mark("release-on-leave")
+			l.line("release").str("client", string(member)).str("p", l.parts[s.part].name).num("records", held).end()
+			l.metrics.noteReleased(s, member, wr)
+			l.coord.sendWrite(s, wr, -1)
 		}
-		w.observeRelease(s, member)
-		w.afterCoreOp(s)
+		l.history.observeRelease(s, member)
+		l.afterCoreOp(s)
 	}
 }
 
 // disconnect is consumer c's connections dropping (kill): each broker ends its sessions,
 // and a broker left with no session of the group evicts the group's share-partitions.
-func (w *World) disconnect(c int32) {
-	g := w.consumers[c].group
-	w.crashing = true
-	defer func() { w.crashing = false }()
+func (l *leaders) disconnect(c int32) {
+	g := l.consumers[c].group
+	l.crashing = true
+	defer func() { l.crashing = false }()
 	// Fetches parked for the dropped connection are discarded with it.
-	for id := range w.reqs {
-		r := &w.reqs[id]
+	for id := range l.reqs.all {
+		r := &l.reqs.all[id]
 		if r.inUse && r.consumer == c && r.parked {
-			w.unpark(int32(id))
+			l.unpark(int32(id))
 			r.answered, r.done = true, true
-			w.maybeFree(int32(id))
+			l.reqs.maybeFree(int32(id))
 		}
 	}
-	for bi, b := range w.brokers {
+	for bi, b := range l.brokers {
 		list, ok := b.sessions[c]
 		if !ok {
 			continue
 		}
 		parts := append([]int32(nil), list...)
-		w.closeSession(c, int32(bi))
-		if w.groupHasSession(g, b) {
+		l.closeSession(c, int32(bi))
+		if l.groupHasSession(g, b) {
 			continue
 		}
 		for _, sp := range parts {
-			s := w.shares[sp]
-			if w.parts[s.part].leader == int32(bi) {
-				w.evict(s, "last-session-disconnected")
+			s := l.shares[sp]
+			if l.parts[s.part].leader == int32(bi) {
+				l.evict(s, "last-session-disconnected")
 			}
 		}
 	}
 }
 
-func (w *World) groupHasSession(g int32, b *broker) bool {
+func (l *leaders) groupHasSession(g int32, b *broker) bool {
 	for c := range b.sessions {
-		if w.consumers[c].group == g {
+		if l.consumers[c].group == g {
 			return true
 		}
 	}

@@ -3,11 +3,49 @@ package sim
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/sharesim/sharesim/model"
 )
+
+// shareClients are the share consumers (KafkaShareConsumer): the poll loop, fetches and
+// acknowledgements, processing, renewals.
+type shareClients struct {
+	*engine
+	*topology
+	w *World
+
+	net     *network
+	gcoord  *groupCoordinator
+	configs *groupConfigs
+	procs   *processes
+	reqs    *requests
+	metrics *metrics
+	history *history
+
+	renewStall int // > 0: renewals stop
+	ackBuf     []ackEntry
+	spanBuf    [][]ackSpan
+	brokerBuf  [][]int32
+}
+
+// processes are the consumer processes: start, death (kill, host loss), close, hang, pause,
+// network cuts and restarts, and the heartbeat thread; each runs a share or a classic
+// client.
+type processes struct {
+	*engine
+	*topology
+	w *World
+
+	share   *shareClients
+	classic *classicClients
+	gcoord  *groupCoordinator
+	net     *network
+	metrics *metrics
+	history *history
+
+	outage int // > 0: downstream outage, processing fails
+}
 
 // The share consumer (KafkaShareConsumer): a poll loop with max.poll.records, client-side
 // buffering of acquired records, sequential processing, implicit or explicit
@@ -35,13 +73,6 @@ type delivery struct {
 	epoch      int32 // leader epoch of the acquisition
 	deadline   int64 // lock deadline as the client knows it
 	startMs    int64 // when its processing started
-}
-
-// ackEntry is one queued acknowledgement.
-type ackEntry struct {
-	sp  int32
-	off int64
-	t   model.AckType
 }
 
 type consumer struct {
@@ -84,34 +115,34 @@ func (c *consumer) alive() bool { return c.state != cDead && c.state != cHung &&
 var singleType = [5][]model.AckType{{0}, {1}, {2}, {3}, {4}}
 
 // consumerStart starts a new incarnation of consumer ci.
-func (w *World) consumerStart(ci int32) {
-	c := w.consumers[ci]
+func (ps *processes) consumerStart(ci int32) {
+	c := ps.consumers[ci]
 	if c.state != cStopped && c.state != cDead {
 		return
 	}
-	w.applyReset(c) // a restart's new connections come after the old ones were dropped
+	ps.net.applyReset(c) // a restart's new connections come after the old ones were dropped
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
 	c.state = cIdle
 	c.pausedUntil, c.cutUntil = 0, 0
-	w.noteDropped(c)
+	ps.metrics.noteDropped(c)
 	c.buffer, c.batch, c.acks, c.next, c.outstanding = c.buffer[:0], c.batch[:0], c.acks[:0], 0, 0
 	c.assignment = nil
-	w.line("start").str("client", string(c.member)).end()
-	if w.groups[c.group].cfg.Type == ClassicGroup {
-		w.classicStart(c)
+	ps.line("start").str("client", string(c.member)).end()
+	if ps.groups[c.group].cfg.Type == ClassicGroup {
+		ps.w.classic.classicStart(c)
 		return
 	}
-	w.heartbeatNow(c)
-	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: ci, gen: c.gen})
-	w.poll(c)
+	ps.w.gcoord.heartbeatNow(c)
+	ps.push(ps.now+ps.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: ci, gen: c.gen})
+	ps.share.poll(c)
 }
 
 // deferIfPaused re-queues a consumer event that arrives while the process is paused.
-func (w *World) deferIfPaused(c *consumer, e event) bool {
-	if w.now < c.pausedUntil {
-		w.push(c.pausedUntil, e)
+func (ps *processes) deferIfPaused(c *consumer, e event) bool {
+	if ps.now < c.pausedUntil {
+		ps.push(c.pausedUntil, e)
 		return true
 	}
 	return false
@@ -119,7 +150,7 @@ func (w *World) deferIfPaused(c *consumer, e event) bool {
 
 // poll is KafkaShareConsumer.poll: acknowledge the previous poll's records (implicit mode),
 // then return buffered records or fetch.
-func (w *World) poll(c *consumer) {
+func (sc *shareClients) poll(c *consumer) {
 	if !c.alive() {
 		return
 	}
@@ -130,37 +161,37 @@ func (w *World) poll(c *consumer) {
 	}
 	c.batch, c.next = c.batch[:0], 0
 	if len(c.buffer) > 0 {
-		w.takeBatch(c)
-		w.sendAcks(c, false, false)
-		w.startProcessing(c)
+		sc.takeBatch(c)
+		sc.sendAcks(c, false, false)
+		sc.startProcessing(c)
 		return
 	}
 	if len(c.assignment) == 0 {
-		w.sendAcks(c, false, false)
+		sc.sendAcks(c, false, false)
 		c.state = cIdle
 		return // the next heartbeat with an assignment polls again
 	}
 	c.state = cPolling
-	w.sendFetches(c)
+	sc.sendFetches(c)
 }
 
-func (w *World) takeBatch(c *consumer) {
+func (sc *shareClients) takeBatch(c *consumer) {
 	n := min(len(c.buffer), c.spec.MaxPollRecords)
 	c.batch = append(c.batch[:0], c.buffer[:n]...)
 	c.buffer = append(c.buffer[:0], c.buffer[n:]...)
 	for _, d := range c.batch {
-		w.metrics.bufferWaitMs += w.now - d.acquiredMs
+		sc.metrics.bufferWaitMs += sc.now - d.acquiredMs
 	}
 }
 
 // sendFetches sends one ShareFetch per leader of the assigned partitions, carrying the
 // queued acknowledgements for that leader's partitions, and a ShareAcknowledge to other
 // leaders that have acknowledgements waiting.
-func (w *World) sendFetches(c *consumer) {
-	if cap(w.brokerBuf) < len(w.brokers) {
-		w.brokerBuf = make([][]int32, len(w.brokers))
+func (sc *shareClients) sendFetches(c *consumer) {
+	if cap(sc.brokerBuf) < len(sc.brokers) {
+		sc.brokerBuf = make([][]int32, len(sc.brokers))
 	}
-	byBroker := w.brokerBuf[:len(w.brokers)]
+	byBroker := sc.brokerBuf[:len(sc.brokers)]
 	for b := range byBroker {
 		byBroker[b] = byBroker[b][:0]
 	}
@@ -170,37 +201,37 @@ func (w *World) sendFetches(c *consumer) {
 	// canSkipIfRequestEmpty), so most polls acquire from a single leader.
 	fetchFrom := int32(-1)
 	if c.spec.AcquireMode == model.RecordLimit && len(c.assignment) > 0 {
-		fetchFrom = w.parts[w.shares[c.assignment[c.rotate%len(c.assignment)]].part].leader
+		fetchFrom = sc.parts[sc.shares[c.assignment[c.rotate%len(c.assignment)]].part].leader
 		c.rotate++
 	}
 	for _, sp := range c.assignment {
-		b := w.parts[w.shares[sp].part].leader
+		b := sc.parts[sc.shares[sp].part].leader
 		byBroker[b] = append(byBroker[b], sp)
 	}
-	acks := w.groupAcks(c)
+	acks := sc.groupAcks(c)
 	if fetchFrom >= 0 {
 		for b := range byBroker {
-			_, session := w.brokers[b].sessions[c.idx]
+			_, session := sc.brokers[b].sessions[c.idx]
 			if int32(b) != fetchFrom && len(acks[b]) == 0 && session {
 				byBroker[b] = byBroker[b][:0]
 			}
 		}
 	}
-	for b := range w.brokers {
+	for b := range sc.brokers {
 		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
 			continue
 		}
-		id := w.newRequest()
-		r := &w.reqs[id]
+		id := sc.reqs.newRequest()
+		r := sc.reqs.at(id)
 		r.kind, r.consumer, r.broker = reqFetch, c.idx, int32(b)
 		if len(byBroker[b]) == 0 {
 			r.kind = reqAck
 		}
 		r.parts = append(r.parts, byBroker[b]...)
-		w.fillAcks(r, acks[b])
+		sc.fillAcks(r, acks[b])
 		r.params = model.FetchParams{MaxRecords: c.spec.MaxPollRecords, BatchSize: c.spec.MaxPollRecords, Mode: c.spec.AcquireMode}
 		r.maxWait = c.spec.MaxWaitMs
-		w.send(c, id)
+		sc.send(c, id)
 	}
 	if c.outstanding == 0 {
 		c.state = cIdle
@@ -209,22 +240,22 @@ func (w *World) sendFetches(c *consumer) {
 
 // sendAcks sends the queued acknowledgements as ShareAcknowledge requests, one per leader.
 // final closes the share sessions (consumer close). sync makes the consumer wait.
-func (w *World) sendAcks(c *consumer, final, sync bool) int {
-	acks := w.groupAcks(c)
+func (sc *shareClients) sendAcks(c *consumer, final, sync bool) int {
+	acks := sc.groupAcks(c)
 	sent := 0
-	for b := range w.brokers {
-		_, hasSession := w.brokers[b].sessions[c.idx]
+	for b := range sc.brokers {
+		_, hasSession := sc.brokers[b].sessions[c.idx]
 		if len(acks[b]) == 0 && !(final && hasSession) {
 			continue
 		}
-		id := w.newRequest()
-		r := &w.reqs[id]
+		id := sc.reqs.newRequest()
+		r := sc.reqs.at(id)
 		r.kind, r.consumer, r.broker, r.final = reqAck, c.idx, int32(b), final
-		w.fillAcks(r, acks[b])
+		sc.fillAcks(r, acks[b])
 		if sync || final {
-			w.send(c, id)
+			sc.send(c, id)
 		} else {
-			w.sendDetached(c, id)
+			sc.sendDetached(c, id)
 		}
 		sent++
 	}
@@ -240,25 +271,28 @@ type ackSpan struct {
 // groupAcks sorts the queued acknowledgements by share-partition and offset into w.ackBuf,
 // keeps the last type of an offset acknowledged twice, clears the queue, and returns the
 // spans per current leader (valid until the next call).
-func (w *World) groupAcks(c *consumer) [][]ackSpan {
-	if cap(w.spanBuf) < len(w.brokers) {
-		w.spanBuf = make([][]ackSpan, len(w.brokers))
+func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
+	if cap(sc.spanBuf) < len(sc.brokers) {
+		sc.spanBuf = make([][]ackSpan, len(sc.brokers))
 	}
-	out := w.spanBuf[:len(w.brokers)]
+	out := sc.spanBuf[:len(sc.brokers)]
 	for b := range out {
 		out[b] = out[b][:0]
 	}
 	if len(c.acks) == 0 {
 		return out
 	}
-	buf := append(w.ackBuf[:0], c.acks...)
+	buf := append(sc.ackBuf[:0], c.acks...)
 	c.acks = c.acks[:0]
-	slices.SortStableFunc(buf, func(x, y ackEntry) int {
+	byPartOffset := func(x, y ackEntry) int {
 		if x.sp != y.sp {
 			return cmp.Compare(x.sp, y.sp)
 		}
 		return cmp.Compare(x.off, y.off)
-	})
+	}
+	if !slices.IsSortedFunc(buf, byPartOffset) { // usually queued in order already
+		slices.SortStableFunc(buf, byPartOffset)
+	}
 	n := 0
 	for k, e := range buf {
 		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
@@ -268,13 +302,13 @@ func (w *World) groupAcks(c *consumer) [][]ackSpan {
 		n++
 	}
 	buf = buf[:n]
-	w.ackBuf = buf
+	sc.ackBuf = buf
 	for i := 0; i < len(buf); {
 		j := i
 		for j < len(buf) && buf[j].sp == buf[i].sp {
 			j++
 		}
-		b := w.parts[w.shares[buf[i].sp].part].leader
+		b := sc.parts[sc.shares[buf[i].sp].part].leader
 		out[b] = append(out[b], ackSpan{sp: buf[i].sp, lo: i, hi: j})
 		i = j
 	}
@@ -282,10 +316,10 @@ func (w *World) groupAcks(c *consumer) [][]ackSpan {
 }
 
 // fillAcks copies the spans' acknowledgements into the request as ascending ranges.
-func (w *World) fillAcks(r *request, spans []ackSpan) {
+func (sc *shareClients) fillAcks(r *request, spans []ackSpan) {
 	for _, sp := range spans {
 		rs, es := len(r.rangeBuf), len(r.entryBuf)
-		for _, e := range w.ackBuf[sp.lo:sp.hi] {
+		for _, e := range sc.ackBuf[sp.lo:sp.hi] {
 			r.entryBuf = append(r.entryBuf, e)
 			if n := len(r.rangeBuf); n > rs && r.rangeBuf[n-1].Last+1 == e.off && r.rangeBuf[n-1].Types[0] == e.t {
 				r.rangeBuf[n-1].Last = e.off
@@ -298,190 +332,186 @@ func (w *World) fillAcks(r *request, spans []ackSpan) {
 }
 
 // send puts a request on the wire; the consumer waits for it.
-func (w *World) send(c *consumer, id int32) {
+func (sc *shareClients) send(c *consumer, id int32) {
 	c.outstanding++
-	w.transmit(c, id)
+	sc.net.transmit(c, id)
 }
 
 // sendDetached puts a request on the wire without the poll loop waiting for it.
-func (w *World) sendDetached(c *consumer, id int32) {
-	w.reqs[id].detached = true
-	w.transmit(c, id)
+func (sc *shareClients) sendDetached(c *consumer, id int32) {
+	sc.reqs.at(id).detached = true
+	sc.net.transmit(c, id)
 }
 
-func (w *World) transmit(c *consumer, id int32) {
-	r := &w.reqs[id]
-	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
-	w.metrics.requests++
+func (n *network) transmit(c *consumer, id int32) {
+	r := n.reqs.at(id)
+	r.gen, r.member, r.sentMs = c.gen, c.member, n.now
+	n.metrics.requests++
 	if r.kind == reqFetch {
-		w.metrics.shareFetches++
+		n.metrics.shareFetches++
 	} else if r.kind == reqAck {
-		w.metrics.shareAcknowledges++
+		n.metrics.shareAcknowledges++
 	}
 	if r.kind == reqAck || len(r.acks) > 0 {
-		w.metrics.ackRequests++
+		n.metrics.ackRequests++
 	}
-	w.noteAcksSent(r)
-	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
-	if w.now < c.cutUntil {
-		w.mark("request-lost-netcut")
+	n.metrics.noteAcksSent(r)
+	r.timeoutH = n.push(n.now+n.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
+	if n.now < c.cutUntil {
+		n.mark("request-lost-netcut")
 		return
 	}
 	r.arrived = true
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evRequestArrive, ref: id})
+	n.push(n.now+n.cfg.Network.Latency.Sample(n.rNet), event{kind: evRequestArrive, ref: id})
 }
 
 // responseArrive is a response reaching its consumer.
-func (w *World) responseArrive(id int32) {
-	r := &w.reqs[id]
+func (sc *shareClients) responseArrive(id int32) {
+	r := sc.reqs.at(id)
 	r.respPending = false
-	c := w.consumers[r.consumer]
+	c := sc.consumers[r.consumer]
 	if r.done {
-		w.maybeFree(id)
+		sc.reqs.maybeFree(id)
 		return
 	}
-	if c.gen != r.gen || c.state == cDead || c.state == cHung || w.now < c.cutUntil {
+	if c.gen != r.gen || c.state == cDead || c.state == cHung || sc.now < c.cutUntil {
 		if c.gen != r.gen || c.state == cDead {
 			r.done = true
-			w.q.Cancel(r.timeoutH)
-			w.maybeFree(id)
+			sc.q.Cancel(r.timeoutH)
+			sc.reqs.maybeFree(id)
 		}
 		return // a hung or cut-off client never reads it; its timeout fires
 	}
-	if w.deferIfPaused(c, event{kind: evResponseArrive, ref: id, gen: r.gen}) {
+	if sc.w.procs.deferIfPaused(c, event{kind: evResponseArrive, ref: id, gen: r.gen}) {
 		r.respPending = true // re-queued for when the pause ends
 		return
 	}
 	r.done = true
-	w.q.Cancel(r.timeoutH)
-	w.handleResponse(c, r)
-	w.maybeFree(id)
+	sc.q.Cancel(r.timeoutH)
+	sc.handleResponse(c, r)
+	sc.reqs.maybeFree(id)
 	if !r.detached {
 		c.outstanding--
-		w.afterResponse(c)
+		sc.afterResponse(c)
 	}
 }
 
 // requestTimeout is the client giving up on a request whose response never came.
-func (w *World) requestTimeout(id int32) {
-	r := &w.reqs[id]
+func (sc *shareClients) requestTimeout(id int32) {
+	r := sc.reqs.at(id)
 	if r.done {
 		return
 	}
-	c := w.consumers[r.consumer]
+	c := sc.consumers[r.consumer]
 	r.done = true
-	w.mark("request-timeout")
+	sc.mark("request-timeout")
 	if c.gen == r.gen && c.state != cDead {
 		for i := range r.acks {
-			w.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
+			sc.metrics.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
 		}
-		w.recordHistoryLost(r)
+		sc.history.recordHistoryLost(r)
 	}
-	w.maybeFree(id)
+	sc.reqs.maybeFree(id)
 	if !r.detached && c.gen == r.gen {
 		c.outstanding--
 		if c.state != cHung && c.state != cDead {
-			w.afterResponse(c)
+			sc.afterResponse(c)
 		}
-	}
-}
-
-// maybeFree recycles a request that neither the client nor a broker still needs.
-func (w *World) maybeFree(id int32) {
-	r := &w.reqs[id]
-	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0 && r.reads == 0)) {
-		w.freeRequest(id)
 	}
 }
 
 // handleResponse buffers the acquired records and takes note of acknowledgement outcomes.
-func (w *World) handleResponse(c *consumer, r *request) {
+func (sc *shareClients) handleResponse(c *consumer, r *request) {
 	for i := range r.results {
 		res := &r.results[i]
 		if res.hasAck {
 			for k := range r.acks {
 				if r.acks[k].sp == res.sp {
-					w.noteAckResult(r, &r.acks[k], res.ackCode)
+					sc.metrics.noteAckResult(r, &r.acks[k], res.ackCode)
 				}
 			}
 		}
 		if len(res.ranges) == 0 {
 			continue
 		}
-		s := w.shares[res.sp]
-		p := w.parts[s.part]
-		lockMs := w.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
+		s := sc.shares[res.sp]
+		p := sc.parts[s.part]
+		lockMs := sc.configs.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
-			for off := ar.First; off <= ar.Last; off++ {
-				if !p.log.HasRecord(off) {
+			for off := ar.First; off <= ar.Last; {
+				end := min(p.log.RecordsUntil(off), ar.Last+1) // records up to end (a batch)
+				if end == off {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
+					off++
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-				w.noteHeld(s, off)
+				for ; off < end; off++ {
+					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
+					sc.metrics.noteHeld(s, off)
+				}
 			}
 		}
 	}
-	w.recordHistory(r)
+	sc.history.recordHistory(r)
 }
 
 // afterResponse moves the poll loop on after one of its requests finished.
-func (w *World) afterResponse(c *consumer) {
+func (sc *shareClients) afterResponse(c *consumer) {
 	switch c.state {
 	case cPolling:
 		if len(c.buffer) > 0 {
-			w.takeBatch(c)
-			w.startProcessing(c)
+			sc.takeBatch(c)
+			sc.startProcessing(c)
 		} else if c.outstanding == 0 {
-			w.poll(c)
+			sc.poll(c)
 		}
 	case cCommitting:
 		if c.outstanding == 0 {
-			w.poll(c)
+			sc.poll(c)
 		}
 	}
 }
 
 // startProcessing hands the batch to the application: Threads records at a time (one by
 // default, as a single-threaded poll loop).
-func (w *World) startProcessing(c *consumer) {
+func (sc *shareClients) startProcessing(c *consumer) {
 	c.state = cProcessing
 	c.next, c.finished, c.running = 0, 0, 0
 	c.done = append(c.done[:0], make([]bool, len(c.batch))...)
 	if len(c.batch) == 0 {
-		w.batchDone(c)
+		sc.batchDone(c)
 		return
 	}
 	for c.running < c.threads() && c.next < len(c.batch) {
-		w.startRecord(c)
+		sc.startRecord(c)
 	}
 	if c.spec.RenewEveryMs > 0 && !c.renewing {
 		c.renewing = true
-		w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+		sc.push(sc.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
 	}
 }
 
 func (c *consumer) threads() int { return max(1, c.spec.Threads) }
 
 // startRecord starts processing the next record of the batch on a free thread.
-func (w *World) startRecord(c *consumer) {
-	d := c.spec.Processing.Sample(w.rProc)
+func (sc *shareClients) startRecord(c *consumer) {
+	d := c.spec.Processing.Sample(sc.rProc)
 	if c.spec.SlowFactor != 1 {
 		d = int64(float64(d) * c.spec.SlowFactor)
 	}
-	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen, x: int64(c.next)})
-	c.batch[c.next].startMs = w.now
+	sc.push(sc.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen, x: int64(c.next)})
+	c.batch[c.next].startMs = sc.now
 	c.next++
 	c.running++
 }
 
 // processDone is the application finishing one record (event x is its index in the batch).
-func (w *World) processDone(e event) {
-	c := w.consumers[e.a]
+func (sc *shareClients) processDone(e event) {
+	c := sc.consumers[e.a]
 	if c.gen != e.gen || c.state != cProcessing {
 		return
 	}
-	if w.deferIfPaused(c, e) {
+	if sc.w.procs.deferIfPaused(c, e) {
 		return
 	}
 	i := int(e.x)
@@ -489,13 +519,13 @@ func (w *World) processDone(e event) {
 	c.done[i] = true
 	c.finished++
 	c.running--
-	action, ok := w.outcome(c, d)
-	w.noteProcessed(c, d, ok, w.now-d.startMs)
+	action, ok := sc.outcome(c, d)
+	sc.metrics.noteProcessed(c, d, ok, sc.now-d.startMs)
 	switch action {
 	case FailCrash:
-		w.line("crash").str("client", string(c.member)).str("p", w.parts[w.shares[d.sp].part].name).num("offset", d.off).end()
-		w.mark("consumer-crash")
-		w.kill(c, c.spec.RestartAfterCrashMs)
+		sc.line("crash").str("client", string(c.member)).str("p", sc.parts[sc.shares[d.sp].part].name).num("offset", d.off).end()
+		sc.mark("consumer-crash")
+		sc.w.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	case FailRelease:
 		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRelease})
@@ -507,36 +537,39 @@ func (w *World) processDone(e event) {
 		}
 	}
 	if c.next < len(c.batch) {
-		w.startRecord(c)
+		sc.startRecord(c)
 	}
 	if c.finished == len(c.batch) {
-		w.batchDone(c)
+		sc.batchDone(c)
 	}
 }
 
 // outcome decides what processing a record leads to: success (FailSkip, true) or the
 // configured action for a poison record, a downstream outage or a transient failure.
-func (w *World) outcome(c *consumer, d delivery) (FailureAction, bool) {
-	p := w.parts[w.shares[d.sp].part]
+func (sc *shareClients) outcome(c *consumer, d delivery) (FailureAction, bool) {
+	p := sc.parts[sc.shares[d.sp].part]
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false
 	}
-	if w.outage > 0 {
+	if sc.w.procs.outage > 0 {
 		return c.spec.OnFailure, false
 	}
-	if c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {
+	if c.spec.FailurePerMillion > 0 && sc.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {
 		return c.spec.OnFailure, false
 	}
 	return FailSkip, true
 }
 
 func isPoison(list []int64, off int64) bool {
-	i := sort.Search(len(list), func(i int) bool { return list[i] >= off })
-	return i < len(list) && list[i] == off
+	if len(list) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(list, off)
+	return found
 }
 
 // batchDone is the end of one poll's records: commitSync, or poll again.
-func (w *World) batchDone(c *consumer) {
+func (sc *shareClients) batchDone(c *consumer) {
 	if c.spec.Commit == CommitSync {
 		if c.spec.AckMode == AckImplicit {
 			for _, d := range c.batch {
@@ -544,21 +577,21 @@ func (w *World) batchDone(c *consumer) {
 			}
 			c.batch = c.batch[:0]
 		}
-		if w.sendAcks(c, false, true) > 0 {
+		if sc.sendAcks(c, false, true) > 0 {
 			c.state = cCommitting
 			return
 		}
 	}
-	w.poll(c)
+	sc.poll(c)
 }
 
 // renew sends RENEW for the records of the current poll not yet acknowledged (KIP-1222).
-func (w *World) renew(e event) {
-	c := w.consumers[e.a]
+func (sc *shareClients) renew(e event) {
+	c := sc.consumers[e.a]
 	if c.gen != e.gen {
 		return
 	}
-	if w.deferIfPaused(c, e) {
+	if sc.w.procs.deferIfPaused(c, e) {
 		return
 	}
 	if c.state != cProcessing || !c.alive() {
@@ -566,53 +599,53 @@ func (w *World) renew(e event) {
 		if c.alive() && c.state != cDead {
 			// keep the cadence while the consumer lives; it renews when processing again
 			c.renewing = true
-			w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+			sc.push(sc.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
 		}
 		return
 	}
-	w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
-	if w.renewStall > 0 {
-		w.mark("renew-stalled")
+	sc.push(sc.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
+	if sc.renewStall > 0 {
+		sc.mark("renew-stalled")
 		return
 	}
 	queued := c.acks
 	c.acks = nil
-	lockMs := w.kafkaOf(c.group).RecordLockDurationMs
+	lockMs := sc.configs.kafkaOf(c.group).RecordLockDurationMs
 	for i, d := range c.batch {
 		if !c.done[i] {
 			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
-			c.batch[i].deadline = w.now + lockMs
+			c.batch[i].deadline = sc.now + lockMs
 		}
 	}
-	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))
+	sc.metrics.renewRequests += int64(sc.sendAcks(c, false, false))
 	c.acks = queued
 }
 
 // kill ends the process: its connections drop, so every leader releases what it held.
-func (w *World) kill(c *consumer, restartAfterMs int64) {
+func (ps *processes) kill(c *consumer, restartAfterMs int64) {
 	if c.state == cDead || c.state == cStopped {
 		return
 	}
-	if w.groups[c.group].classic != nil {
-		w.classicKill(c, restartAfterMs)
+	if ps.groups[c.group].classic != nil {
+		ps.w.classic.classicKill(c, restartAfterMs)
 		return
 	}
-	w.line("kill").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
+	ps.line("kill").str("client", string(c.member)).end()
+	ps.metrics.noteAbandoned(c)
+	ps.metrics.noteConsumerGone(c, causeCrash)
+	ps.history.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
-	if d := w.cfg.Network.ResetDelayMs; d > 0 {
+	if d := ps.cfg.Network.ResetDelayMs; d > 0 {
 		// The brokers see the connections reset a while later; until then the dead
 		// member's records stay acquired.
 		c.pendingReset = true
-		w.push(w.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
+		ps.push(ps.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
 	} else {
-		w.disconnect(c.idx)
+		ps.w.leaders.disconnect(c.idx)
 	}
 	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+		ps.push(ps.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
 }
 
@@ -623,21 +656,21 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 // acquired until their locks expire, and drop the stale share session when the broker closes
 // the idle connection (connections.max.idle.ms, 10 minutes). A classic member is the same
 // as killed.
-func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
-	if w.groups[c.group].classic != nil {
-		w.classicKill(c, restartAfterMs)
+func (ps *processes) hostLoss(c *consumer, restartAfterMs int64) {
+	if ps.groups[c.group].classic != nil {
+		ps.w.classic.classicKill(c, restartAfterMs)
 		return
 	}
-	w.line("host-loss").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
+	ps.line("host-loss").str("client", string(c.member)).end()
+	ps.metrics.noteAbandoned(c)
+	ps.metrics.noteConsumerGone(c, causeCrash)
+	ps.history.recordMemberGone(c)
 	c.state = cDead
 	c.gen++
 	c.pendingReset = true
-	w.push(w.now+connectionsMaxIdleMs, event{kind: evConnReset, a: c.idx, gen: c.gen})
+	ps.push(ps.now+connectionsMaxIdleMs, event{kind: evConnReset, a: c.idx, gen: c.gen})
 	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+		ps.push(ps.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
 }
 
@@ -645,49 +678,49 @@ func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
 const connectionsMaxIdleMs = 600_000
 
 // connReset is the brokers seeing a dead process's connections reset.
-func (w *World) connReset(e event) {
-	c := w.consumers[e.a]
+func (n *network) connReset(e event) {
+	c := n.consumers[e.a]
 	if c.gen != e.gen || !c.pendingReset {
 		return
 	}
-	w.applyReset(c)
+	n.applyReset(c)
 }
 
 // applyReset drops a dead incarnation's connections (at the reset, when the broker closes
 // the idle connection, or when the instance restarts first).
-func (w *World) applyReset(c *consumer) {
+func (n *network) applyReset(c *consumer) {
 	if !c.pendingReset {
 		return
 	}
 	c.pendingReset = false
-	w.line("conn-reset").str("client", string(c.member)).end()
-	w.disconnect(c.idx)
+	n.line("conn-reset").str("client", string(c.member)).end()
+	n.leaders.disconnect(c.idx)
 }
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final
 // session epoch (the leaders then release everything else the member holds), leave the group.
-func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
+func (ps *processes) closeConsumer(c *consumer, restartAfterMs int64) {
 	if !c.alive() {
 		return
 	}
-	w.line("close").str("client", string(c.member)).end()
-	if w.groups[c.group].classic != nil {
-		w.classicMaybeCommit(c, true)
-		w.leaveGroup(c)
+	ps.line("close").str("client", string(c.member)).end()
+	if ps.groups[c.group].classic != nil {
+		ps.w.classic.classicMaybeCommit(c, true)
+		ps.w.gcoord.leaveGroup(c)
 		c.state = cDead
 		c.gen++
 		if restartAfterMs >= 0 {
-			w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+			ps.push(ps.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 		}
 		return
 	}
-	w.noteConsumerGone(c, causeClose)
-	w.sendAcks(c, true, false)
-	w.recordMemberGone(c)
-	w.leaveGroup(c)
+	ps.metrics.noteConsumerGone(c, causeClose)
+	ps.share.sendAcks(c, true, false)
+	ps.history.recordMemberGone(c)
+	ps.w.gcoord.leaveGroup(c)
 	c.state = cDead
 	c.gen++
 	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+		ps.push(ps.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
 	}
 }

@@ -14,28 +14,28 @@ import "fmt"
 const faultRetry = 1
 
 // holdingReady reports whether a holding fault fires now; if not, it waits a millisecond.
-func (w *World) holdingReady(fs *faultState, e event) bool {
+func (fj *faultInjector) holdingReady(fs *faultState, e event) bool {
 	if e.b != faultRetry && fs.waiting {
 		return false // the wait already running fires for this firing too
 	}
-	if w.pickableHolding(fs.cfg.Target) {
+	if fj.pickableHolding(fs.cfg.Target) {
 		fs.waiting = false
 		return true
 	}
 	fs.waiting = true
-	w.push(w.now+1, event{kind: evFault, a: e.a, b: faultRetry})
+	fj.push(fj.now+1, event{kind: evFault, a: e.a, b: faultRetry})
 	return false
 }
 
 // pickableHolding reports whether a running instance named by target (any when empty)
 // holds records.
-func (w *World) pickableHolding(target string) bool {
-	cands := w.consumers
+func (fj *faultInjector) pickableHolding(target string) bool {
+	cands := fj.consumers
 	if target != "" {
-		cands = w.consumersNamed(target)
+		cands = fj.consumersNamed(target)
 	}
 	for _, c := range cands {
-		if c.alive() && w.holdsRecords(c) {
+		if c.alive() && fj.holdsRecords(c) {
 			return true
 		}
 	}
@@ -46,17 +46,17 @@ func (w *World) pickableHolding(target string) bool {
 // a classic consumer, records fetched or polled and not done; a share consumer, records it
 // acquired, in its buffer or polled and not done, whose acquisition lock has not run out as
 // far as it knows (a record held past its lock is no longer the consumer's to lose).
-func (w *World) holdsRecords(c *consumer) bool {
+func (fj *faultInjector) holdsRecords(c *consumer) bool {
 	if cl := c.cl; cl != nil {
 		return len(cl.buf) > 0 || cl.unfished > 0
 	}
 	for i := range c.buffer {
-		if c.buffer[i].deadline > w.now {
+		if c.buffer[i].deadline > fj.now {
 			return true
 		}
 	}
 	for i := range c.batch {
-		if (i >= len(c.done) || !c.done[i]) && c.batch[i].deadline > w.now {
+		if (i >= len(c.done) || !c.done[i]) && c.batch[i].deadline > fj.now {
 			return true
 		}
 	}

@@ -54,6 +54,9 @@ type recInfo struct {
 	seen        bool
 	back        BackCause // why it is available again (counted on its redelivery); backHeld while acquired
 	tl          int32     // slot in the record sample (0: not followed)
+	// producer is the producer of its batch + 1 as its first delivery found it (0: a marker,
+	// or no batch), which keyOfDelivered needs instead of a log lookup.
+	producer int32
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -130,7 +133,7 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 		stuck := w.now - t.sinceMs
 		gx := &w.metrics.gx[s.group]
 		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-		if !t.marked && stuck > w.kafkaOf(s.group).RecordLockDurationMs {
+		if !t.marked && stuck > w.configs.kafkaOf(s.group).RecordLockDurationMs {
 			t.marked = true
 			w.mark("spso-stuck")
 		}
@@ -138,6 +141,10 @@ func (t *spsoTracker) observe(w *World, s *sharePart) {
 }
 
 type metrics struct {
+	*engine
+	*topology
+	w *World
+
 	// World-wide counts (requests and writes are not any one group's).
 	produced, producedBatches int64
 	writes, writesFailed      int64
@@ -160,6 +167,11 @@ type metrics struct {
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
 	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
+
+	win          windows
+	dlqMetrics   []DLQMetrics
+	dlqRollbacks []int64
+	sample       *sampler // Options.SampleRecords
 }
 
 // groupExtra are one group's distributions and extremes over the whole run.
@@ -185,23 +197,23 @@ type keyLast struct {
 
 // inWindow reports whether a record produced at producedMs counts in the latency figures:
 // those cover records produced inside the measurement window.
-func (w *World) inWindow(producedMs int64) bool {
-	return producedMs >= w.win.atMs[snapStart] && producedMs < w.win.atMs[snapEnd]
+func (m *metrics) inWindow(producedMs int64) bool {
+	return producedMs >= m.win.atMs[snapStart] && producedMs < m.win.atMs[snapEnd]
 }
 
 // noteDelivery records the records a fetch acquired.
-func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
-	p := w.parts[s.part]
-	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
+func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
+	p := m.parts[s.part]
+	g, gx := m.gc(s.group), &m.gx[s.group]
 	n := ar.Last - ar.First + 1
 	if gx.firstDeliveryMs < 0 {
-		gx.firstDeliveryMs = w.now
+		gx.firstDeliveryMs = m.now
 	}
 	g.deliveries += n
-	w.cc(r.consumer).deliveries += n
+	m.cc(r.consumer).deliveries += n
 	if ar.DeliveryCount > 1 {
 		g.redeliveries += n
-		w.mark("redelivery")
+		m.mark("redelivery")
 	}
 	var b plog.Batch // the batch holding off, once looked up (b.Last < off: not yet)
 	found := false
@@ -218,10 +230,13 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			}
 			if found {
 				info.producedMs = b.TimestampMs
+				if !b.Control {
+					info.producer = b.Producer + 1
+				}
 			}
 			g.delivered++
-			if ar.DeliveryCount == 1 && w.inWindow(info.producedMs) {
-				w.metrics.lat[s.group].firstDelivery.Add(w.now - info.producedMs)
+			if ar.DeliveryCount == 1 && m.inWindow(info.producedMs) {
+				m.lat[s.group].firstDelivery.Add(m.now - info.producedMs)
 			}
 		}
 		info.deliveries++
@@ -235,7 +250,7 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			gx.redeliverBy[cause]++
 		}
 		info.back = backHeld
-		w.lifeAcquired(s, info, r.member, ar.DeliveryCount)
+		m.lifeAcquired(s, info, r.member, ar.DeliveryCount)
 	}
 }
 
@@ -249,7 +264,7 @@ type lingering struct {
 }
 
 // noteHeld records a delivery reaching its client.
-func (w *World) noteHeld(s *sharePart, off int64) {
+func (m *metrics) noteHeld(s *sharePart, off int64) {
 	if info := s.track.peek(off); info != nil {
 		info.held++
 	} else if l, ok := s.lingering[off]; ok {
@@ -259,7 +274,7 @@ func (w *World) noteHeld(s *sharePart, off int64) {
 }
 
 // noteUnheld records that a client finished (or dropped) a delivery.
-func (w *World) noteUnheld(s *sharePart, off int64) {
+func (m *metrics) noteUnheld(s *sharePart, off int64) {
 	if info := s.track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
@@ -277,16 +292,16 @@ func (w *World) noteUnheld(s *sharePart, off int64) {
 }
 
 // noteDropped records that a restarting consumer lost the deliveries it held.
-func (w *World) noteDropped(c *consumer) {
-	if w.groups[c.group].classic != nil {
+func (m *metrics) noteDropped(c *consumer) {
+	if m.groups[c.group].classic != nil {
 		return
 	}
 	for _, d := range c.buffer {
-		w.noteUnheld(w.shares[d.sp], d.off)
+		m.noteUnheld(m.shares[d.sp], d.off)
 	}
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
-			w.noteUnheld(w.shares[d.sp], d.off)
+			m.noteUnheld(m.shares[d.sp], d.off)
 		}
 	}
 }
@@ -294,47 +309,47 @@ func (w *World) noteDropped(c *consumer) {
 // noteAbandoned adds the processing time a dying consumer spent on records it will never
 // finish: its threads were busy until now (busy time is otherwise counted when a
 // processing ends).
-func (w *World) noteAbandoned(c *consumer) {
+func (m *metrics) noteAbandoned(c *consumer) {
 	var ms int64
 	if cl := c.cl; cl != nil {
 		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
 			if !cl.done[k] {
-				ms += w.now - cl.held[k].startMs
+				ms += m.now - cl.held[k].startMs
 			}
 		}
 	} else {
 		for i := 0; i < c.next && i < len(c.batch); i++ {
 			if i >= len(c.done) || !c.done[i] {
-				ms += w.now - c.batch[i].startMs
+				ms += m.now - c.batch[i].startMs
 			}
 		}
 	}
-	w.gc(c.group).busyMs += ms
-	w.cc(c.idx).busyMs += ms
+	m.gc(c.group).busyMs += ms
+	m.cc(c.idx).busyMs += ms
 }
 
 // noteProcessed records one processing completion that took durMs.
-func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
-	g, cc := w.gc(c.group), w.cc(c.idx)
+func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
+	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
 	g.busyMs += durMs
 	cc.busyMs += durMs
-	s := w.shares[d.sp]
-	late := w.now > d.deadline
+	s := m.shares[d.sp]
+	late := m.now > d.deadline
 	if d.off < s.track.base || s.track.peek(d.off) == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
 		l, known := s.lingering[d.off]
-		w.noteUnheld(s, d.off)
+		m.noteUnheld(s, d.off)
 		if !ok {
 			g.failedProcessing++
 			return
 		}
 		if late {
 			g.processedLate++
-			w.mark("processed-after-lock-expiry")
+			m.mark("processed-after-lock-expiry")
 		}
 		g.processedOK++
 		cc.processedOK++
@@ -343,7 +358,7 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 				g.dupRecords++ // unknown: it may have been counted before (an upper bound then)
 			}
 			g.duplicates[DupLockExpiry]++
-			w.mark("duplicate-processing")
+			m.mark("duplicate-processing")
 		}
 		if known {
 			if cur, still := s.lingering[d.off]; still {
@@ -351,12 +366,12 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 				s.lingering[d.off] = cur
 			}
 		}
-		w.noteOrder(s.group, s.part, d.off)
+		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	w.noteUnheld(s, d.off)
+	m.noteUnheld(s, d.off)
 	info := s.track.get(d.off)
-	w.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
 		g.failedProcessing++
 		return
@@ -364,8 +379,8 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	g.processedOK++
 	cc.processedOK++
 	info.okCount++
-	if info.okCount == 1 && info.seen && w.inWindow(info.producedMs) {
-		w.metrics.lat[s.group].processed.Add(w.now - info.producedMs)
+	if info.okCount == 1 && info.seen && m.inWindow(info.producedMs) {
+		m.lat[s.group].processed.Add(m.now - info.producedMs)
 	}
 	if info.okCount == 2 {
 		g.dupRecords++
@@ -376,19 +391,21 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 			cause = DupLockExpiry // this processing is the one that outlived its lock
 		}
 		g.duplicates[cause]++
-		w.mark("duplicate-processing")
+		m.mark("duplicate-processing")
 	}
 	info.lostCause = DupOther
-	if d.epoch != w.parts[s.part].leaderEpoch {
+	if d.epoch != m.parts[s.part].leaderEpoch {
 		info.lostCause = DupFailover // acquired from a former leader: the ack cannot stick
 	}
 	info.pendingOK, info.okBy = true, c.idx
 	if late {
 		g.processedLate++
 		info.lostCause = DupLockExpiry
-		w.mark("processed-after-lock-expiry")
+		m.mark("processed-after-lock-expiry")
 	}
-	w.noteOrder(s.group, s.part, d.off)
+	p := m.parts[s.part]
+	key, keyed := m.w.logs.keyOfDelivered(p, d.off, info)
+	m.noteKeyOrder(s.group, d.off, key, keyed)
 }
 
 func processedDetail(ok, late bool) string {
@@ -402,42 +419,46 @@ func processedDetail(ok, late bool) string {
 }
 
 // noteOrder measures reordering among records of the same key (per group).
-func (w *World) noteOrder(gi, pi int32, off int64) {
-	p := w.parts[pi]
-	key, ok := w.keyOf(p, off)
-	if !ok {
+func (m *metrics) noteOrder(gi, pi int32, off int64) {
+	key, ok := m.w.logs.keyOf(m.parts[pi], off)
+	m.noteKeyOrder(gi, off, key, ok)
+}
+
+// noteKeyOrder is noteOrder for a record whose key is known (keyed false: it has none).
+func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
+	if !keyed {
 		return
 	}
-	g, gx := w.gc(gi), &w.metrics.gx[gi]
+	g, gx := m.gc(gi), &m.gx[gi]
 	g.keyed++
-	keys := w.metrics.lastKey[gi]
+	keys := m.lastKey[gi]
 	for int64(len(keys)) <= key {
 		keys = append(keys, keyLast{off: -1})
 	}
-	w.metrics.lastKey[gi] = keys
+	m.lastKey[gi] = keys
 	last := keys[key]
 	if last.off > off {
 		g.reordered++
 		gx.reorderMaxOffsets = max(gx.reorderMaxOffsets, last.off-off)
-		gx.reorderMaxMs = max(gx.reorderMaxMs, w.now-last.ms)
+		gx.reorderMaxMs = max(gx.reorderMaxMs, m.now-last.ms)
 		gx.reorderDist.Add(last.off - off)
-		w.mark("reordered")
+		m.mark("reordered")
 		return
 	}
-	keys[key] = keyLast{off: off, ms: w.now}
+	keys[key] = keyLast{off: off, ms: m.now}
 }
 
 // noteAckOutcome follows acknowledgements as a broker applies them (or as lost).
-func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
-	s := w.shares[pa.sp]
+func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
+	s := m.shares[pa.sp]
 	if lost {
-		w.gc(s.group).acksLost += int64(len(pa.entries))
+		m.gc(s.group).acksLost += int64(len(pa.entries))
 		for _, e := range pa.entries {
 			info := s.track.peek(e.off)
 			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
 				info.lostCause = DupLostAck
 			}
-			w.lifeEvent(info, "ack-lost", r.member, e.t.String())
+			m.lifeEvent(info, "ack-lost", r.member, e.t.String())
 		}
 		return
 	}
@@ -447,12 +468,12 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 			continue
 		}
 		if code != model.ErrNone {
-			if w.sample != nil {
-				w.lifeEvent(info, "ack", r.member, e.t.String()+" "+code.String())
+			if m.sample != nil {
+				m.lifeEvent(info, "ack", r.member, e.t.String()+" "+code.String())
 			}
 			continue
 		}
-		w.lifeEvent(info, "ack", r.member, e.t.String())
+		m.lifeEvent(info, "ack", r.member, e.t.String())
 		switch e.t {
 		case model.AckRelease:
 			info.back = BackRelease
@@ -469,13 +490,13 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 // RecordAcknowledgementsPerSec does: per partition, once the acknowledgement completed
 // without error, which is after its state write committed. It runs once per request, when
 // its last write completed.
-func (w *World) noteAcksCompleted(r *request) {
+func (m *metrics) noteAcksCompleted(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
 		if r.result(pa.sp).ackCode != model.ErrNone {
 			continue
 		}
-		g := w.gc(w.shares[pa.sp].group)
+		g := m.gc(m.shares[pa.sp].group)
 		for _, e := range pa.entries {
 			g.acks[e.t]++
 		}
@@ -485,11 +506,11 @@ func (w *World) noteAcksCompleted(r *request) {
 // noteWriteCommitted records the ACCEPTs a state write made durable: their records are
 // complete now (the produce-to-completion latency ends here, not when a response reaches
 // the client).
-func (w *World) noteWriteCommitted(s *sharePart, wr *model.Write) {
+func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
 	if wr.Kind != model.WriteAck {
 		return
 	}
-	g, lat := w.gc(s.group), &w.metrics.lat[s.group]
+	g, lat := m.gc(s.group), &m.lat[s.group]
 	for _, b := range wr.Batches {
 		if b.State != model.Acknowledged {
 			continue
@@ -499,21 +520,21 @@ func (w *World) noteWriteCommitted(s *sharePart, wr *model.Write) {
 			if info == nil || !info.seen || info.completedMs != 0 {
 				continue
 			}
-			info.completedMs = w.now
+			info.completedMs = m.now
 			g.completed++
-			if w.inWindow(info.producedMs) {
-				lat.completed.Add(w.now - info.producedMs)
+			if m.inWindow(info.producedMs) {
+				lat.completed.Add(m.now - info.producedMs)
 			}
 		}
 	}
 }
 
 // noteAckResult records the outcome the client learns for its acknowledgements.
-func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
-	s := w.shares[pa.sp]
+func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
+	s := m.shares[pa.sp]
 	if code != model.ErrNone {
-		w.gc(s.group).ackErrors += int64(len(pa.entries))
-		w.mark("ack-error-" + code.String())
+		m.gc(s.group).ackErrors += int64(len(pa.entries))
+		m.mark("ack-error-" + code.String())
 	}
 	for _, e := range pa.entries {
 		if e.t != model.AckAccept {
@@ -534,10 +555,10 @@ func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
 	}
 }
 
-func (w *World) noteWriteFailed(s *sharePart, wr *model.Write) { w.mark("ack-write-rolled-back") }
+func (m *metrics) noteWriteFailed(s *sharePart, wr *model.Write) { m.mark("ack-write-rolled-back") }
 
 // noteExpired attributes records processed but not yet accepted whose lock expired.
-func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
+func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
@@ -547,7 +568,7 @@ func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
 				}
 				if info != nil {
 					info.back = BackLockExpiry
-					w.lifeEvent(info, "lock-expired", "", "")
+					m.lifeEvent(info, "lock-expired", "", "")
 				}
 			}
 		}
@@ -555,16 +576,16 @@ func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
 }
 
 // noteReleased records why the records a leaving or dead member held are available again.
-func (w *World) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
+func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
 	cause, detail := BackRelease, "leave"
-	if w.crashing {
+	if m.w.leaders.crashing {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {
 		for off := b.First; off <= b.Last; off++ {
 			if info := s.track.peek(off); info != nil {
 				info.back = cause
-				w.lifeEvent(info, "released", member, detail)
+				m.lifeEvent(info, "released", member, detail)
 			}
 		}
 	}
@@ -572,7 +593,7 @@ func (w *World) noteReleased(s *sharePart, member model.MemberID, wr *model.Writ
 
 // noteEvicted attributes records processed but not yet accepted when the leader's state is
 // lost.
-func (w *World) noteEvicted(s *sharePart) {
+func (m *metrics) noteEvicted(s *sharePart) {
 	for i := s.track.head; i < len(s.track.infos); i++ {
 		info := &s.track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {
@@ -580,19 +601,19 @@ func (w *World) noteEvicted(s *sharePart) {
 		}
 		if info.back == backHeld {
 			info.back = BackFailover
-			w.lifeEvent(info, "reverted", "", "")
+			m.lifeEvent(info, "reverted", "", "")
 		}
 	}
 }
 
 // noteConsumerGone attributes the records a dying consumer processed but did not get
 // accepted.
-func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
+func (m *metrics) noteConsumerGone(c *consumer, cause DupCause) {
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
 			continue
 		}
-		info := w.shares[d.sp].track.peek(d.off)
+		info := m.shares[d.sp].track.peek(d.off)
 		if info != nil && info.pendingOK && info.okBy == c.idx && info.lostCause == DupOther {
 			info.lostCause = cause
 		}
@@ -600,17 +621,17 @@ func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
 }
 
 // noteFinalized records offsets that left the in-flight cache with their final state.
-func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
+func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
 	if f.Last < s.frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}
 	if f.First > s.frontier && s.frontier >= 0 {
-		w.checkGap(s, s.frontier, f.First-1)
+		m.checkGap(s, s.frontier, f.First-1)
 	}
 	f.First = max(f.First, s.frontier)
 	s.frontier = f.Last + 1
 	n := f.Last - f.First + 1
-	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
+	g, gx := m.gc(s.group), &m.gx[s.group]
 	g.finished[f.Cause] += n
 	dc := int(f.DeliveryCount)
 	if dc >= len(gx.dcHist) {
@@ -620,16 +641,16 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 	if f.Cause != model.CauseAccepted {
 		gx.dcHistArchived[dc] += n
 	}
-	if w.sample != nil {
+	if m.sample != nil {
 		for off := f.First; off <= f.Last; off++ {
-			w.lifeFinished(s, off, s.track.peek(off), f.Cause.String())
+			m.lifeFinished(s, off, s.track.peek(off), f.Cause.String())
 		}
 	}
 	switch f.Cause {
 	case model.CauseLimit:
-		w.mark("archived-at-limit")
+		m.mark("archived-at-limit")
 	case model.CauseLogStart:
-		w.mark("archived-by-retention")
+		m.mark("archived-by-retention")
 	}
 	for off := f.First; off <= f.Last; off++ {
 		if info := s.track.peek(off); info != nil && info.held > 0 {
@@ -645,21 +666,21 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 // checkGap accounts for offsets SPSO passed without finalizing them: below the log start
 // (deleted before delivery), or holding no record (compaction). A record still in the log
 // would have been lost silently.
-func (w *World) checkGap(s *sharePart, from, to int64) {
-	p := w.parts[s.part]
+func (m *metrics) checkGap(s *sharePart, from, to int64) {
+	p := m.parts[s.part]
 	if del := min(to+1, p.log.StartOffset()) - from; del > 0 {
-		w.gc(s.group).deletedUndelivered += del
+		m.gc(s.group).deletedUndelivered += del
 	}
 	for off := max(from, p.log.StartOffset()); off <= to; off++ {
 		if !p.log.HasRecord(off) {
-			w.metrics.gx[s.group].noRecord++
+			m.gx[s.group].noRecord++
 			continue
 		}
 		{
-			w.gc(s.group).silentLoss++
-			w.mark("silent-loss")
-			if w.metrics.silentLossFirst < 0 {
-				w.metrics.silentLossFirst = off
+			m.gc(s.group).silentLoss++
+			m.mark("silent-loss")
+			if m.silentLossFirst < 0 {
+				m.silentLossFirst = off
 			}
 		}
 	}
@@ -725,12 +746,12 @@ type GroupSample struct {
 }
 
 // sampleMetrics records one time-series point.
-func (w *World) sampleMetrics() {
-	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
+func (m *metrics) sampleMetrics() {
+	smp := Sample{TimeMs: m.now, Produced: m.produced}
 	var redel [backCauses]int64
-	for gi := range w.groups {
-		g := w.gc(int32(gi))
-		gs := GroupSample{Group: w.groups[gi].cfg.Name, Produced: g.produced, Deliveries: g.deliveries,
+	for gi := range m.groups {
+		g := m.gc(int32(gi))
+		gs := GroupSample{Group: m.groups[gi].cfg.Name, Produced: g.produced, Deliveries: g.deliveries,
 			Redeliveries: g.redeliveries, Duplicates: g.duplicatesTotal(), ProcessedOK: g.processedOK,
 			Completed: g.completed, LockTimeouts: g.lockTimeouts}
 		smp.Deliveries += g.deliveries
@@ -738,41 +759,41 @@ func (w *World) sampleMetrics() {
 		smp.Duplicates += gs.Duplicates
 		smp.LockTimeouts += g.lockTimeouts
 		smp.ProcessedOK += g.processedOK
-		for c, n := range w.metrics.gx[gi].redeliverBy {
+		for c, n := range m.gx[gi].redeliverBy {
 			redel[c] += n
 		}
 		smp.Groups = append(smp.Groups, gs)
 	}
 	smp.RedeliveriesByCause = redeliveryCauses(&redel)
-	for _, s := range w.shares {
-		ps := w.partitionSample(s)
+	for _, s := range m.shares {
+		ps := m.partitionSample(s)
 		smp.Groups[s.group].Backlog += ps.Backlog
 		smp.Partitions = append(smp.Partitions, ps)
 	}
-	for gi, g := range w.groups {
+	for gi, g := range m.groups {
 		if g.classic != nil {
-			for _, ps := range w.classicSamples(g) {
+			for _, ps := range m.classicSamples(g) {
 				smp.Groups[gi].Backlog += ps.Backlog
 				smp.Partitions = append(smp.Partitions, ps)
 			}
 		}
 	}
 	for gi := range smp.Groups {
-		smp.Groups[gi].Kafka = w.kafkaSample(int32(gi), smp.Partitions)
+		smp.Groups[gi].Kafka = m.kafkaSample(int32(gi), smp.Partitions)
 	}
-	for _, c := range w.consumers {
-		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
+	for _, c := range m.consumers {
+		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: m.groups[c.group].cfg.Name, Processed: m.cc(c.idx).processed})
 	}
-	if w.opts.OnSample != nil {
-		w.opts.OnSample(&smp)
+	if m.opts.OnSample != nil {
+		m.opts.OnSample(&smp)
 		return
 	}
-	w.metrics.series = append(w.metrics.series, smp)
+	m.series = append(m.series, smp)
 }
 
-func (w *World) partitionSample(s *sharePart) PartitionSample {
-	p := w.parts[s.part]
-	ps := PartitionSample{Group: w.groups[s.group].cfg.Name, Partition: p.name,
+func (m *metrics) partitionSample(s *sharePart) PartitionSample {
+	p := m.parts[s.part]
+	ps := PartitionSample{Group: m.groups[s.group].cfg.Name, Partition: p.name,
 		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
 	if st, dcc := s.store.StartOffset(), s.store.DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
 		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
@@ -788,7 +809,7 @@ func (w *World) partitionSample(s *sharePart) PartitionSample {
 	ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset())-s.core.DeliveryCompleteCount())
 	if ps.StartOffset < p.log.EndOffset() {
 		if b, ok := p.log.BatchAt(max(ps.StartOffset, p.log.StartOffset())); ok {
-			ps.OldestUnackedMs = max(0, w.now-b.TimestampMs)
+			ps.OldestUnackedMs = max(0, m.now-b.TimestampMs)
 		}
 	}
 	return ps
@@ -968,7 +989,7 @@ func (m *metrics) export(w *World) Metrics {
 		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
 		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
 		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
-		out.Groups = append(out.Groups, w.groupMetrics(int32(gi), win))
+		out.Groups = append(out.Groups, w.metrics.groupMetrics(int32(gi), win))
 		for _, ph := range out.Groups[gi].ConfigInForce {
 			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
 		}
@@ -987,41 +1008,40 @@ func (m *metrics) export(w *World) Metrics {
 }
 
 // groupMetrics derives group gi's figures.
-func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
-	m := &w.metrics
-	g := w.groups[gi]
+func (m *metrics) groupMetrics(gi int32, win Window) GroupMetrics {
+	g := m.groups[gi]
 	gm := GroupMetrics{Name: g.cfg.Name, Type: g.cfg.Type.String(), Window: win, Totals: countsOf(&m.g[gi])}
 	var in counters
-	if w.win.next == snapPoints {
-		in = w.win.taken[snapEnd].groups[gi]
-		in.add(&w.win.taken[snapStart].groups[gi], -1)
+	if m.win.next == snapPoints {
+		in = m.win.taken[snapEnd].groups[gi]
+		in.add(&m.win.taken[snapStart].groups[gi], -1)
 	}
 	gm.InWindow = countsOf(&in)
 	gm.Rates = ratesOf(&in, win)
 	gm.DeliveriesPerRecord = ratio(m.g[gi].deliveries, m.g[gi].delivered)
 	lat := &m.lat[gi]
 	gm.Latency = Latencies{FirstDelivery: latencyOf(&lat.firstDelivery), Processed: latencyOf(&lat.processed), Completed: latencyOf(&lat.completed)}
-	gm.Accounting = w.accounting(gi)
-	for ci, c := range w.consumers {
+	gm.Accounting = m.accounting(gi)
+	for ci, c := range m.consumers {
 		if c.group != gi {
 			continue
 		}
 		var cc consumerCounters
-		if w.win.next == snapPoints {
-			cc = w.win.taken[snapEnd].consumers[ci]
-			addInt64s(&cc, &w.win.taken[snapStart].consumers[ci], -1)
+		if m.win.next == snapPoints {
+			cc = m.win.taken[snapEnd].consumers[ci]
+			addInt64s(&cc, &m.win.taken[snapStart].consumers[ci], -1)
 		}
 		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
 		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
 			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
 	}
-	gm.KeepUp = w.keepUp(gi, win, &in, gm.Consumers)
-	gm.ConfigInForce = w.configPhases(gi, 0, w.now)
-	gm.Kafka = w.kafkaMetrics(gi, win, &in)
+	gm.KeepUp = m.keepUp(gi, win, &in, gm.Consumers)
+	gm.ConfigInForce = m.configPhases(gi, 0, m.now)
+	gm.Kafka = m.kafkaMetrics(gi, win, &in)
 	gx := &m.gx[gi]
 	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
 	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
-	gm.DeadLetterQueue = w.dlqMetricsOf(int(gi))
+	gm.DeadLetterQueue = m.dlqMetricsOf(int(gi))
 	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
 	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
 	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
@@ -1049,11 +1069,11 @@ type FinalState struct {
 	ProgressedWhileHealing bool `json:"progressed_while_healing"`
 }
 
-func (w *World) finalStates() []FinalState {
+func (m *metrics) finalStates() []FinalState {
 	var out []FinalState
-	for _, s := range w.shares {
-		p := w.parts[s.part]
-		fs := FinalState{Group: w.groups[s.group].cfg.Name, Partition: p.name, LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset()}
+	for _, s := range m.shares {
+		p := m.parts[s.part]
+		fs := FinalState{Group: m.groups[s.group].cfg.Name, Partition: p.name, LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset()}
 		if s.core != nil {
 			fs.Loaded = true
 			fs.StartOffset = s.core.StartOffset()
@@ -1068,12 +1088,12 @@ func (w *World) finalStates() []FinalState {
 			fs.StartOffset = s.store.StartOffset()
 		}
 		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
-		fs.ProgressedWhileHealing = w.healing && s.frontier > s.healFrontier
+		fs.ProgressedWhileHealing = m.healing && s.frontier > s.healFrontier
 		out = append(out, fs)
 	}
-	for _, g := range w.groups {
+	for _, g := range m.groups {
 		if g.classic != nil {
-			out = append(out, w.classicFinal(g)...)
+			out = append(out, m.classicFinal(g)...)
 		}
 	}
 	return out

@@ -1,6 +1,8 @@
 package sim
 
-import "github.com/sharesim/sharesim/model"
+import (
+	"github.com/sharesim/sharesim/model"
+)
 
 // What an event did that the share-partitions' state alone does not show, for observers
 // (invariant checkers, Options.Observer): which members' share sessions ended, and which
@@ -33,10 +35,10 @@ type eventNotes struct {
 }
 
 // notes returns the current event's notes, cleared when a new event started.
-func (w *World) notes() *eventNotes {
-	n := &w.obsNotes
-	if n.event != w.events {
-		n.event = w.events
+func (h *history) notes() *eventNotes {
+	n := &h.obsNotes
+	if n.event != h.events {
+		n.event = h.events
 		n.departures, n.writes = n.departures[:0], n.writes[:0]
 	}
 	return n
@@ -44,41 +46,41 @@ func (w *World) notes() *eventNotes {
 
 // Departures lists the share sessions that ended during the current event.
 func (w *World) Departures() []Departure {
-	if w.obsNotes.event != w.events {
+	if w.history.obsNotes.event != w.events {
 		return nil
 	}
-	return w.obsNotes.departures
+	return w.history.obsNotes.departures
 }
 
 // AppliedWrites lists the state writes that reached the share coordinator during the
 // current event.
 func (w *World) AppliedWrites() []AppliedWrite {
-	if w.obsNotes.event != w.events {
+	if w.history.obsNotes.event != w.events {
 		return nil
 	}
-	return w.obsNotes.writes
+	return w.history.obsNotes.writes
 }
 
 // observeRelease notes that member's share session on s's leader ended.
-func (w *World) observeRelease(s *sharePart, member model.MemberID) {
-	if w.opts.Observer == nil {
+func (h *history) observeRelease(s *sharePart, member model.MemberID) {
+	if h.opts.Observer == nil {
 		return
 	}
-	n := w.notes()
-	n.departures = append(n.departures, Departure{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name, Member: member})
+	n := h.notes()
+	n.departures = append(n.departures, Departure{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name, Member: member})
 }
 
 // storeWrite sends a write to s's share coordinator, noting its epochs for observers.
-func (w *World) storeWrite(s *sharePart, wr *model.Write) error {
-	if w.opts.Observer == nil {
+func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
+	if co.opts.Observer == nil {
 		return s.store.Write(wr)
 	}
-	aw := AppliedWrite{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+	aw := AppliedWrite{Group: co.groups[s.group].cfg.Name, Partition: co.parts[s.part].name,
 		WriteLeaderEpoch: wr.LeaderEpoch, WriteStateEpoch: wr.StateEpoch,
 		StoreLeaderEpoch: s.store.LeaderEpoch(), StoreStateEpoch: s.store.StateEpoch()}
 	err := s.store.Write(wr)
 	aw.Accepted = err == nil
-	n := w.notes()
+	n := co.w.history.notes()
 	n.writes = append(n.writes, aw)
 	return err
 }

@@ -9,6 +9,45 @@ import (
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
+// wire creates the actors and gives each the actors it sends messages to.
+func wire(w *World) {
+	e, t := &w.engine, &w.topology
+	w.reqs = &requests{}
+	w.metrics = &metrics{engine: e, topology: t, w: w}
+	w.history = &history{engine: e, topology: t, w: w, reqs: w.reqs}
+	w.logs = &logs{engine: e, topology: t, w: w}
+	w.prod = &producerClients{engine: e, topology: t, w: w}
+	w.leaders = &leaders{engine: e, topology: t, w: w}
+	w.coord = &shareCoordinator{engine: e, topology: t, w: w}
+	w.net = &network{engine: e, topology: t, w: w}
+	w.procs = &processes{engine: e, topology: t, w: w}
+	w.share = &shareClients{engine: e, topology: t, w: w}
+	w.classic = &classicClients{engine: e, topology: t, w: w}
+	w.gcoord = &groupCoordinator{engine: e, topology: t, w: w}
+	w.faults = &faultInjector{engine: e, topology: t, w: w}
+	w.dlq = &dlqManager{engine: e, topology: t, w: w}
+	w.configs = &groupConfigs{engine: e, topology: t, w: w}
+
+	n := w.net
+	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
+	sc := w.share
+	sc.net, sc.gcoord, sc.configs, sc.procs, sc.reqs, sc.metrics, sc.history = w.net, w.gcoord, w.configs, w.procs, w.reqs, w.metrics, w.history
+	pr := w.procs
+	pr.share, pr.classic, pr.gcoord, pr.net, pr.metrics, pr.history = w.share, w.classic, w.gcoord, w.net, w.metrics, w.history
+	cc := w.classic
+	cc.net, cc.gcoord, cc.procs, cc.metrics = w.net, w.gcoord, w.procs, w.metrics
+	gc := w.gcoord
+	gc.classic, gc.metrics = w.classic, w.metrics
+	f := w.faults
+	f.procs, f.share, f.leaders, f.coord, f.dlq, f.configs, f.gcoord, f.metrics, f.history = w.procs, w.share, w.leaders, w.coord, w.dlq, w.configs, w.gcoord, w.metrics, w.history
+	lg := w.logs
+	lg.leaders, lg.classic, lg.metrics, lg.history = w.leaders, w.classic, w.metrics, w.history
+	pc := w.prod
+	pc.logs, pc.net, pc.metrics = w.logs, w.net, w.metrics
+	l := w.leaders
+	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
+}
+
 // build creates the actors from the configuration and schedules the first events.
 func (w *World) build() error {
 	cfg := &w.cfg
@@ -45,7 +84,7 @@ func (w *World) build() error {
 		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
 		w.producers = append(w.producers, ps)
 		if p.BatchBytes > 0 {
-			ps.acc = w.newAccumulator(ps)
+			ps.acc = w.prod.newAccumulator(ps)
 			ps.acc.wakeAt = p.StartMs
 			w.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
 			continue
@@ -59,18 +98,18 @@ func (w *World) build() error {
 	for gi := range w.metrics.gx {
 		w.metrics.gx[gi].firstDeliveryMs = -1
 	}
-	w.initKafkaMetrics()
+	w.metrics.initKafkaMetrics()
 	w.metrics.lat = make([]latencies, len(cfg.Groups))
 	w.metrics.silentLossFirst = -1
-	w.initWindows()
+	w.metrics.initWindows()
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
 			return err
 		}
 	}
 	w.metrics.c = make([]consumerCounters, len(w.consumers))
-	w.buildGroupConfigs()
-	if err := w.buildFaults(); err != nil {
+	w.configs.buildGroupConfigs()
+	if err := w.faults.buildFaults(); err != nil {
 		return err
 	}
 	w.push(0, event{kind: evMetrics})
