@@ -72,22 +72,6 @@ type sharePart struct {
 	expiryAt int64
 	expiryH  eventq.Handle
 
-	track recTrack
-	// lsoCounted is the highest log start offset whose deleted offsets were counted.
-	lsoCounted int64
-	// frontier is the next offset not yet accounted for as finished (-1 before the first
-	// load); every offset below it was finalized, deleted, skipped by the offset reset, or
-	// held no record.
-	frontier int64
-	spso     spsoTracker
-	finals   []model.Finalized
-	// healFrontier is frontier when the healing phase started.
-	healFrontier int64
-	// lingering follows records that left the cache while clients held them (metrics).
-	lingering map[int64]lingering
-	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
-	dlqDone map[int64]uint8
-
 	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
 	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
 	// lock of a core replaced since (failover, eviction) no longer counts. readAt and
@@ -95,7 +79,9 @@ type sharePart struct {
 	fetching *model.SharePartition
 	readAt   int64
 	readBuf  []model.LogBatch
-	readSeq  int64 // numbers the reads; a completion of an older one is stale
+	readSeq  int64             // numbers the reads; a completion of an older one is stale
+	finals   []model.Finalized // afterCoreOp's buffer of the offsets the core finalized
+
 }
 
 const (
@@ -320,17 +306,7 @@ func (l *leaders) logReadDone(e event) {
 // moveLogStart applies a log-start move past the share-partition's start (T-LSO).
 func (l *leaders) moveLogStart(s *sharePart, logStart int64) {
 	core := s.core
-	beyond := core.EndOffset() + 1
-	if core.InFlightCount() == 0 {
-		beyond = core.EndOffset()
-	}
-	// Offsets below s.lsoCounted were accounted for at an earlier move (the head rule can
-	// step SPSO back below the log start, and the next fetch applies the move again).
-	// They are counted as deleted when the accounting frontier passes them (checkGap).
-	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
-		l.mark("retention-deleted-undelivered")
-	}
-	s.lsoCounted = max(s.lsoCounted, logStart)
+	l.metrics.logStartMoving(s, logStart)
 	core.MoveLogStartOffset(logStart)
 	l.history.recordHidden(HiddenLogStart, s, logStart, 0)
 	l.line("log-start").str("p", l.parts[s.part].name).num("offset", logStart).end()
@@ -435,14 +411,9 @@ func (l *leaders) afterCoreOp(s *sharePart) {
 	if core == nil {
 		return
 	}
-	l.metrics.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
-	for _, f := range s.finals {
-		l.metrics.noteDLQFinal(s, f)
-		l.metrics.noteFinalized(s, f)
-	}
 	l.dlq.takeDLQ(s, core)
-	s.spso.observe(l.w, s)
+	l.metrics.coreOp(s, s.finals)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
 		return
@@ -655,36 +626,8 @@ func (l *leaders) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
-	l.metrics.noteLoadDone(s)
-	if s.frontier < 0 {
-		// First load: offsets below the start offset were never offered to the group
-		// (share.auto.offset.reset).
-		// Offsets below the log start were deleted before the group first read the
-		// partition; those between the log start and the start offset were skipped.
-		s.frontier = core.StartOffset()
-		g := l.metrics.gc(s.group)
-		logStart := p.log.StartOffset()
-		l.w.gcoord.noteFirstLoad(s, core.StartOffset(), logStart)
-		g.skippedByReset += max(0, core.StartOffset()-logStart)
-		if before := min(logStart, core.StartOffset()); before > 0 {
-			g.deletedUndelivered += before
-			g.deletedBeforeLoad += before
-		}
-		s.lsoCounted = max(s.lsoCounted, logStart)
-	}
-	// Load's head rule already dropped the terminal prefix of the stored state; those
-	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
-	// ignores what an earlier leader already finalized).
-	for _, pb := range snap.Batches {
-		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
-		if first <= last && pb.State.Terminal() {
-			cause := model.CauseRestored
-			if pb.State == model.Archived && int(pb.DeliveryCount) >= l.configs.kafkaOf(s.group).DeliveryCountLimit {
-				cause = model.CauseLimit // archived on its last attempt
-			}
-			l.metrics.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
-		}
-	}
+	l.w.gcoord.noteFirstLoad(s, core.StartOffset(), p.log.StartOffset())
+	l.metrics.loaded(s, core, snap)
 	s.core = core
 	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {
 		l.mark("failover-reload")

@@ -191,7 +191,7 @@ func (m *metrics) dlqMetricsOf(g int) *DLQMetrics {
 func (m *metrics) noteDLQProduced(s *sharePart, q model.DLQRequest) {
 	st := m.dlqStats(s.group)
 	for off := q.First; off <= q.Last; off++ {
-		if off < s.frontier || s.dlqDone[off]&dlqProduced != 0 {
+		if off < m.st(s).frontier || m.st(s).dlqDone[off]&dlqProduced != 0 {
 			st.Duplicates++
 			m.mark("dlq-duplicate")
 		}
@@ -205,15 +205,15 @@ const (
 
 // noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
 func (m *metrics) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
-	if s.dlqDone == nil {
-		s.dlqDone = map[int64]uint8{}
+	if m.st(s).dlqDone == nil {
+		m.st(s).dlqDone = map[int64]uint8{}
 	}
 	mark := dlqEnded
 	if produced {
 		mark |= dlqProduced
 	}
-	for off := max(q.First, s.frontier); off <= q.Last; off++ {
-		s.dlqDone[off] |= mark
+	for off := max(q.First, m.st(s).frontier); off <= q.Last; off++ {
+		m.st(s).dlqDone[off] |= mark
 	}
 }
 
@@ -227,12 +227,12 @@ func (m *metrics) noteDLQFinal(s *sharePart, f model.Finalized) {
 	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
 	st := m.dlqStats(s.group)
 	for off := f.First; off <= f.Last; off++ {
-		v := s.dlqDone[off]
+		v := m.st(s).dlqDone[off]
 		if dlqCause && v&dlqEnded == 0 {
 			st.BypassedAtLimit++
 		}
 		if v != 0 {
-			delete(s.dlqDone, off)
+			delete(m.st(s).dlqDone, off)
 		}
 	}
 	st.Unexplained = max(0, st.BypassedAtLimit-m.dlqRollbacks[s.group])

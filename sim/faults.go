@@ -337,14 +337,7 @@ func (ps *processes) restartHung(c *consumer) {
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
 func (fj *faultInjector) heal() {
 	fj.healing = true
-	for _, s := range fj.shares {
-		s.healFrontier = s.frontier
-	}
-	for _, g := range fj.groups {
-		if g.classic != nil {
-			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
-		}
-	}
+	fj.metrics.healStarted()
 	fj.coord.writeFail, fj.coord.coordSlow, fj.procs.outage, fj.share.renewStall, fj.coord.readFail = 0, 0, 0, 0, 0
 	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
 	fj.line("heal").end()

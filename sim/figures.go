@@ -255,14 +255,14 @@ func (m *metrics) accountShare(a *Accounting, s *sharePart) {
 	p := m.parts[s.part]
 	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
 	a.Offsets += logEnd
-	if s.frontier < 0 {
+	if m.st(s).frontier < 0 {
 		// Never loaded: what retention removed was deleted before the first load.
 		a.DeletedUndelivered += logStart
 		a.DeletedBeforeFirstLoad += logStart
 		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
 		return
 	}
-	from := s.frontier
+	from := m.st(s).frontier
 	if s.core == nil {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.

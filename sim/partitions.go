@@ -247,7 +247,8 @@ func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32
 		start = model.UnsetStartOffset
 	}
 	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx,
-		store: model.NewStateStore(0, start).ForVersion(gc.cfg.Kafka.Version), frontier: -1}
+		store: model.NewStateStore(0, start).ForVersion(gc.cfg.Kafka.Version)}
+	gc.metrics.shareAdded(s)
 	gc.shares = append(gc.shares, s)
 	p.shares = append(p.shares, s.id)
 	if gc.grown.byShare == nil {

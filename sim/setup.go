@@ -28,6 +28,7 @@ func wire(w *World) {
 	w.dlq = &dlqManager{engine: e, topology: t, w: w}
 	w.configs = &groupConfigs{engine: e, topology: t, w: w}
 
+	w.metrics.configs = w.configs
 	n := w.net
 	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
 	sc := w.share
@@ -130,7 +131,8 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForVersion(w.cfg.Kafka.Version), frontier: -1}
+			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForVersion(w.cfg.Kafka.Version)}
+			w.metrics.shareAdded(s)
 			w.shares = append(w.shares, s)
 			p.shares = append(p.shares, s.id)
 			gs.sps = append(gs.sps, s.id)
