@@ -341,28 +341,6 @@ func (sc *shareClients) sendDetached(c *consumer, id int32) {
 	sc.net.transmit(c, id)
 }
 
-func (n *network) transmit(c *consumer, id int32) {
-	r := n.reqs.at(id)
-	r.gen, r.member, r.sentMs = c.gen, c.member, n.now
-	n.metrics.requests++
-	if r.kind == reqFetch {
-		n.metrics.shareFetches++
-	} else if r.kind == reqAck {
-		n.metrics.shareAcknowledges++
-	}
-	if r.kind == reqAck || len(r.acks) > 0 {
-		n.metrics.ackRequests++
-	}
-	n.metrics.noteAcksSent(r)
-	r.timeoutH = n.push(n.now+n.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
-	if n.now < c.cutUntil {
-		n.mark("request-lost-netcut")
-		return
-	}
-	r.arrived = true
-	n.push(n.now+n.cfg.Network.Latency.Sample(n.rNet), event{kind: evRequestArrive, ref: id})
-}
-
 // responseArrive is a response reaching its consumer.
 func (sc *shareClients) responseArrive(id int32) {
 	r := sc.reqs.at(id)
@@ -667,26 +645,6 @@ func (ps *processes) hostLoss(c *consumer, restartAfterMs int64) {
 
 // connectionsMaxIdleMs is connections.max.idle.ms: a broker closes a connection idle that long.
 const connectionsMaxIdleMs = 600_000
-
-// connReset is the brokers seeing a dead process's connections reset.
-func (n *network) connReset(e event) {
-	c := n.consumers[e.a]
-	if c.gen != e.gen || !c.pendingReset {
-		return
-	}
-	n.applyReset(c)
-}
-
-// applyReset drops a dead incarnation's connections (at the reset, when the broker closes
-// the idle connection, or when the instance restarts first).
-func (n *network) applyReset(c *consumer) {
-	if !c.pendingReset {
-		return
-	}
-	c.pendingReset = false
-	n.line("conn-reset").str("client", string(c.member)).end()
-	n.leaders.disconnect(c.idx)
-}
 
 // closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final
 // session epoch (the leaders then release everything else the member holds), leave the group.

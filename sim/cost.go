@@ -5,22 +5,6 @@ import (
 	"math"
 )
 
-// network carries requests and responses between clients and brokers: latency, lost
-// responses, connection resets, and the broker cost model (service time, bandwidth).
-type network struct {
-	*engine
-	*topology
-	w *World
-
-	leaders *leaders
-	share   *shareClients
-	reqs    *requests
-	metrics *metrics
-	history *history
-
-	loads []brokerLoad // the broker cost model's queues (cost.go), nil when off
-}
-
 // The broker cost model (Config.BrokerCost; off when nil): each broker has IOThreads
 // request handler threads (num.io.threads). A request occupies the first thread free, for
 // its per-request service time plus a per-record time for the records it carries in

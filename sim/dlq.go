@@ -238,9 +238,9 @@ func (m *metrics) noteDLQFinal(s *sharePart, f model.Finalized) {
 	st.Unexplained = max(0, st.BypassedAtLimit-m.dlqRollbacks[s.group])
 }
 
-// noteDLQRollbacks counts the records a completed write's rollback archived at the limit
+// rollbacks counts the records a completed write's rollback archived at the limit
 // with the queue on (before is the core's count before CompleteWrite).
-func (m *metrics) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
+func (m *metrics) rollbacks(s *sharePart, core *model.SharePartition, before int64) {
 	if n := core.Stats().ArchivedNoDLQ - before; n > 0 {
 		m.dlqStats(s.group)
 		for int(s.group) >= len(m.dlqRollbacks) {

@@ -273,21 +273,12 @@ func (fj *faultInjector) partitionFault(f Fault) {
 func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
-		fj.coord.writeFail += dir
-		if dir > 0 {
-			fj.coord.writeFailCode = f.Error
-		}
-		if f.Reads {
-			fj.coord.readFail += dir
-			if dir > 0 {
-				fj.coord.readFailCode = f.Error
-			}
-		}
+		fj.coord.failWrites(dir, f.Error, f.Reads)
 	case FaultCoordinatorSlow:
 		if dir > 0 {
-			fj.coord.coordSlow = max(1, f.ValueMs)
+			fj.coord.slowWrites(max(1, f.ValueMs))
 		} else {
-			fj.coord.coordSlow = 0
+			fj.coord.slowWrites(0)
 		}
 	case FaultDLQFail:
 		fj.dlq.dlqFail += dir
@@ -338,7 +329,8 @@ func (ps *processes) restartHung(c *consumer) {
 func (fj *faultInjector) heal() {
 	fj.healing = true
 	fj.metrics.healStarted()
-	fj.coord.writeFail, fj.coord.coordSlow, fj.procs.outage, fj.share.renewStall, fj.coord.readFail = 0, 0, 0, 0, 0
+	fj.coord.heal()
+	fj.procs.outage, fj.share.renewStall = 0, 0
 	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
 	fj.line("heal").end()
 	for _, c := range fj.consumers {

@@ -8,6 +8,7 @@ type groupCoordinator struct {
 	w *World
 
 	classic *classicClients
+	coord   *shareCoordinator
 	metrics *metrics
 
 	grown partitionGrowth // partitions added during the run (partitions.go)

@@ -169,6 +169,7 @@ type metrics struct {
 	w *World
 
 	configs *groupConfigs
+	coord   *shareCoordinator
 
 	sps []shareStats // by share-partition
 
@@ -573,7 +574,23 @@ func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) 
 	}
 }
 
-func (m *metrics) noteWriteFailed(s *sharePart, wr *model.Write) { m.mark("ack-write-rolled-back") }
+// writeSent counts a state write sent to the share coordinator.
+func (m *metrics) writeSent() { m.writes++ }
+
+// writeDone follows a state write's answer: failed (an acknowledgement's write failing rolls
+// it back), or committed; current says it was issued by s's current core.
+func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bool) {
+	if err != nil {
+		m.writesFailed++
+		if wr.Kind != model.WriteExpiry && wr.Kind != model.WriteDLQ {
+			m.mark("ack-write-rolled-back")
+		}
+		return
+	}
+	if current {
+		m.noteWriteCommitted(s, wr)
+	}
+}
 
 // noteExpired attributes records processed but not yet accepted whose lock expired.
 func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
@@ -888,11 +905,11 @@ func (m *metrics) partitionSample(s *sharePart) PartitionSample {
 	p := m.parts[s.part]
 	ps := PartitionSample{Group: m.groups[s.group].cfg.Name, Partition: p.name,
 		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
-	if st, dcc := s.store.StartOffset(), s.store.DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
+	if st, dcc := m.coord.store(s).StartOffset(), m.coord.store(s).DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
 		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
 	}
 	if s.core == nil {
-		ps.StartOffset = max(s.store.StartOffset(), 0)
+		ps.StartOffset = max(m.coord.store(s).StartOffset(), 0)
 		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
 		return ps
 	}
@@ -1178,7 +1195,7 @@ func (m *metrics) finalStates() []FinalState {
 				return true
 			})
 		} else {
-			fs.StartOffset = s.store.StartOffset()
+			fs.StartOffset = m.coord.store(s).StartOffset()
 		}
 		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
 		fs.ProgressedWhileHealing = m.healing && m.st(s).frontier > m.st(s).healFrontier

@@ -246,8 +246,8 @@ func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32
 	if gc.opts.IgnoreNewPartitionStart {
 		start = model.UnsetStartOffset
 	}
-	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx,
-		store: model.NewStateStore(0, start).ForVersion(gc.cfg.Kafka.Version)}
+	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
+	gc.coord.addStore(s, start)
 	gc.metrics.shareAdded(s)
 	gc.shares = append(gc.shares, s)
 	p.shares = append(p.shares, s.id)

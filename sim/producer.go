@@ -25,6 +25,7 @@ type logs struct {
 
 	leaders *leaders
 	classic *classicClients
+	coord   *shareCoordinator
 	metrics *metrics
 	history *history
 }
@@ -255,7 +256,7 @@ func (lg *logs) forgetLog(p *partition) {
 	floor := p.log.EndOffset()
 	for _, sp := range p.shares {
 		s := lg.shares[sp]
-		st := s.store.StartOffset()
+		st := lg.coord.store(s).StartOffset()
 		if s.core != nil {
 			st = min(s.core.StartOffset(), st)
 			if st < 0 {

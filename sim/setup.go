@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/plog"
 	"github.com/sharesim/sharesim/sim/rng"
 )
@@ -18,7 +17,7 @@ func wire(w *World) {
 	w.logs = &logs{engine: e, topology: t, w: w}
 	w.prod = &producerClients{engine: e, topology: t, w: w}
 	w.leaders = &leaders{engine: e, topology: t, w: w}
-	w.coord = &shareCoordinator{engine: e, topology: t, w: w}
+	w.coord = &shareCoordinator{engine: e, topology: t}
 	w.net = &network{engine: e, topology: t, w: w}
 	w.procs = &processes{engine: e, topology: t, w: w}
 	w.share = &shareClients{engine: e, topology: t, w: w}
@@ -28,7 +27,10 @@ func wire(w *World) {
 	w.dlq = &dlqManager{engine: e, topology: t, w: w}
 	w.configs = &groupConfigs{engine: e, topology: t, w: w}
 
-	w.metrics.configs = w.configs
+	w.metrics.configs, w.metrics.coord = w.configs, w.coord
+	co := w.coord
+	co.leaders, co.metrics, co.history = w.leaders, w.metrics, w.history
+	w.logs.coord = w.coord
 	n := w.net
 	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
 	sc := w.share
@@ -38,7 +40,7 @@ func wire(w *World) {
 	cc := w.classic
 	cc.net, cc.gcoord, cc.procs, cc.metrics = w.net, w.gcoord, w.procs, w.metrics
 	gc := w.gcoord
-	gc.classic, gc.metrics = w.classic, w.metrics
+	gc.classic, gc.coord, gc.metrics = w.classic, w.coord, w.metrics
 	f := w.faults
 	f.procs, f.share, f.leaders, f.coord, f.dlq, f.configs, f.gcoord, f.metrics, f.history = w.procs, w.share, w.leaders, w.coord, w.dlq, w.configs, w.gcoord, w.metrics, w.history
 	lg := w.logs
@@ -131,7 +133,8 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForVersion(w.cfg.Kafka.Version)}
+			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx}
+			w.coord.addStore(s, -1)
 			w.metrics.shareAdded(s)
 			w.shares = append(w.shares, s)
 			p.shares = append(p.shares, s.id)

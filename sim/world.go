@@ -319,7 +319,7 @@ type SharePartitionInfo struct {
 func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
 	for _, s := range w.shares {
 		p := w.parts[s.part]
-		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: s.store,
+		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
 			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
 	}
 }

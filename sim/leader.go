@@ -7,24 +7,6 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
-// shareCoordinator is the share coordinator: the durable state of every share-partition,
-// the latency of its reads and writes, and their failures.
-type shareCoordinator struct {
-	*engine
-	*topology
-	w *World
-
-	writes     []writeRec
-	freeWrites []int32
-	coordSlow  int64 // > 0: share coordinator write latency override
-	writeFail  int   // > 0: share coordinator fails writes
-	// writeFailCode is the error of the latest write-fail fault that started (zero:
-	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
-	writeFailCode model.ErrorCode
-	readFail      int
-	readFailCode  model.ErrorCode
-}
-
 // leaders are the partition leaders' share side: the share-partitions they hold, share
 // sessions, ShareFetch and ShareAcknowledge handling, the fetch purgatory, lock expiry, and
 // the state writes and reads they send to the share coordinator.
@@ -65,8 +47,6 @@ type sharePart struct {
 	loadGen  uint32
 	// waiting lists requests parked until the core is loaded or has records.
 	parked []int32
-	// store is the share coordinator's durable state for this key.
-	store *model.StateStore
 
 	expiryOn bool
 	expiryAt int64
@@ -457,97 +437,35 @@ func (l *leaders) expire(sp int32) {
 	l.wake(s)
 }
 
-// writeRec is a state write on its way to the share coordinator.
-type writeRec struct {
-	sp    int32
-	core  *model.SharePartition
-	w     *model.Write
-	req   int32
-	inUse bool
-}
-
-// sendWrite sends a state write; its response completes it on the core that issued it.
-func (co *shareCoordinator) sendWrite(s *sharePart, wr *model.Write, req int32) {
-	co.sendWriteFrom(s, s.core, wr, req)
-}
-
-// sendWriteFrom sends a state write issued by core, which may be a share-partition its
-// leader no longer serves (the DLQ manager finishing an old one's step).
-func (co *shareCoordinator) sendWriteFrom(s *sharePart, core *model.SharePartition, wr *model.Write, req int32) {
-	var id int32
-	if n := len(co.freeWrites); n > 0 {
-		id = co.freeWrites[n-1]
-		co.freeWrites = co.freeWrites[:n-1]
-	} else {
-		co.writes = append(co.writes, writeRec{})
-		id = int32(len(co.writes) - 1)
-	}
-	co.writes[id] = writeRec{sp: s.id, core: core, w: wr, req: req, inUse: true}
-	co.w.metrics.writes++
-	lat := co.cfg.Coordinator.WriteLatency.Sample(co.rNet)
-	if co.coordSlow > 0 {
-		lat = co.coordSlow
-	}
-	co.push(co.now+lat, event{kind: evWriteApply, ref: id})
-}
-
-// writeApply is a write reaching the share coordinator and its answer reaching the leader.
-func (co *shareCoordinator) writeApply(id int32) {
-	wr := co.writes[id]
-	co.writes[id] = writeRec{}
-	co.freeWrites = append(co.freeWrites, id)
-	s := co.shares[wr.sp]
-	var err error
-	switch {
-	case co.writeFail > 0:
-		code := co.writeFailCode
-		if code == model.ErrNone {
-			code = model.ErrCoordinatorNotAvailable
-		}
-		err = &model.Error{Code: code, Offset: -1, Msg: "injected write failure"}
-	case co.cfg.Coordinator.WriteFailPerMillion > 0 && co.rFault.Bool(uint64(co.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
-		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
-	default:
-		err = co.storeWrite(s, wr.w)
-	}
-	kind := wr.w.Kind
-	code := model.CodeOf(err)
-	if err != nil {
-		co.w.metrics.writesFailed++
-		co.mark("write-failed")
-	}
-	co.line("write").str("p", co.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
-	if kind != model.WriteExpiry && kind != model.WriteDLQ && err != nil {
-		co.w.metrics.noteWriteFailed(s, wr.w)
-	}
-	if err == nil && wr.core == s.core {
-		co.w.metrics.noteWriteCommitted(s, wr.w)
-	}
-	noDLQ := wr.core.Stats().ArchivedNoDLQ
-	if cerr := wr.core.CompleteWrite(co.now, wr.w.ID, err); cerr != nil {
-		co.err = cerr
+// writeDone is a state write's answer reaching the leader: the core that issued it (s's
+// current one, or one the leader has discarded since) completes it, and the request waiting
+// for it (req ≥ 0) is answered once its writes are all done.
+func (l *leaders) writeDone(s *sharePart, core *model.SharePartition, wr *model.Write, req int32, err error) {
+	l.metrics.writeDone(s, wr, err, core == s.core)
+	noDLQ := core.Stats().ArchivedNoDLQ
+	if cerr := core.CompleteWrite(l.now, wr.ID, err); cerr != nil {
+		l.err = cerr
 		return
 	}
-	co.w.metrics.noteDLQRollbacks(s, wr.core, noDLQ)
-	if wr.core != s.core {
-		co.w.dlq.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
+	l.metrics.rollbacks(s, core, noDLQ)
+	if core != s.core {
+		l.dlq.takeDLQ(s, core) // the broker's DLQ manager serves the old share-partition too
 	}
-	if wr.core == s.core {
-		if model.IsFencingWriteError(err) && kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
-			co.w.leaders.evict(s, "fenced-write")
+	if core == s.core {
+		if model.IsFencingWriteError(err) && wr.Kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
+			l.evict(s, "fenced-write")
 		} else {
-			co.w.leaders.afterCoreOp(s)
-			co.w.leaders.wake(s)
+			l.afterCoreOp(s)
+			l.wake(s)
 		}
 	}
-	if wr.req >= 0 {
-		r := co.w.reqs.at(wr.req)
+	if req >= 0 {
+		r := l.reqs.at(req)
 		r.writes--
 		if err != nil {
-			res := r.result(wr.sp)
-			res.ackCode = model.AckErrorForWriteFailure(err)
+			r.result(s.id).ackCode = model.AckErrorForWriteFailure(err)
 		}
-		co.w.leaders.maybeRespond(wr.req)
+		l.maybeRespond(req)
 	}
 }
 
@@ -573,7 +491,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	if req >= 0 {
 		s.loadGen = l.reqs.at(req).gen
 	}
-	l.push(l.now+l.cfg.Coordinator.ReadLatency.Sample(l.rNet), event{kind: evLoadDone, a: s.id})
+	l.coord.requestRead(s)
 }
 
 // loadDone completes the state read and makes the core ACTIVE (§5.4, §8.3), or FAILED
@@ -589,11 +507,8 @@ func (l *leaders) loadDone(sp int32) {
 		l.ensureLoad(s, -1) // leadership moved during the read: start again
 		return
 	}
-	if l.coord.readFail > 0 {
-		code := l.coord.readFailCode
-		if code == model.ErrNone {
-			code = model.ErrCoordinatorNotAvailable
-		}
+	snap, code, err := l.coord.read(s, p.leaderEpoch)
+	if code != model.ErrNone {
 		err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1, Msg: "injected read failure"}, 0)
 		fc := model.CodeOf(err)
 		l.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
@@ -607,7 +522,6 @@ func (l *leaders) loadDone(sp int32) {
 		}
 		return
 	}
-	snap, err := s.store.Read(p.leaderEpoch)
 	if err != nil {
 		l.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 		return
