@@ -54,7 +54,7 @@ func (n *network) loadOf(b int32) *brokerLoad {
 		if threads <= 0 {
 			threads = 8
 		}
-		n.loads = make([]brokerLoad, len(n.brokers))
+		n.loads = make([]brokerLoad, n.cfg.Brokers)
 		for i := range n.loads {
 			n.loads[i].threadFree = make([]float64, threads)
 		}
@@ -92,7 +92,7 @@ func (n *network) transfer(b int32, bytes int64) int64 {
 func (n *network) costDelay(doneMs float64) int64 {
 	d := int64(math.Ceil(doneMs-1e-9)) - n.now
 	if d > 0 {
-		n.metrics.brokerDelayMs += d
+		n.metrics.brokerDelay(d)
 	}
 	return max(0, d)
 }

@@ -15,6 +15,7 @@ type faultInjector struct {
 
 	procs   *processes
 	share   *shareClients
+	net     *network
 	leaders *leaders
 	coord   *shareCoordinator
 	dlq     *dlqManager
@@ -211,19 +212,13 @@ func (fj *faultInjector) consumerFault(f Fault, fi int32) {
 	case FaultHostLoss:
 		fj.procs.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
-		fj.procs.closeConsumer(c, f.RestartAfterMs)
+		fj.procs.close(c, f.RestartAfterMs)
 	case FaultHang:
-		if fj.groups[c.group].classic == nil {
-			fj.metrics.noteConsumerGone(c, causeCrash)
-		}
-		c.state = cHung
-		if f.RestartAfterMs >= 0 {
-			fj.push(fj.now+f.RestartAfterMs, event{kind: evFaultEnd, a: fi, b: c.idx, x: int64(c.gen)})
-		}
+		fj.procs.hang(c, fi, f.RestartAfterMs)
 	case FaultNetCut:
-		c.cutUntil = max(c.cutUntil, fj.now+f.DurationMs)
+		fj.net.cut(c, f.DurationMs)
 	case FaultPause:
-		c.pausedUntil = max(c.pausedUntil, fj.now+f.DurationMs)
+		fj.procs.pause(c, f.DurationMs)
 	}
 }
 
@@ -289,9 +284,9 @@ func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 			fj.dlq.dlqSlow = 0
 		}
 	case FaultDownstreamOutage:
-		fj.procs.outage += dir
+		fj.procs.downstreamOutage(dir)
 	case FaultRenewStall:
-		fj.share.renewStall += dir
+		fj.share.stallRenewals(dir)
 	}
 	state := "start"
 	if dir < 0 {
@@ -319,27 +314,14 @@ func (fj *faultInjector) faultEnd(e event) {
 	fj.windowFault(f, e.a, -1)
 }
 
-// restartHung kills a hung process (its connections drop) and starts a new one.
-func (ps *processes) restartHung(c *consumer) {
-	c.state = cProcessing // let kill run its course
-	ps.kill(c, 0)
-}
-
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
 func (fj *faultInjector) heal() {
 	fj.healing = true
 	fj.metrics.healStarted()
 	fj.coord.heal()
-	fj.procs.outage, fj.share.renewStall = 0, 0
+	fj.share.heal()
 	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
 	fj.line("heal").end()
-	for _, c := range fj.consumers {
-		c.cutUntil, c.pausedUntil = 0, 0
-		switch c.state {
-		case cHung:
-			fj.procs.restartHung(c)
-		case cDead:
-			fj.push(fj.now, event{kind: evConsumerStart, a: c.idx})
-		}
-	}
+	fj.net.heal()
+	fj.procs.heal()
 }

@@ -251,7 +251,7 @@ func (pc *producerClients) accDrain(p *producerState) {
 			req.broker = int32(b)
 			a.inflight[b]++
 			ri := pc.newProdRequest(a, req)
-			pc.push(pc.now+pc.cfg.Network.Latency.Sample(pc.rProd), event{kind: evProduceArrive, a: p.idx, ref: ri})
+			pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceArrive, a: p.idx, ref: ri})
 		}
 	}
 }
@@ -315,7 +315,7 @@ func (pc *producerClients) produceArrive(e event) {
 		pc.logs.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes
 	}
-	pc.push(pc.now+pc.cfg.Network.Latency.Sample(pc.rProd), event{kind: evProduceResponse, a: e.a, ref: e.ref})
+	pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceResponse, a: e.a, ref: e.ref})
 }
 
 // produceResponse frees the request's connection slot and drains again.

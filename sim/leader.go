@@ -69,18 +69,10 @@ const (
 	reqAck                      // ShareAcknowledge
 )
 
-// requestArrive is a request reaching its broker.
-func (l *leaders) requestArrive(id int32) {
+// handle is a share request reaching its leader: its acknowledgements are applied, a
+// fetch acquires what it can (or parks in purgatory), a final one closes the session.
+func (l *leaders) handle(id int32) {
 	r := l.reqs.at(id)
-	c := l.consumers[r.consumer]
-	if !r.final && (c.gen != r.gen || !c.connected()) {
-		// The connection is gone: the broker never sees the request.
-		l.line("drop-request").str("client", string(r.member)).end()
-		return
-	}
-	if l.w.net.shareRequestCost(id) {
-		return // queued for a request handler thread (cost.go)
-	}
 	b := l.brokers[r.broker]
 	for i := range r.acks {
 		l.applyAcks(id, &r.acks[i])
@@ -375,14 +367,7 @@ func (l *leaders) wake(s *sharePart) {
 func (l *leaders) respond(id int32) {
 	r := l.reqs.at(id)
 	r.answered = true
-	lat := l.cfg.Network.Latency.Sample(l.rNet)
-	if l.cfg.Network.ResponseLossPerMillion > 0 && l.rNet.Bool(uint64(l.cfg.Network.ResponseLossPerMillion), 1_000_000) {
-		l.mark("response-lost")
-		l.line("lose-response").str("client", string(r.member)).end()
-		return // the client's timeout handles it
-	}
-	r.respPending = true
-	l.push(l.now+lat+l.w.net.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
+	l.net.sendResponse(id)
 }
 
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.

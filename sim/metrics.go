@@ -229,6 +229,34 @@ func (m *metrics) inWindow(producedMs int64) bool {
 	return producedMs >= m.win.atMs[snapStart] && producedMs < m.win.atMs[snapEnd]
 }
 
+// polled counts the time the records a poll returned waited in the client's buffer.
+func (m *metrics) polled(batch []delivery) {
+	for _, d := range batch {
+		m.bufferWaitMs += m.now - d.acquiredMs
+	}
+}
+
+// renewsSent counts n ShareAcknowledge requests carrying RENEW.
+func (m *metrics) renewsSent(n int) { m.renewRequests += int64(n) }
+
+// requestSent counts a share request a client sends, and the acknowledgements it carries
+// (Kafka's acknowledgements-send-total).
+func (m *metrics) requestSent(r *request) {
+	m.requests++
+	if r.kind == reqFetch {
+		m.shareFetches++
+	} else if r.kind == reqAck {
+		m.shareAcknowledges++
+	}
+	if r.kind == reqAck || len(r.acks) > 0 {
+		m.ackRequests++
+	}
+	m.noteAcksSent(r)
+}
+
+// brokerDelay counts ms the broker cost model added to a request or a response.
+func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
+
 // noteDelivery records the records a fetch acquired.
 func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := m.parts[s.part]
@@ -316,8 +344,8 @@ func (m *metrics) noteUnheld(s *sharePart, off int64) {
 	}
 }
 
-// noteDropped records that a restarting consumer lost the deliveries it held.
-func (m *metrics) noteDropped(c *consumer) {
+// dropped records that a restarting consumer lost the deliveries it held.
+func (m *metrics) dropped(c *consumer) {
 	if m.groups[c.group].classic != nil {
 		return
 	}
@@ -331,10 +359,10 @@ func (m *metrics) noteDropped(c *consumer) {
 	}
 }
 
-// noteAbandoned adds the processing time a dying consumer spent on records it will never
+// abandoned adds the processing time a dying consumer spent on records it will never
 // finish: its threads were busy until now (busy time is otherwise counted when a
 // processing ends).
-func (m *metrics) noteAbandoned(c *consumer) {
+func (m *metrics) abandoned(c *consumer) {
 	var ms int64
 	if cl := c.cl; cl != nil {
 		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
@@ -641,9 +669,9 @@ func (m *metrics) noteEvicted(s *sharePart) {
 	}
 }
 
-// noteConsumerGone attributes the records a dying consumer processed but did not get
+// consumerGone attributes the records a dying consumer processed but did not get
 // accepted.
-func (m *metrics) noteConsumerGone(c *consumer, cause DupCause) {
+func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
 			continue
