@@ -16,6 +16,7 @@ type faultInjector struct {
 	procs   *processes
 	share   *shareClients
 	net     *network
+	logs    *logs
 	leaders *leaders
 	coord   *shareCoordinator
 	dlq     *dlqManager
@@ -229,38 +230,12 @@ func (fj *faultInjector) partitionFault(f Fault) {
 	}
 	switch f.Kind {
 	case FaultLeaderFailover:
-		old := p.leader
-		p.leader = (p.leader + 1) % int32(len(fj.brokers))
-		p.leaderEpoch++
-		fj.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
-		for _, sp := range p.shares {
-			fj.leaders.evict(fj.shares[sp], "failover")
-		}
+		fj.leaders.failover(p)
 	case FaultDeleteRecords:
-		to := p.log.DeleteRecords(p.log.StartOffset() + max(1, f.ValueMs))
-		fj.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
+		fj.logs.deleteRecords(p, max(1, f.ValueMs))
 	case FaultLockExpiry:
 		fj.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
-		for _, sp := range p.shares {
-			s := fj.shares[sp]
-			if s.core == nil {
-				continue
-			}
-			fj.history.recordHidden(HiddenLockExpiry, s, 0, 0)
-			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-			ws := s.core.ExpireLocks(fj.now+fj.cfg.Kafka.RecordLockDurationMs*1000, nil)
-			fj.metrics.noteLockTimers(s, timers)
-			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
-			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-				fj.metrics.gc(s.group).lockTimeouts += n
-				fj.metrics.noteExpired(s, ws)
-			}
-			for _, wr := range ws {
-				fj.coord.sendWrite(s, wr, -1)
-			}
-			fj.leaders.afterCoreOp(s)
-			fj.leaders.wake(s)
-		}
+		fj.leaders.expireAll(p)
 	}
 }
 

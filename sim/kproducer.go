@@ -102,7 +102,7 @@ type accumulator struct {
 
 func (pc *producerClients) newAccumulator(p *producerState) *accumulator {
 	t := pc.topics[p.topic]
-	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, len(pc.brokers)), wakeAt: -1}
+	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, pc.cfg.Brokers), wakeAt: -1}
 	a.stopMs = pc.cfg.DurationMs
 	if p.cfg.StopMs > 0 {
 		a.stopMs = min(p.cfg.StopMs, pc.cfg.DurationMs)

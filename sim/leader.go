@@ -23,8 +23,8 @@ type leaders struct {
 	metrics *metrics
 	history *history
 
-	wakeBuf  []int32
-	crashing bool // sessions are closing because a connection dropped
+	brokers []*broker // the share sessions each broker holds
+	wakeBuf []int32
 }
 
 // Partition leaders: each holds the model cores of the share groups reading its partitions,
@@ -85,7 +85,7 @@ func (l *leaders) handle(id int32) {
 		l.tryAcquire(id)
 	}
 	if r.final {
-		l.closeSession(r.consumer, r.broker)
+		l.closeSession(r.consumer, r.broker, false)
 	}
 	l.maybeRespond(id)
 }
@@ -143,14 +143,25 @@ func (l *leaders) tryAcquire(id int32) {
 			}
 			continue
 		}
-		locked, seq := l.metrics.fetchLockTake(s), s.readSeq
+		locked, seq := l.fetchLockTake(s), s.readSeq
 		got := l.acquireFrom(id, r, s)
 		if locked && s.readSeq == seq {
-			l.metrics.fetchLockRelease(s) // no log read started: the lock is released at once
+			l.metrics.fetchLockReleased(s) // no log read started: the lock is released at once
 		}
 		r.acquired += got
 		r.budget -= got
 	}
+}
+
+// fetchLockTake is a fetch taking s's fetch lock to read and acquire (Kafka's
+// maybeAcquireFetchLock, only on an initialized share-partition). It reports false when a
+// log read in flight holds the lock.
+func (l *leaders) fetchLockTake(s *sharePart) bool {
+	if s.fetching != nil && s.fetching == s.core {
+		return false
+	}
+	l.metrics.fetchLockTaken(s)
+	return true
 }
 
 // acquireFrom reads the log at the core's next fetch offset and acquires for the request.
@@ -235,7 +246,7 @@ func (l *leaders) logReadDone(e event) {
 		core = s.fetching
 		s.fetching = nil
 		if core == s.core {
-			l.metrics.fetchLockRelease(s)
+			l.metrics.fetchLockReleased(s)
 		}
 	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
@@ -400,26 +411,101 @@ func (l *leaders) expire(sp int32) {
 	if s.core == nil {
 		return
 	}
-	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-	ws := s.core.ExpireLocks(l.now, nil)
-	l.metrics.noteLockTimers(s, timers)
+	n, ws := l.fireLocks(s, l.now)
 	if d, ok := s.core.NextDeadline(); ok && d <= l.now {
 		// The core promised a lock due at d, but firing the locks due now left it due:
 		// rescheduling would spin at the same virtual time forever.
 		l.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", l.parts[s.part].name, d, l.now)
 		return
 	}
-	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-		l.metrics.gc(s.group).lockTimeouts += n
+	if n > 0 {
 		l.mark("lock-expired")
 		l.line("expire").str("p", l.parts[s.part].name).num("records", n).end()
-		l.metrics.noteExpired(s, ws)
 	}
 	for _, wr := range ws {
 		l.coord.sendWrite(s, wr, -1)
 	}
 	l.afterCoreOp(s)
 	l.wake(s)
+}
+
+// fireLocks fires s's acquisition locks due at atMs and returns how many records' locks
+// timed out and the state writes that follow (the metrics learn both).
+func (l *leaders) fireLocks(s *sharePart, atMs int64) (int64, []*model.Write) {
+	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
+	ws := s.core.ExpireLocks(atMs, nil)
+	n := s.core.Stats().AcquisitionLockTimeouts - before
+	l.metrics.locksFired(s, timers, n, ws)
+	return n, ws
+}
+
+// expireAll is a lock-expiry fault on partition p: every lock of its share-partitions fires
+// now, as if its timer had run out (Kafka counts each timeout).
+func (l *leaders) expireAll(p *partition) {
+	for _, sp := range p.shares {
+		s := l.shares[sp]
+		if s.core == nil {
+			continue
+		}
+		l.history.recordHidden(HiddenLockExpiry, s, 0, 0)
+		_, ws := l.fireLocks(s, l.now+l.cfg.Kafka.RecordLockDurationMs*1000)
+		for _, wr := range ws {
+			l.coord.sendWrite(s, wr, -1)
+		}
+		l.afterCoreOp(s)
+		l.wake(s)
+	}
+}
+
+// failover is a leader-failover fault on partition p: its leadership moves to the next
+// broker with a new leader epoch, and the new leader reloads each share-partition at its
+// next fetch.
+func (l *leaders) failover(p *partition) {
+	old := p.leader
+	p.leader = (p.leader + 1) % int32(l.cfg.Brokers)
+	p.leaderEpoch++
+	l.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
+	for _, sp := range p.shares {
+		l.evict(l.shares[sp], "failover")
+	}
+}
+
+// configChanged is a config change of group g reaching its share-partitions: each reads the
+// new values at its next use, and fetches parked on them look again.
+func (l *leaders) configChanged(g int32, next model.GroupConfig) {
+	for _, sp := range l.groups[g].sps {
+		s := l.shares[sp]
+		for _, core := range []*model.SharePartition{s.core, s.initCore} {
+			if core != nil {
+				core.ApplyGroupConfig(next)
+			}
+		}
+		if s.core != nil {
+			l.wake(s)
+		}
+	}
+}
+
+// readFloor is the lowest offset of partition p a share group may still read (the lowest
+// start offset of its share-partitions); false when one is not initialised yet and may read
+// from anywhere.
+func (l *leaders) readFloor(p *partition) (int64, bool) {
+	floor := p.log.EndOffset()
+	for _, sp := range p.shares {
+		s := l.shares[sp]
+		st := l.coord.store(s).StartOffset()
+		if s.core != nil {
+			st = min(s.core.StartOffset(), st)
+			if st < 0 {
+				st = s.core.StartOffset()
+			}
+		}
+		if st < 0 {
+			return 0, false
+		}
+		floor = min(floor, st)
+	}
+	return floor, true
 }
 
 // writeDone is a state write's answer reaching the leader: the core that issued it (s's
@@ -541,20 +627,7 @@ func (l *leaders) evict(s *sharePart, why string) {
 	if s.core == nil {
 		return
 	}
-	// Offsets below the start offset whose cached batch was not dropped yet are final but
-	// not logged by the model (it logs whole batches as they go): count them now.
-	start := s.core.StartOffset()
-	s.core.ForEachRecord(func(v model.RecordView) bool {
-		if v.Offset >= start {
-			return false
-		}
-		cause := v.Cause
-		if cause == model.CauseNone {
-			cause = model.CauseRestored
-		}
-		l.metrics.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
-		return true
-	})
+	l.metrics.evicted(s)
 	s.core.Fence()
 	s.core = nil
 	if s.expiryOn {
@@ -563,8 +636,20 @@ func (l *leaders) evict(s *sharePart, why string) {
 	}
 	l.line("evict").str("p", l.parts[s.part].name).str("why", why).end()
 	l.history.recordHidden(HiddenReload, s, 0, 0)
-	l.metrics.noteEvicted(s)
 	l.wake(s)
+}
+
+// broker is one broker's share sessions: sessions[c] lists the share-partitions consumer c
+// fetched through it in its current incarnation (the share session's partitions).
+type broker struct {
+	idx      int32
+	sessions map[int32][]int32
+}
+
+// hasSession reports whether consumer slot c has a share session on broker b.
+func (l *leaders) hasSession(b, c int32) bool {
+	_, ok := l.brokers[b].sessions[c]
+	return ok
 }
 
 func (b *broker) addSession(c, sp int32) {
@@ -577,9 +662,10 @@ func (b *broker) addSession(c, sp int32) {
 	b.sessions[c] = append(list, sp)
 }
 
-// closeSession ends consumer c's share session on broker b: every record it holds on the
-// session's partitions led here is released at once (T-LEAVE).
-func (l *leaders) closeSession(c, bi int32) {
+// closeSession ends consumer c's share session on broker bi: every record it holds on the
+// session's partitions led there is released at once (T-LEAVE); crash says its connection
+// dropped (else it closed the session).
+func (l *leaders) closeSession(c, bi int32, crash bool) {
 	b := l.brokers[bi]
 	list := b.sessions[c]
 	delete(b.sessions, c)
@@ -593,7 +679,7 @@ func (l *leaders) closeSession(c, bi int32) {
 		if wr := s.core.ReleaseMember(l.now, member); wr != nil {
 			l.mark("release-on-leave")
 			l.line("release").str("client", string(member)).str("p", l.parts[s.part].name).num("records", held).end()
-			l.metrics.noteReleased(s, member, wr)
+			l.metrics.released(s, member, wr, crash)
 			l.coord.sendWrite(s, wr, -1)
 		}
 		l.history.observeRelease(s, member)
@@ -605,8 +691,6 @@ func (l *leaders) closeSession(c, bi int32) {
 // and a broker left with no session of the group evicts the group's share-partitions.
 func (l *leaders) disconnect(c int32) {
 	g := l.consumers[c].group
-	l.crashing = true
-	defer func() { l.crashing = false }()
 	// Fetches parked for the dropped connection are discarded with it.
 	for id := range l.reqs.all {
 		r := &l.reqs.all[id]
@@ -622,7 +706,7 @@ func (l *leaders) disconnect(c int32) {
 			continue
 		}
 		parts := append([]int32(nil), list...)
-		l.closeSession(c, int32(bi))
+		l.closeSession(c, int32(bi), true)
 		if l.groupHasSession(g, b) {
 			continue
 		}

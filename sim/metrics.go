@@ -638,10 +638,10 @@ func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
 	}
 }
 
-// noteReleased records why the records a leaving or dead member held are available again.
-func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
+// released records why the records a leaving or dead member held are available again.
+func (m *metrics) released(s *sharePart, member model.MemberID, wr *model.Write, crash bool) {
 	cause, detail := BackRelease, "leave"
-	if m.w.leaders.crashing {
+	if crash {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {
@@ -654,9 +654,23 @@ func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Wr
 	}
 }
 
-// noteEvicted attributes records processed but not yet accepted when the leader's state is
-// lost.
-func (m *metrics) noteEvicted(s *sharePart) {
+// evicted is s's core about to be discarded on its leader (failover, eviction). Offsets below
+// the start offset whose cached batch was not dropped yet are final but not logged by the
+// model (it logs whole batches as they go): they are counted now. Records processed but not
+// yet accepted lose their acceptance.
+func (m *metrics) evicted(s *sharePart) {
+	start := s.core.StartOffset()
+	s.core.ForEachRecord(func(v model.RecordView) bool {
+		if v.Offset >= start {
+			return false
+		}
+		cause := v.Cause
+		if cause == model.CauseNone {
+			cause = model.CauseRestored
+		}
+		m.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		return true
+	})
 	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
 		info := &m.st(s).track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {

@@ -222,6 +222,12 @@ func (l *leaders) wakePartition(p *partition) {
 	}
 }
 
+// deleteRecords is a delete-records fault on p: the log start moves forward by n records.
+func (lg *logs) deleteRecords(p *partition, n int64) {
+	to := p.log.DeleteRecords(p.log.StartOffset() + n)
+	lg.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
+}
+
 // compaction removes a batch from the log, as the log cleaner would.
 func (lg *logs) compaction(e event) {
 	p := lg.parts[e.a]
@@ -253,20 +259,9 @@ func (lg *logs) retention(ti int32) {
 
 // forgetLog drops log metadata no reader needs: below every group's start offset.
 func (lg *logs) forgetLog(p *partition) {
-	floor := p.log.EndOffset()
-	for _, sp := range p.shares {
-		s := lg.shares[sp]
-		st := lg.coord.store(s).StartOffset()
-		if s.core != nil {
-			st = min(s.core.StartOffset(), st)
-			if st < 0 {
-				st = s.core.StartOffset()
-			}
-		}
-		if st < 0 {
-			return // a share-partition not yet initialised may read from anywhere
-		}
-		floor = min(floor, st)
+	floor, ok := lg.leaders.readFloor(p)
+	if !ok {
+		return // a share-partition not yet initialised may read from anywhere
 	}
 	for _, g := range lg.groups {
 		if g.classic != nil {

@@ -15,6 +15,7 @@ type shareClients struct {
 	*topology
 
 	net     *network
+	leaders *leaders
 	gcoord  *groupCoordinator
 	configs *groupConfigs
 	procs   *processes
@@ -118,10 +119,10 @@ func (sc *shareClients) takeBatch(c *consumer) {
 // queued acknowledgements for that leader's partitions, and a ShareAcknowledge to other
 // leaders that have acknowledgements waiting.
 func (sc *shareClients) sendFetches(c *consumer) {
-	if cap(sc.brokerBuf) < len(sc.brokers) {
-		sc.brokerBuf = make([][]int32, len(sc.brokers))
+	if cap(sc.brokerBuf) < sc.cfg.Brokers {
+		sc.brokerBuf = make([][]int32, sc.cfg.Brokers)
 	}
-	byBroker := sc.brokerBuf[:len(sc.brokers)]
+	byBroker := sc.brokerBuf[:sc.cfg.Brokers]
 	for b := range byBroker {
 		byBroker[b] = byBroker[b][:0]
 	}
@@ -141,13 +142,12 @@ func (sc *shareClients) sendFetches(c *consumer) {
 	acks := sc.groupAcks(c)
 	if fetchFrom >= 0 {
 		for b := range byBroker {
-			_, session := sc.brokers[b].sessions[c.idx]
-			if int32(b) != fetchFrom && len(acks[b]) == 0 && session {
+			if int32(b) != fetchFrom && len(acks[b]) == 0 && sc.leaders.hasSession(int32(b), c.idx) {
 				byBroker[b] = byBroker[b][:0]
 			}
 		}
 	}
-	for b := range sc.brokers {
+	for b := range sc.cfg.Brokers {
 		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
 			continue
 		}
@@ -173,9 +173,8 @@ func (sc *shareClients) sendFetches(c *consumer) {
 func (sc *shareClients) sendAcks(c *consumer, final, sync bool) int {
 	acks := sc.groupAcks(c)
 	sent := 0
-	for b := range sc.brokers {
-		_, hasSession := sc.brokers[b].sessions[c.idx]
-		if len(acks[b]) == 0 && !(final && hasSession) {
+	for b := range sc.cfg.Brokers {
+		if len(acks[b]) == 0 && !(final && sc.leaders.hasSession(int32(b), c.idx)) {
 			continue
 		}
 		id := sc.reqs.newRequest()
@@ -202,10 +201,10 @@ type ackSpan struct {
 // keeps the last type of an offset acknowledged twice, clears the queue, and returns the
 // spans per current leader (valid until the next call).
 func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
-	if cap(sc.spanBuf) < len(sc.brokers) {
-		sc.spanBuf = make([][]ackSpan, len(sc.brokers))
+	if cap(sc.spanBuf) < sc.cfg.Brokers {
+		sc.spanBuf = make([][]ackSpan, sc.cfg.Brokers)
 	}
-	out := sc.spanBuf[:len(sc.brokers)]
+	out := sc.spanBuf[:sc.cfg.Brokers]
 	for b := range out {
 		out[b] = out[b][:0]
 	}

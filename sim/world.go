@@ -293,14 +293,6 @@ func (w *World) result() *Result {
 	return r
 }
 
-// broker holds the share sessions of clients; leadership is per partition.
-type broker struct {
-	idx int32
-	// sessions[c] lists the share-partitions consumer c fetched through this broker in its
-	// current incarnation (the share session's partitions).
-	sessions map[int32][]int32
-}
-
 // SharePartitionInfo exposes one share-partition to observers (invariant checkers).
 type SharePartitionInfo struct {
 	Group     string
