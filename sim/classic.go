@@ -527,6 +527,15 @@ func (cls *classicClients) classicFetchWait(e event) {
 	cls.classicAnswer(c)
 }
 
+// newData answers classic fetches held on partition p (long poll).
+func (cls *classicClients) newData(p *partition) {
+	for _, gi := range p.readers {
+		if g := cls.groups[gi]; g.classic != nil {
+			cls.classicWake(g, p.idx)
+		}
+	}
+}
+
 // classicWake answers the held fetches of members owning the group's i-th partition once
 // enough data is there (a produce appended to it).
 func (cls *classicClients) classicWake(g *groupState, pi int32) {

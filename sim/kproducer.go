@@ -312,7 +312,7 @@ func (pc *producerClients) produceArrive(e event) {
 		}
 	}
 	for _, b := range req.batches {
-		pc.logs.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
+		pc.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes
 	}
 	pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceResponse, a: e.a, ref: e.ref})

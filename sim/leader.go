@@ -611,7 +611,7 @@ func (l *leaders) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
-	l.w.gcoord.noteFirstLoad(s, core.StartOffset(), p.log.StartOffset())
+	l.history.loaded(s, core.StartOffset(), p.log.StartOffset())
 	l.metrics.loaded(s, core, snap)
 	s.core = core
 	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {

@@ -10,6 +10,7 @@ type groupCoordinator struct {
 	classic *classicClients
 	coord   *shareCoordinator
 	metrics *metrics
+	history *history
 
 	grown partitionGrowth // partitions added during the run (partitions.go)
 }

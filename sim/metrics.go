@@ -229,6 +229,22 @@ func (m *metrics) inWindow(producedMs int64) bool {
 	return producedMs >= m.win.atMs[snapStart] && producedMs < m.win.atMs[snapEnd]
 }
 
+// appended counts n records a producer appended to p.
+func (m *metrics) appended(p *partition, n int) {
+	m.produced += int64(n)
+	m.producedBatches++
+	for _, gi := range p.readers {
+		m.gc(gi).produced += int64(n)
+	}
+}
+
+// markerAppended counts a transaction marker appended to p (an offset without a record).
+func (m *metrics) markerAppended(p *partition) {
+	for _, gi := range p.readers {
+		m.gc(gi).controls++
+	}
+}
+
 // polled counts the time the records a poll returned waited in the client's buffer.
 func (m *metrics) polled(batch []delivery) {
 	for _, d := range batch {

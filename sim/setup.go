@@ -28,7 +28,7 @@ func wire(w *World) {
 	*w.procs = processes{engine: e, topology: t, share: w.share, classic: w.classic, gcoord: w.gcoord, net: w.net, metrics: w.metrics, history: w.history}
 	*w.share = shareClients{engine: e, topology: t, net: w.net, leaders: w.leaders, gcoord: w.gcoord, configs: w.configs, procs: w.procs, reqs: reqs, metrics: w.metrics, history: w.history}
 	*w.classic = classicClients{engine: e, topology: t, w: w, net: w.net, gcoord: w.gcoord, procs: w.procs, metrics: w.metrics}
-	*w.gcoord = groupCoordinator{engine: e, topology: t, w: w, classic: w.classic, coord: w.coord, metrics: w.metrics}
+	*w.gcoord = groupCoordinator{engine: e, topology: t, w: w, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
 	*w.faults = faultInjector{engine: e, topology: t, w: w, procs: w.procs, share: w.share, net: w.net, logs: w.logs, leaders: w.leaders, coord: w.coord, dlq: w.dlq, configs: w.configs, gcoord: w.gcoord, metrics: w.metrics, history: w.history}
 	*w.dlq = dlqManager{engine: e, topology: t, w: w}
 	*w.configs = groupConfigs{engine: e, topology: t, w: w, leaders: w.leaders}
