@@ -9,7 +9,6 @@ import (
 type classicClients struct {
 	*engine
 	*topology
-	w *World
 
 	net     *network
 	gcoord  *groupCoordinator
@@ -190,7 +189,7 @@ func (cls *classicClients) start(c *consumer) {
 			g.classic.position[i] = -1
 		}
 	}
-	cls.w.gcoord.heartbeatNow(c)
+	cls.gcoord.heartbeatNow(c)
 	cls.push(cls.now+cls.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
 	cls.poll(c)
 }
@@ -305,7 +304,7 @@ func (cls *classicClients) classicRebalanceTimeout(e event) {
 	for _, m := range late {
 		cls.mark("classic-rebalance-timeout")
 		cls.line("fence-member").str("client", string(cls.consumers[m].member)).str("group", g.cfg.Name).end()
-		cls.w.gcoord.removeMember(g, m)
+		cls.gcoord.removeMember(g, m)
 	}
 }
 
@@ -405,7 +404,7 @@ func (cls *classicClients) poll(c *consumer) {
 	g := cls.groups[c.group]
 	cl := cls.classicClientOf(c)
 	if !g.isMember(c.idx) {
-		cls.w.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+		cls.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
 	cl.lastPollMs = cls.now
 	if !cl.pollTimer {
@@ -684,7 +683,7 @@ func (cls *classicClients) classicPollTimeout(e event) {
 	}
 	c.cl.pollTimer = false
 	cls.mark("max-poll-interval-exceeded")
-	cls.w.gcoord.leaveGroup(c)
+	cls.gcoord.leaveGroup(c)
 }
 
 // classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer

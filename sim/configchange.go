@@ -14,7 +14,6 @@ import (
 type groupConfigs struct {
 	*engine
 	*topology
-	w *World
 
 	leaders *leaders
 

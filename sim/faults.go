@@ -11,7 +11,6 @@ import (
 type faultInjector struct {
 	*engine
 	*topology
-	w *World
 
 	procs   *processes
 	share   *shareClients

@@ -704,7 +704,7 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
 		// The shortest lock in force in the window: the one a poll outlasted.
-		lo, _ := m.w.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
+		lo, _ := m.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
 		lock := float64(lo)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
 		most := math.Inf(1)

@@ -26,7 +26,6 @@ type Op struct {
 type history struct {
 	*engine
 	*topology
-	w *World
 
 	reqs *requests
 	// added records the share-partitions add-partitions faults created (addedBy: index by

@@ -13,7 +13,6 @@ import (
 type leaders struct {
 	*engine
 	*topology
-	w *World
 
 	coord   *shareCoordinator
 	net     *network

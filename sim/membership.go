@@ -5,7 +5,6 @@ package sim
 type groupCoordinator struct {
 	*engine
 	*topology
-	w *World
 
 	classic *classicClients
 	coord   *shareCoordinator

@@ -166,7 +166,8 @@ func (t *spsoTracker) observe(m *metrics, s *sharePart) {
 type metrics struct {
 	*engine
 	*topology
-	w *World
+
+	logs *logs
 
 	configs *groupConfigs
 	coord   *shareCoordinator
@@ -488,7 +489,7 @@ func processedDetail(ok, late bool) string {
 // noteOrder measures reordering among records of the same key (per group).
 func (m *metrics) noteOrder(gi, pi int32, off int64) {
 	p := m.parts[pi]
-	key, ok := m.w.logs.keyOf(p, off)
+	key, ok := m.logs.keyOf(p, off)
 	if !ok {
 		return
 	}

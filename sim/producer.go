@@ -9,7 +9,6 @@ import (
 type producerClients struct {
 	*engine
 	*topology
-	w *World
 
 	logs    *logs
 	net     *network
@@ -21,7 +20,6 @@ type producerClients struct {
 type logs struct {
 	*engine
 	*topology
-	w *World
 
 	leaders *leaders
 	classic *classicClients
