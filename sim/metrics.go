@@ -54,6 +54,9 @@ type recInfo struct {
 	seen        bool
 	back        BackCause // why it is available again (counted on its redelivery); backHeld while acquired
 	tl          int32     // slot in the record sample (0: not followed)
+	// producer is the producer of its batch + 1 as its first delivery found it (0: a marker,
+	// or no batch), which keyOfDelivered needs instead of a log lookup.
+	producer int32
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -303,6 +306,9 @@ func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange)
 			}
 			if found {
 				info.producedMs = b.TimestampMs
+				if !b.Control {
+					info.producer = b.Producer + 1
+				}
 			}
 			g.delivered++
 			if ar.DeliveryCount == 1 && m.inWindow(info.producedMs) {
@@ -473,7 +479,9 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		info.lostCause = DupLockExpiry
 		m.mark("processed-after-lock-expiry")
 	}
-	m.noteOrder(s.group, s.part, d.off)
+	p := m.parts[s.part]
+	key, keyed := m.logs.keyOfDelivered(p, d.off, info)
+	m.noteKeyOrder(s.group, d.off, key, keyed)
 }
 
 func processedDetail(ok, late bool) string {
@@ -488,9 +496,13 @@ func processedDetail(ok, late bool) string {
 
 // noteOrder measures reordering among records of the same key (per group).
 func (m *metrics) noteOrder(gi, pi int32, off int64) {
-	p := m.parts[pi]
-	key, ok := m.logs.keyOf(p, off)
-	if !ok {
+	key, ok := m.logs.keyOf(m.parts[pi], off)
+	m.noteKeyOrder(gi, off, key, ok)
+}
+
+// noteKeyOrder is noteOrder for a record whose key is known (keyed false: it has none).
+func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
+	if !keyed {
 		return
 	}
 	g, gx := m.gc(gi), &m.gx[gi]

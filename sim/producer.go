@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 )
 
 // producerClients are the producers: fixed-batch producers and KafkaProducer-style
@@ -285,19 +286,67 @@ func (lg *logs) forgetLog(p *partition) {
 // keyOf is the record key of offset off on partition p (keys are a pure function of the
 // offset, so the log stores none).
 func (lg *logs) keyOf(p *partition, off int64) (int64, bool) {
-	b, ok := p.log.BatchAt(off)
-	if !ok || b.Control {
+	prod, ok := p.log.ProducerAt(off)
+	if !ok {
 		return 0, false
 	}
-	keys := lg.producers[b.Producer].cfg.Keys
-	if keys <= 0 {
+	return lg.keyFrom(p, prod, off)
+}
+
+// keyOfDelivered is keyOf for a record whose tracking info a delivery filled in: the
+// producer its batch had then is the producer now (a batch's producer and marker flag never
+// change, and batches leave the log only from its start), so the log is not searched.
+func (lg *logs) keyOfDelivered(p *partition, off int64, info *recInfo) (int64, bool) {
+	if !info.seen {
+		return lg.keyOf(p, off)
+	}
+	if info.producer == 0 || off < p.log.KnownFrom() {
 		return 0, false
 	}
+	return lg.keyFrom(p, info.producer-1, off)
+}
+
+// keyFrom is the key of offset off on partition p written by producer prod.
+func (lg *logs) keyFrom(p *partition, prod int32, off int64) (int64, bool) {
 	nParts := int64(lg.topics[p.topic].cfg.Partitions)
-	perPart := (int64(keys) - int64(p.num) + nParts - 1) / nParts
-	if perPart <= 0 {
+	ks := &p.keySpace
+	if !ks.set || ks.producer != prod || ks.nParts != nParts {
+		// The keys of this partition: those ≡ num mod nParts below the producer's Keys.
+		*ks = keySpace{set: true, producer: prod, nParts: nParts}
+		if keys := int64(lg.producers[prod].cfg.Keys); keys > 0 {
+			if perPart := (keys - int64(p.num) + nParts - 1) / nParts; perPart > 0 {
+				ks.perPart = newDivisor(uint64(perPart))
+			}
+		}
+	}
+	if ks.perPart.d == 0 {
 		return 0, false
 	}
 	h := lg.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
-	return int64(h%uint64(perPart))*nParts + int64(p.num), true
+	return int64(ks.perPart.mod(h))*nParts + int64(p.num), true
+}
+
+// keySpace caches what keyOf derives from the producer of a partition's records and the
+// topic's partition count.
+type keySpace struct {
+	set      bool
+	producer int32
+	nParts   int64
+	perPart  divisor // d = 0: the producer's records have no keys here
+}
+
+// divisor computes x mod d with a multiplication instead of a division: m = ⌊(2⁶⁴−1)/d⌋
+// makes ⌊x·m/2⁶⁴⌋ the quotient or one less, so x − that·d is the remainder or the remainder
+// plus d, which one comparison settles. Exact for every x and every d ≥ 1.
+type divisor struct{ d, m uint64 }
+
+func newDivisor(d uint64) divisor { return divisor{d: d, m: ^uint64(0) / d} }
+
+func (v divisor) mod(x uint64) uint64 {
+	q, _ := bits.Mul64(x, v.m)
+	r := x - q*v.d
+	if r >= v.d {
+		r -= v.d
+	}
+	return r
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"slices"
-	"sort"
 
 	"github.com/sharesim/sharesim/model"
 )
@@ -213,12 +212,15 @@ func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
 	}
 	buf := append(sc.ackBuf[:0], c.acks...)
 	c.acks = c.acks[:0]
-	slices.SortStableFunc(buf, func(x, y ackEntry) int {
+	byPartOffset := func(x, y ackEntry) int {
 		if x.sp != y.sp {
 			return cmp.Compare(x.sp, y.sp)
 		}
 		return cmp.Compare(x.off, y.off)
-	})
+	}
+	if !slices.IsSortedFunc(buf, byPartOffset) { // usually queued in order already
+		slices.SortStableFunc(buf, byPartOffset)
+	}
 	n := 0
 	for k, e := range buf {
 		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
@@ -342,13 +344,17 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 		p := sc.parts[s.part]
 		lockMs := sc.configs.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
-			for off := ar.First; off <= ar.Last; off++ {
-				if !p.log.HasRecord(off) {
+			for off := ar.First; off <= ar.Last; {
+				end := min(p.log.RecordsUntil(off), ar.Last+1) // records up to end (a batch)
+				if end == off {
 					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
+					off++
 					continue
 				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-				sc.metrics.noteHeld(s, off)
+				for ; off < end; off++ {
+					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
+					sc.metrics.noteHeld(s, off)
+				}
 			}
 		}
 	}
@@ -461,8 +467,11 @@ func (sc *shareClients) outcome(c *consumer, d delivery) (FailureAction, bool) {
 }
 
 func isPoison(list []int64, off int64) bool {
-	i := sort.Search(len(list), func(i int) bool { return list[i] >= off })
-	return i < len(list) && list[i] == off
+	if len(list) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(list, off)
+	return found
 }
 
 // batchDone is the end of one poll's records: commitSync, or poll again.

@@ -81,6 +81,7 @@ type partition struct {
 	readers     []int32 // groups reading it (share and classic)
 	poison      []int64 // poison offsets, ascending
 	readBuf     []model.LogBatch
+	keySpace    keySpace // logs.keyOf's cache
 }
 
 type topicState struct {

@@ -167,7 +167,7 @@ var ErrMaxEvents = errors.New("max_events reached")
 // Run processes events until the end of the healing phase.
 func (w *World) Run() (*Result, error) {
 	for {
-		at, e, ok := w.q.Peek()
+		at, ok := w.q.PeekAt()
 		if !ok || at > w.endMs {
 			break
 		}
@@ -177,7 +177,7 @@ func (w *World) Run() (*Result, error) {
 		if at >= w.metrics.win.nextMs {
 			w.metrics.takeSnapshotsBefore(at)
 		}
-		w.q.Pop()
+		_, e, _ := w.q.Pop()
 		w.now = at
 		w.events++
 		w.dispatch(e)
