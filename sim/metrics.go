@@ -175,7 +175,8 @@ type metrics struct {
 	configs *groupConfigs
 	coord   *shareCoordinator
 
-	sps []shareStats // by share-partition
+	sps []shareStats   // by share-partition
+	cls []classicStats // by group (classic groups)
 
 	// World-wide counts (requests and writes are not any one group's).
 	produced, producedBatches int64
@@ -794,10 +795,8 @@ func (m *metrics) healStarted() {
 	for _, s := range m.shares {
 		m.st(s).healFrontier = m.st(s).frontier
 	}
-	for _, g := range m.groups {
-		if g.classic != nil {
-			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
-		}
+	for i := range m.cls {
+		m.cls[i].healDoneTo = append([]int64(nil), m.cls[i].doneTo...)
 	}
 }
 

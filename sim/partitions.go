@@ -179,6 +179,7 @@ func (gc *groupCoordinator) addPartitions(f Fault) {
 			if g.classic != nil {
 				g.parts = append(g.parts, p.idx)
 				g.classic.grow()
+				gc.metrics.classicGroupAdded(g)
 				continue
 			}
 			gc.growthOf(g).pending[g.idx] = append(gc.grown.pending[g.idx], p.idx)
@@ -286,18 +287,4 @@ func (h *history) shareAdded(s *sharePart, topicKnown bool, stored int64) {
 	}
 	h.addedBy[s.id] = len(h.added)
 	h.added = append(h.added, addedShare{share: s.id, atMs: h.now, topicKnown: topicKnown, stored: stored})
-}
-
-// grow gives a classic group's bookkeeping a slot for each partition appended to its
-// group's partition list, with nothing committed, owned, read or accounted yet.
-func (cg *classicGroup) grow() {
-	for len(cg.committed) < len(cg.g.parts) {
-		cg.committed = append(cg.committed, -1)
-		cg.owner = append(cg.owner, -1)
-		cg.position = append(cg.position, -1)
-		cg.processedMax = append(cg.processedMax, -1)
-		cg.processedOK = append(cg.processedOK, offsetSet{})
-		cg.doneTo = append(cg.doneTo, -1)
-		cg.readMax = append(cg.readMax, -1)
-	}
 }

@@ -125,7 +125,8 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 		}
 	}
 	if g.Type == ClassicGroup {
-		gs.classic = newClassicGroup(w, gs)
+		gs.classic = newClassicGroup(gs)
+		w.metrics.classicGroupAdded(gs)
 	}
 	for si := range g.Consumers {
 		spec := &g.Consumers[si]
