@@ -117,12 +117,10 @@ func (dm *dlqManager) dlqLatency() int64 {
 func (dm *dlqManager) dlqAttempt(id int32) {
 	d := &dm.dlqs[id]
 	s := dm.shares[d.sp]
-	st := dm.metrics.dlqStats(s.group)
 	d.attempts++
-	st.ProduceRequests++
 	fail := dm.dlqFail > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	dm.metrics.dlqAttempted(s, fail)
 	if fail {
-		st.FailedProduceRequests++
 		if d.attempts < model.DLQMaxAttempts {
 			back := model.DLQBackoffMs(d.attempts)
 			j := int64(float64(back) * model.DLQBackoffJitterRatio)
@@ -135,22 +133,12 @@ func (dm *dlqManager) dlqAttempt(id int32) {
 	dm.dlqs[id] = dlqRec{}
 	dm.freeDLQ = append(dm.freeDLQ, id)
 	q := rec.q
-	n := q.Last - q.First + 1
 	var perr error
 	if fail {
 		perr = errDLQProduce
-		st.ProduceFailed += n
 		dm.mark("dlq-failed")
-	} else {
-		if q.Cause == model.CauseRejected {
-			st.RecordsRejected += n
-		} else {
-			st.RecordsDeliveryLimit += n
-		}
-		dm.metrics.noteDLQProduced(s, q)
 	}
-	st.HeldMaxMs = max(st.HeldMaxMs, dm.now-rec.startMs)
-	dm.metrics.noteDLQDone(s, q, !fail)
+	dm.metrics.dlqStepEnded(s, q, !fail, rec.startMs)
 	code := model.ErrNone
 	if fail {
 		code = model.ErrUnknownServerError
@@ -187,6 +175,35 @@ func (m *metrics) dlqMetricsOf(g int) *DLQMetrics {
 	}
 	out := *m.dlqStats(int32(g))
 	return &out
+}
+
+// dlqAttempted counts a DLQ produce attempt for s, failed or not.
+func (m *metrics) dlqAttempted(s *sharePart, failed bool) {
+	st := m.dlqStats(s.group)
+	st.ProduceRequests++
+	if failed {
+		st.FailedProduceRequests++
+	}
+}
+
+// dlqStepEnded follows a DLQ step of s that started at startMs ending: its records were
+// produced to the dead-letter topic, or every attempt failed.
+func (m *metrics) dlqStepEnded(s *sharePart, q model.DLQRequest, produced bool, startMs int64) {
+	st := m.dlqStats(s.group)
+	n := q.Last - q.First + 1
+	switch {
+	case !produced:
+		st.ProduceFailed += n
+	case q.Cause == model.CauseRejected:
+		st.RecordsRejected += n
+	default:
+		st.RecordsDeliveryLimit += n
+	}
+	if produced {
+		m.noteDLQProduced(s, q)
+	}
+	st.HeldMaxMs = max(st.HeldMaxMs, m.now-startMs)
+	m.noteDLQDone(s, q, produced)
 }
 
 // noteDLQProduced counts records produced again as duplicates: already produced and not

@@ -115,7 +115,7 @@ func (l *leaders) applyAcks(id int32, pa *partAcks) {
 		t.end()
 		l.afterCoreOp(s)
 	}
-	l.metrics.noteAckOutcome(r, pa, res.ackCode, false)
+	l.metrics.ackApplied(r, pa, res.ackCode)
 }
 
 // tryAcquire visits the request's partitions in rotated order and acquires records with the
@@ -138,7 +138,7 @@ func (l *leaders) tryAcquire(id int32) {
 		if s.core == nil {
 			l.ensureLoad(s, id)
 			if s.loading && !r.parked {
-				l.metrics.noteLoadWaiter(s) // a ShareFetch arriving while the load runs
+				l.metrics.loadWaiting(s) // a ShareFetch arriving while the load runs
 			}
 			continue
 		}
@@ -204,7 +204,7 @@ func (l *leaders) acquireFrom(id int32, r *request, s *sharePart) int {
 	got := 0
 	for _, ar := range res.ranges[before:] {
 		got += int(ar.Last - ar.First + 1)
-		l.metrics.noteDelivery(s, r, ar)
+		l.metrics.delivered(s, r, ar)
 	}
 	if got > 0 {
 		l.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
@@ -268,7 +268,7 @@ func (l *leaders) logReadDone(e event) {
 		got := 0
 		for _, ar := range res.ranges[before:] {
 			got += int(ar.Last - ar.First + 1)
-			l.metrics.noteDelivery(s, r, ar)
+			l.metrics.delivered(s, r, ar)
 		}
 		if got > 0 {
 			l.line("acquire").str("client", string(r.member)).str("p", l.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
@@ -304,7 +304,7 @@ func (l *leaders) maybeRespond(id int32) {
 	}
 	if r.arrived && !r.acksCounted {
 		r.acksCounted = true
-		l.metrics.noteAcksCompleted(r)
+		l.metrics.acksCompleted(r)
 	}
 	if r.kind == reqFetch && r.acquired == 0 && !r.hasErr() && !r.final && !r.waitOver {
 		if !r.parked {
@@ -557,7 +557,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 		return
 	}
 	s.loading, s.initCore, s.loadReq = true, core, req
-	l.metrics.noteLoadStart(s)
+	l.metrics.loadStarted(s)
 	if req >= 0 {
 		s.loadGen = l.reqs.at(req).gen
 	}
@@ -583,7 +583,7 @@ func (l *leaders) loadDone(sp int32) {
 		fc := model.CodeOf(err)
 		l.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
 		l.mark("load-failed")
-		l.metrics.noteLoadDone(s)
+		l.metrics.loadEnded(s)
 		if id := s.loadReq; id >= 0 {
 			if r := l.reqs.at(id); r.inUse && r.gen == s.loadGen && !r.answered {
 				r.result(s.id).err = fc

@@ -109,6 +109,28 @@ func (t *recTrack) trimTo(off int64) {
 	}
 }
 
+// start sizes the per-group figures for groups groups.
+func (m *metrics) start(groups int) {
+	m.lastKey = make([][]keyLast, groups)
+	m.keys = rng.NewDeriver(m.seed, "key")
+	m.g = make([]counters, groups)
+	m.gx = make([]groupExtra, groups)
+	for gi := range m.gx {
+		m.gx[gi].firstDeliveryMs = -1
+	}
+	m.kx = make([]kafkaGroup, groups)
+	m.lat = make([]latencies, groups)
+	m.silentLossFirst = -1
+	m.initWindows()
+}
+
+// consumerAdded sizes the per-consumer counters for consumer slot c.
+func (m *metrics) consumerAdded(c *consumer) {
+	for len(m.c) <= int(c.idx) {
+		m.c = append(m.c, consumerCounters{})
+	}
+}
+
 // shareStats are what the metrics follow about one share-partition.
 type shareStats struct {
 	track recTrack
@@ -272,14 +294,14 @@ func (m *metrics) requestSent(r *request) {
 	if r.kind == reqAck || len(r.acks) > 0 {
 		m.ackRequests++
 	}
-	m.noteAcksSent(r)
+	m.acksSent(r)
 }
 
 // brokerDelay counts ms the broker cost model added to a request or a response.
 func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
 
-// noteDelivery records the records a fetch acquired.
-func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
+// delivered records the records a fetch acquired.
+func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := m.parts[s.part]
 	g, gx := m.gc(s.group), &m.gx[s.group]
 	n := ar.Last - ar.First + 1
@@ -340,8 +362,8 @@ type lingering struct {
 	held    uint16
 }
 
-// noteHeld records a delivery reaching its client.
-func (m *metrics) noteHeld(s *sharePart, off int64) {
+// received records a delivery reaching its client.
+func (m *metrics) received(s *sharePart, off int64) {
 	if info := m.st(s).track.peek(off); info != nil {
 		info.held++
 	} else if l, ok := m.st(s).lingering[off]; ok {
@@ -350,8 +372,8 @@ func (m *metrics) noteHeld(s *sharePart, off int64) {
 	}
 }
 
-// noteUnheld records that a client finished (or dropped) a delivery.
-func (m *metrics) noteUnheld(s *sharePart, off int64) {
+// unheld records that a client finished (or dropped) a delivery.
+func (m *metrics) unheld(s *sharePart, off int64) {
 	if info := m.st(s).track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
@@ -374,11 +396,11 @@ func (m *metrics) dropped(c *consumer) {
 		return
 	}
 	for _, d := range c.buffer {
-		m.noteUnheld(m.shares[d.sp], d.off)
+		m.unheld(m.shares[d.sp], d.off)
 	}
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
-			m.noteUnheld(m.shares[d.sp], d.off)
+			m.unheld(m.shares[d.sp], d.off)
 		}
 	}
 }
@@ -405,8 +427,8 @@ func (m *metrics) abandoned(c *consumer) {
 	m.cc(c.idx).busyMs += ms
 }
 
-// noteProcessed records one processing completion that took durMs.
-func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
+// processed records one processing completion that took durMs.
+func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
 	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
@@ -419,7 +441,7 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
 		l, known := m.st(s).lingering[d.off]
-		m.noteUnheld(s, d.off)
+		m.unheld(s, d.off)
 		if !ok {
 			g.failedProcessing++
 			return
@@ -446,7 +468,7 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	m.noteUnheld(s, d.off)
+	m.unheld(s, d.off)
 	info := m.st(s).track.get(d.off)
 	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
@@ -525,20 +547,23 @@ func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
 	keys[key] = keyLast{off: off, ms: m.now}
 }
 
-// noteAckOutcome follows acknowledgements as a broker applies them (or as lost).
-func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
+// acksLost follows acknowledgements whose request timed out: the client never learns
+// their outcome.
+func (m *metrics) acksLost(r *request, pa *partAcks) {
 	s := m.shares[pa.sp]
-	if lost {
-		m.gc(s.group).acksLost += int64(len(pa.entries))
-		for _, e := range pa.entries {
-			info := m.st(s).track.peek(e.off)
-			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
-				info.lostCause = DupLostAck
-			}
-			m.lifeEvent(info, "ack-lost", r.member, e.t.String())
+	m.gc(s.group).acksLost += int64(len(pa.entries))
+	for _, e := range pa.entries {
+		info := m.st(s).track.peek(e.off)
+		if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
+			info.lostCause = DupLostAck
 		}
-		return
+		m.lifeEvent(info, "ack-lost", r.member, e.t.String())
 	}
+}
+
+// ackApplied follows acknowledgements as a leader applies them, with code.
+func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
+	s := m.shares[pa.sp]
 	for _, e := range pa.entries {
 		info := m.st(s).track.peek(e.off)
 		if info == nil {
@@ -563,11 +588,11 @@ func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode,
 	}
 }
 
-// noteAcksCompleted counts a request's acknowledgements the way Kafka's
+// acksCompleted counts a request's acknowledgements the way Kafka's
 // RecordAcknowledgementsPerSec does: per partition, once the acknowledgement completed
 // without error, which is after its state write committed. It runs once per request, when
 // its last write completed.
-func (m *metrics) noteAcksCompleted(r *request) {
+func (m *metrics) acksCompleted(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
 		if r.result(pa.sp).ackCode != model.ErrNone {
@@ -580,10 +605,10 @@ func (m *metrics) noteAcksCompleted(r *request) {
 	}
 }
 
-// noteWriteCommitted records the ACCEPTs a state write made durable: their records are
+// writeCommitted records the ACCEPTs a state write made durable: their records are
 // complete now (the produce-to-completion latency ends here, not when a response reaches
 // the client).
-func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
+func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 	if wr.Kind != model.WriteAck {
 		return
 	}
@@ -606,8 +631,8 @@ func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
 	}
 }
 
-// noteAckResult records the outcome the client learns for its acknowledgements.
-func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
+// ackAnswered records the outcome the client learns for its acknowledgements.
+func (m *metrics) ackAnswered(r *request, pa *partAcks, code model.ErrorCode) {
 	s := m.shares[pa.sp]
 	if code != model.ErrNone {
 		m.gc(s.group).ackErrors += int64(len(pa.entries))
@@ -646,12 +671,12 @@ func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bo
 		return
 	}
 	if current {
-		m.noteWriteCommitted(s, wr)
+		m.writeCommitted(s, wr)
 	}
 }
 
-// noteExpired attributes records processed but not yet accepted whose lock expired.
-func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
+// expired attributes records processed but not yet accepted whose lock expired.
+func (m *metrics) expired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
@@ -698,7 +723,7 @@ func (m *metrics) evicted(s *sharePart) {
 		if cause == model.CauseNone {
 			cause = model.CauseRestored
 		}
-		m.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		m.finalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
 		return true
 	})
 	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
@@ -731,10 +756,10 @@ func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 // left the in-flight cache (finals, drained from the core), and how long the start offset
 // stays put.
 func (m *metrics) coreOp(s *sharePart, finals []model.Finalized) {
-	m.noteGauges(s)
+	m.gauges(s)
 	for _, f := range finals {
 		m.noteDLQFinal(s, f)
-		m.noteFinalized(s, f)
+		m.finalized(s, f)
 	}
 	m.st(s).spso.observe(m, s)
 }
@@ -758,7 +783,7 @@ func (m *metrics) logStartMoving(s *sharePart, logStart int64) {
 
 // loaded is a leader's load of s's state completing with core, from snap.
 func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Snapshot) {
-	m.noteLoadDone(s)
+	m.loadEnded(s)
 	p := m.parts[s.part]
 	if m.st(s).frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
@@ -776,7 +801,7 @@ func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Sn
 		m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
 	}
 	// Load's head rule already dropped the terminal prefix of the stored state; those
-	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
+	// offsets never come out of DrainFinalized, so they are counted here (finalized
 	// ignores what an earlier leader already finalized).
 	for _, pb := range snap.Batches {
 		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
@@ -785,7 +810,7 @@ func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Sn
 			if pb.State == model.Archived && int(pb.DeliveryCount) >= m.configs.kafkaOf(s.group).DeliveryCountLimit {
 				cause = model.CauseLimit // archived on its last attempt
 			}
-			m.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+			m.finalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
 		}
 	}
 }
@@ -800,8 +825,8 @@ func (m *metrics) healStarted() {
 	}
 }
 
-// noteFinalized records offsets that left the in-flight cache with their final state.
-func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
+// finalized records offsets that left the in-flight cache with their final state.
+func (m *metrics) finalized(s *sharePart, f model.Finalized) {
 	if f.Last < m.st(s).frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // wire creates the actors and gives each the actors it sends messages to: this is the
@@ -77,23 +76,12 @@ func (w *World) build() error {
 		}
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
-	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
-	w.metrics.keys = rng.NewDeriver(w.seed, "key")
-	w.metrics.g = make([]counters, len(cfg.Groups))
-	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
-	for gi := range w.metrics.gx {
-		w.metrics.gx[gi].firstDeliveryMs = -1
-	}
-	w.metrics.initKafkaMetrics()
-	w.metrics.lat = make([]latencies, len(cfg.Groups))
-	w.metrics.silentLossFirst = -1
-	w.metrics.initWindows()
+	w.metrics.start(len(cfg.Groups))
 	for gi := range cfg.Groups {
 		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
 			return err
 		}
 	}
-	w.metrics.c = make([]consumerCounters, len(w.consumers))
 	w.configs.buildGroupConfigs()
 	if err := w.faults.buildFaults(); err != nil {
 		return err
@@ -138,6 +126,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			c := &consumer{idx: int32(len(w.consumers)), group: gi, spec: spec, name: name}
 			w.consumers = append(w.consumers, c)
 			w.net.addConsumer(c)
+			w.metrics.consumerAdded(c)
 			w.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
 		}
 	}
