@@ -950,6 +950,16 @@ type GroupSample struct {
 	Kafka KafkaSample `json:"kafka"`
 }
 
+// tick takes a point of the time series (evMetrics) and queues the next tick. The sample at
+// the end is Run's, taken after every event of the last millisecond (one queued for that
+// millisecond would run before events queued later for it).
+func (m *metrics) tick() {
+	m.sampleMetrics()
+	if m.now+m.cfg.MetricsIntervalMs < m.endMs {
+		m.push(m.now+m.cfg.MetricsIntervalMs, event{kind: evMetrics})
+	}
+}
+
 // sampleMetrics records one time-series point.
 func (m *metrics) sampleMetrics() {
 	smp := Sample{TimeMs: m.now, Produced: m.produced}

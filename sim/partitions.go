@@ -244,11 +244,7 @@ func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32
 	if gc.opts.IgnoreNewPartitionStart {
 		start = model.UnsetStartOffset
 	}
-	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
-	gc.coord.addStore(s, start)
-	gc.metrics.shareAdded(s)
-	gc.shares = append(gc.shares, s)
-	p.shares = append(p.shares, s.id)
+	s := gc.newShare(g, p, start)
 	gc.history.shareAdded(s, known, start)
 	gc.line("init-share-partition").str("p", p.name).str("group", g.cfg.Name).num("start", start).str("known", strconv.FormatBool(known)).end()
 	return s.id

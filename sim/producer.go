@@ -262,6 +262,14 @@ func (lg *logs) retention(ti int32) {
 	lg.push(lg.now+t.cfg.RetentionCheckIntervalMs, event{kind: evRetention, a: ti})
 }
 
+// forgetAll drops the log metadata no reader needs any more, on every partition (at each
+// metrics tick).
+func (lg *logs) forgetAll() {
+	for _, p := range lg.parts {
+		lg.forgetLog(p)
+	}
+}
+
 // forgetLog drops log metadata no reader needs: below every group's start offset.
 func (lg *logs) forgetLog(p *partition) {
 	floor, ok := lg.leaders.readFloor(p)

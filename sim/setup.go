@@ -78,9 +78,7 @@ func (w *World) build() error {
 	}
 	w.metrics.start(len(cfg.Groups))
 	for gi := range cfg.Groups {
-		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
-			return err
-		}
+		w.buildGroup(int32(gi), topicIdx)
 	}
 	w.configs.buildGroupConfigs()
 	if err := w.faults.buildFaults(); err != nil {
@@ -93,7 +91,7 @@ func (w *World) build() error {
 	return nil
 }
 
-func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
+func (w *World) buildGroup(gi int32, topicIdx map[string]int32) {
 	g := &w.cfg.Groups[gi]
 	gs := &groupState{idx: gi, cfg: g, lastHB: map[int32]int64{}, token: map[int32]int64{}, assignment: map[int32][]int32{}}
 	w.groups = append(w.groups, gs)
@@ -104,12 +102,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx}
-			w.coord.addStore(s, -1)
-			w.metrics.shareAdded(s)
-			w.shares = append(w.shares, s)
-			p.shares = append(p.shares, s.id)
-			gs.sps = append(gs.sps, s.id)
+			gs.sps = append(gs.sps, w.gcoord.newShare(gs, p, -1).id)
 		}
 	}
 	if g.Type == ClassicGroup {
@@ -130,7 +123,6 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			w.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
 		}
 	}
-	return nil
 }
 
 // ConsumerNames lists the consumer instances in creation order.

@@ -222,7 +222,7 @@ var handlers = [...]func(w *World, e event){
 	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
 	evCompaction:              func(w *World, e event) { w.logs.compaction(e) },
 	evTxnCommit:               func(w *World, e event) { w.prod.txnCommit(e) },
-	evMetrics:                 (*World).metricsTick,
+	evMetrics:                 func(w *World, e event) { w.metrics.tick(); w.logs.forgetAll() },
 	evHeal:                    func(w *World, e event) { w.faults.heal() },
 	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
 	evProduceArrive:           func(w *World, e event) { w.prod.produceArrive(e) },
@@ -245,19 +245,6 @@ func (w *World) dispatch(e event) {
 		}
 	}
 	w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
-}
-
-// metricsTick samples the metrics and queues the next tick.
-func (w *World) metricsTick(event) {
-	w.metrics.sampleMetrics()
-	for _, p := range w.parts {
-		w.logs.forgetLog(p) // keep only the log metadata some reader still needs
-	}
-	// The sample at the end is Run's, taken after every event of the last millisecond
-	// (one queued for that millisecond would run before events queued later for it).
-	if w.now+w.cfg.MetricsIntervalMs < w.endMs {
-		w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
-	}
 }
 
 // cut is the result of a run that ends before its time, with the metrics so far: the
