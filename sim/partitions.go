@@ -47,27 +47,6 @@ type partitionGrowth struct {
 	readyAt []int64
 }
 
-// AddedSharePartition describes a share-partition an add-partitions fault created.
-type AddedSharePartition struct {
-	Group, Partition string
-	// AtMs is when the partition was added; TopicKnown whether the group already read the
-	// topic then (a member had joined), which is what model.InitialStartOffset asks.
-	AtMs       int64
-	TopicKnown bool
-	// StoredStartOffset is the start offset the share coordinator was initialised with
-	// (-1: share.auto.offset.reset decides at the first load).
-	StoredStartOffset int64
-	// Loaded says whether a leader ever loaded it; then LoadStartOffset is the start offset
-	// it began at and LoadLogStart the log start offset at that moment.
-	Loaded          bool
-	LoadStartOffset int64
-	LoadLogStart    int64
-}
-
-// AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
-// order they were created.
-func (w *World) AddedSharePartitions() []AddedSharePartition { return w.history.addedSharePartitions() }
-
 func (h *history) addedSharePartitions() []AddedSharePartition {
 	out := make([]AddedSharePartition, 0, len(h.added))
 	for _, a := range h.added {

@@ -124,12 +124,3 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) {
 		}
 	}
 }
-
-// ConsumerNames lists the consumer instances in creation order.
-func (w *World) ConsumerNames() []string {
-	out := make([]string, len(w.consumers))
-	for i, c := range w.consumers {
-		out[i] = c.name
-	}
-	return out
-}

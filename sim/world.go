@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
 	"github.com/sharesim/sharesim/sim/rng"
 )
@@ -278,27 +277,4 @@ func (w *World) result() *Result {
 		r.Marks = append(r.Marks, Mark{Name: n, Count: w.marks[n]})
 	}
 	return r
-}
-
-// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
-type SharePartitionInfo struct {
-	Group     string
-	Partition string
-	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
-	// not change it.
-	Core *model.SharePartition
-	// Store is the share coordinator's durable state for it.
-	Store          *model.StateStore
-	LogStartOffset int64
-	LogEndOffset   int64
-	LeaderEpoch    int32
-}
-
-// SharePartitions calls fn for every share-partition, in a fixed order.
-func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
-	for _, s := range w.shares {
-		p := w.parts[s.part]
-		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
-			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
-	}
 }
