@@ -68,7 +68,7 @@ func (in InForce) At(atMs int64) model.Config {
 // configPhases is group gi's configuration in force over [fromMs, toMs), one entry per
 // stretch between accepted changes; nil when it never changes during the run.
 func (m *metrics) configPhases(gi int32, fromMs, toMs int64) []ConfigPhase {
-	in := m.w.configs.groupInForce(gi)
+	in := m.configs.groupInForce(gi)
 	if !in.Changes() || toMs <= fromMs {
 		return nil
 	}
@@ -101,7 +101,7 @@ func (m *metrics) configPhases(gi int32, fromMs, toMs int64) []ConfigPhase {
 // heartbeat and a coordinator write after their addition; the phases count them from the
 // addition, so the bounds of that phase are at most a few seconds generous.
 func (m *metrics) capPhasesOf(gi int32, fromMs, toMs int64) []capPhase {
-	in := m.w.configs.groupInForce(gi)
+	in := m.configs.groupInForce(gi)
 	g := m.groups[gi]
 	cuts := []int64{fromMs}
 	for _, s := range in.Steps() {

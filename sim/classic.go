@@ -9,7 +9,6 @@ import (
 type classicClients struct {
 	*engine
 	*topology
-	w *World
 
 	net     *network
 	gcoord  *groupCoordinator
@@ -182,7 +181,7 @@ func (cls *classicClients) classicClientOf(c *consumer) *classicClient {
 
 // classicStart joins a classic consumer and starts its poll loop. A new incarnation starts
 // from the committed offsets of the partitions it still owns.
-func (cls *classicClients) classicStart(c *consumer) {
+func (cls *classicClients) start(c *consumer) {
 	g := cls.groups[c.group]
 	c.cl = &classicClient{}
 	for _, i := range g.assignment[c.idx] {
@@ -190,9 +189,9 @@ func (cls *classicClients) classicStart(c *consumer) {
 			g.classic.position[i] = -1
 		}
 	}
-	cls.w.gcoord.heartbeatNow(c)
+	cls.gcoord.heartbeatNow(c)
 	cls.push(cls.now+cls.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
-	cls.classicPoll(c)
+	cls.poll(c)
 }
 
 // A classic group rebalances like the eager protocol: a membership change starts a
@@ -305,7 +304,7 @@ func (cls *classicClients) classicRebalanceTimeout(e event) {
 	for _, m := range late {
 		cls.mark("classic-rebalance-timeout")
 		cls.line("fence-member").str("client", string(cls.consumers[m].member)).str("group", g.cfg.Name).end()
-		cls.w.gcoord.removeMember(g, m)
+		cls.gcoord.removeMember(g, m)
 	}
 }
 
@@ -362,7 +361,7 @@ func (cls *classicClients) classicSendCommit(c *consumer) {
 	g := cls.groups[c.group]
 	cg := g.classic
 	cg.lastCommitMs[c.idx] = cls.now
-	lat := cls.cfg.Network.Latency.Sample(cls.rNet)
+	lat := cls.net.latency()
 	for _, i := range g.assignment[c.idx] {
 		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
 			if off := cls.classicCommitOffset(c, i); off > cg.committed[i] {
@@ -371,6 +370,9 @@ func (cls *classicClients) classicSendCommit(c *consumer) {
 		}
 	}
 }
+
+// commitOnClose is close(): a synchronous commit of every partition c owns.
+func (cls *classicClients) commitOnClose(c *consumer) { cls.classicMaybeCommit(c, true) }
 
 // classicMaybeCommit auto-commits when the interval passed (or always, with force: close).
 func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
@@ -395,14 +397,14 @@ func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
 }
 
 // classicPoll is the application calling poll().
-func (cls *classicClients) classicPoll(c *consumer) {
+func (cls *classicClients) poll(c *consumer) {
 	if !c.alive() {
 		return
 	}
 	g := cls.groups[c.group]
 	cl := cls.classicClientOf(c)
 	if !g.isMember(c.idx) {
-		cls.w.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+		cls.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
 	cl.lastPollMs = cls.now
 	if !cl.pollTimer {
@@ -486,9 +488,9 @@ func (cls *classicClients) classicSendFetch(c *consumer) {
 	cl.fetching, cl.parked, cl.fetchServed = true, false, false
 	cl.fetchID++
 	cl.resp = cl.resp[:0]
-	at := cls.now + cls.cfg.Network.Latency.Sample(cls.rNet)
-	if c.cutUntil > cls.now {
-		at = max(at, c.cutUntil) // the request is retried once the network is back
+	at := cls.now + cls.net.latency()
+	if cls.net.isCut(c) {
+		at = max(at, cls.net.cutEnd(c)) // the request is retried once the network is back
 	}
 	cls.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
@@ -522,6 +524,15 @@ func (cls *classicClients) classicFetchWait(e event) {
 		return
 	}
 	cls.classicAnswer(c)
+}
+
+// newData answers classic fetches held on partition p (long poll).
+func (cls *classicClients) newData(p *partition) {
+	for _, gi := range p.readers {
+		if g := cls.groups[gi]; g.classic != nil {
+			cls.classicWake(g, p.idx)
+		}
+	}
 }
 
 // classicWake answers the held fetches of members owning the group's i-th partition once
@@ -622,7 +633,7 @@ func (cls *classicClients) classicAnswer(c *consumer) {
 		n := int64(len(cl.resp))
 		extra = max(cls.net.serve(b, bc.ClassicFetchRecordMs*float64(n)), cls.net.transfer(b, n*cls.recordBytes(cls.parts[g.parts[cl.resp[0].sp]].topic)))
 	}
-	cls.push(cls.now+cls.cfg.Network.Latency.Sample(cls.rNet)+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+	cls.push(cls.now+cls.net.latency()+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
 
 // classicBroker is the broker a classic consumer's fetch goes to: the leader of its first
@@ -656,7 +667,7 @@ func (cls *classicClients) classicFetchDone(e event) {
 		return
 	}
 	if cl.wantData {
-		cls.classicPoll(c)
+		cls.poll(c)
 	}
 }
 
@@ -672,7 +683,7 @@ func (cls *classicClients) classicPollTimeout(e event) {
 	}
 	c.cl.pollTimer = false
 	cls.mark("max-poll-interval-exceeded")
-	cls.w.gcoord.leaveGroup(c)
+	cls.gcoord.leaveGroup(c)
 }
 
 // classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer
@@ -689,13 +700,13 @@ func (cls *classicClients) classicStep(e event) {
 	switch {
 	case e.x == 3:
 		if cl.running == 0 && cl.unfished == 0 || c.spec.Style == StyleContinuous && cl.running < max(c.spec.Threads, 1) {
-			cls.classicPoll(c) // the rebalance ended: poll with the new assignment
+			cls.poll(c) // the rebalance ended: poll with the new assignment
 		}
 	case e.x == 2 && !cl.wantData:
 	case c.state == cPolling || c.state == cIdle || cl.wantData:
-		cls.classicPoll(c)
+		cls.poll(c)
 	case e.x == 0 && c.state == cProcessing && cl.running == 0 && cl.unfished == 0:
-		cls.classicPoll(c) // after a commitSync
+		cls.poll(c) // after a commitSync
 	}
 }
 
@@ -766,7 +777,7 @@ func (cls *classicClients) classicDone(e event) {
 	cls.classicStartRecords(c)
 	if c.spec.Style == StyleContinuous {
 		if cl.running < max(c.spec.Threads, 1) && cl.unfished < c.spec.heldRecords() && !cl.wantData {
-			cls.classicPoll(c)
+			cls.poll(c)
 		}
 		return
 	}
@@ -776,12 +787,12 @@ func (cls *classicClients) classicDone(e event) {
 	if c.spec.Commit == CommitSync {
 		// commitSync, then poll once the answer is back.
 		cls.classicSendCommit(c)
-		rtt := cls.cfg.Network.Latency.Sample(cls.rNet) * 2
+		rtt := cls.net.latency() * 2
 		cls.push(cls.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return
 	}
 	c.state = cPolling
-	cls.classicPoll(c)
+	cls.poll(c)
 }
 
 // classicKill ends a classic consumer: no commit; its partitions wait for the session timeout.
@@ -790,7 +801,7 @@ func (cls *classicClients) classicKill(c *consumer, restartAfterMs int64) {
 		return
 	}
 	cls.line("kill").str("client", string(c.member)).end()
-	cls.metrics.noteAbandoned(c)
+	cls.metrics.abandoned(c)
 	c.state = cDead
 	c.gen++
 	c.cl = nil

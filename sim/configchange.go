@@ -14,7 +14,8 @@ import (
 type groupConfigs struct {
 	*engine
 	*topology
-	w *World
+
+	leaders *leaders
 
 	// groupCfg is each group's configuration in force (config-change faults alter it);
 	// configSteps the run's config changes as ConfigSteps decided them.
@@ -247,17 +248,7 @@ func (cf *groupConfigs) configChange(fi int32) {
 	next := cf.groupCfg[g]
 	_ = next.Alter(st.Set) // accepted by ConfigSteps from the same state
 	cf.groupCfg[g] = next
-	for _, sp := range cf.groups[g].sps {
-		s := cf.shares[sp]
-		for _, core := range []*model.SharePartition{s.core, s.initCore} {
-			if core != nil {
-				core.ApplyGroupConfig(next)
-			}
-		}
-		if s.core != nil {
-			cf.w.leaders.wake(s)
-		}
-	}
+	cf.leaders.configChanged(g, next)
 }
 
 // ConfigChange is a config-change fault as it fired, for the summary: Error is NONE for

@@ -5,22 +5,6 @@ import (
 	"math"
 )
 
-// network carries requests and responses between clients and brokers: latency, lost
-// responses, connection resets, and the broker cost model (service time, bandwidth).
-type network struct {
-	*engine
-	*topology
-	w *World
-
-	leaders *leaders
-	share   *shareClients
-	reqs    *requests
-	metrics *metrics
-	history *history
-
-	loads []brokerLoad // the broker cost model's queues (cost.go), nil when off
-}
-
 // The broker cost model (Config.BrokerCost; off when nil): each broker has IOThreads
 // request handler threads (num.io.threads). A request occupies the first thread free, for
 // its per-request service time plus a per-record time for the records it carries in
@@ -70,7 +54,7 @@ func (n *network) loadOf(b int32) *brokerLoad {
 		if threads <= 0 {
 			threads = 8
 		}
-		n.loads = make([]brokerLoad, len(n.brokers))
+		n.loads = make([]brokerLoad, n.cfg.Brokers)
 		for i := range n.loads {
 			n.loads[i].threadFree = make([]float64, threads)
 		}
@@ -108,7 +92,7 @@ func (n *network) transfer(b int32, bytes int64) int64 {
 func (n *network) costDelay(doneMs float64) int64 {
 	d := int64(math.Ceil(doneMs-1e-9)) - n.now
 	if d > 0 {
-		n.metrics.brokerDelayMs += d
+		n.metrics.brokerDelay(d)
 	}
 	return max(0, d)
 }

@@ -12,7 +12,10 @@ import (
 type dlqManager struct {
 	*engine
 	*topology
-	w *World
+
+	coord   *shareCoordinator
+	leaders *leaders
+	metrics *metrics
 
 	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
 	dlqs    []dlqRec
@@ -114,7 +117,7 @@ func (dm *dlqManager) dlqLatency() int64 {
 func (dm *dlqManager) dlqAttempt(id int32) {
 	d := &dm.dlqs[id]
 	s := dm.shares[d.sp]
-	st := dm.w.metrics.dlqStats(s.group)
+	st := dm.metrics.dlqStats(s.group)
 	d.attempts++
 	st.ProduceRequests++
 	fail := dm.dlqFail > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
@@ -144,10 +147,10 @@ func (dm *dlqManager) dlqAttempt(id int32) {
 		} else {
 			st.RecordsDeliveryLimit += n
 		}
-		dm.w.metrics.noteDLQProduced(s, q)
+		dm.metrics.noteDLQProduced(s, q)
 	}
 	st.HeldMaxMs = max(st.HeldMaxMs, dm.now-rec.startMs)
-	dm.w.metrics.noteDLQDone(s, q, !fail)
+	dm.metrics.noteDLQDone(s, q, !fail)
 	code := model.ErrNone
 	if fail {
 		code = model.ErrUnknownServerError
@@ -160,12 +163,12 @@ func (dm *dlqManager) dlqAttempt(id int32) {
 	if rec.core != s.core {
 		// The old share-partition's ARCHIVED write still goes to the share coordinator,
 		// which fences it if a newer leader has read the state since.
-		dm.w.coord.sendWriteFrom(s, rec.core, wr, -1)
+		dm.coord.sendWriteFrom(s, rec.core, wr, -1)
 		return
 	}
-	dm.w.coord.sendWrite(s, wr, -1)
-	dm.w.leaders.afterCoreOp(s)
-	dm.w.leaders.wake(s)
+	dm.coord.sendWrite(s, wr, -1)
+	dm.leaders.afterCoreOp(s)
+	dm.leaders.wake(s)
 }
 
 // dlqStats returns a group's DLQ figures.
@@ -191,7 +194,7 @@ func (m *metrics) dlqMetricsOf(g int) *DLQMetrics {
 func (m *metrics) noteDLQProduced(s *sharePart, q model.DLQRequest) {
 	st := m.dlqStats(s.group)
 	for off := q.First; off <= q.Last; off++ {
-		if off < s.frontier || s.dlqDone[off]&dlqProduced != 0 {
+		if off < m.st(s).frontier || m.st(s).dlqDone[off]&dlqProduced != 0 {
 			st.Duplicates++
 			m.mark("dlq-duplicate")
 		}
@@ -205,15 +208,15 @@ const (
 
 // noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
 func (m *metrics) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
-	if s.dlqDone == nil {
-		s.dlqDone = map[int64]uint8{}
+	if m.st(s).dlqDone == nil {
+		m.st(s).dlqDone = map[int64]uint8{}
 	}
 	mark := dlqEnded
 	if produced {
 		mark |= dlqProduced
 	}
-	for off := max(q.First, s.frontier); off <= q.Last; off++ {
-		s.dlqDone[off] |= mark
+	for off := max(q.First, m.st(s).frontier); off <= q.Last; off++ {
+		m.st(s).dlqDone[off] |= mark
 	}
 }
 
@@ -227,20 +230,20 @@ func (m *metrics) noteDLQFinal(s *sharePart, f model.Finalized) {
 	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
 	st := m.dlqStats(s.group)
 	for off := f.First; off <= f.Last; off++ {
-		v := s.dlqDone[off]
+		v := m.st(s).dlqDone[off]
 		if dlqCause && v&dlqEnded == 0 {
 			st.BypassedAtLimit++
 		}
 		if v != 0 {
-			delete(s.dlqDone, off)
+			delete(m.st(s).dlqDone, off)
 		}
 	}
 	st.Unexplained = max(0, st.BypassedAtLimit-m.dlqRollbacks[s.group])
 }
 
-// noteDLQRollbacks counts the records a completed write's rollback archived at the limit
+// rollbacks counts the records a completed write's rollback archived at the limit
 // with the queue on (before is the core's count before CompleteWrite).
-func (m *metrics) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
+func (m *metrics) rollbacks(s *sharePart, core *model.SharePartition, before int64) {
 	if n := core.Stats().ArchivedNoDLQ - before; n > 0 {
 		m.dlqStats(s.group)
 		for int(s.group) >= len(m.dlqRollbacks) {
@@ -252,7 +255,7 @@ func (m *metrics) noteDLQRollbacks(s *sharePart, core *model.SharePartition, bef
 
 // dlqEverOn reports whether a config change turned group g's dead-letter queue on.
 func (m *metrics) dlqEverOn(g int32) bool {
-	for _, st := range m.w.configs.configSteps {
+	for _, st := range m.configs.configSteps {
 		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
 			return true
 		}
@@ -264,7 +267,7 @@ func (m *metrics) dlqEverOn(g int32) bool {
 // on during the run. The accounting of records that bypassed the queue then does not
 // apply: a record rejected while the queue was off rightly never reaches it.
 func (m *metrics) dlqToggled(g int32) bool {
-	for _, st := range m.w.configs.configSteps {
+	for _, st := range m.configs.configSteps {
 		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
 			return true
 		}

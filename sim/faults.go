@@ -11,10 +11,11 @@ import (
 type faultInjector struct {
 	*engine
 	*topology
-	w *World
 
 	procs   *processes
 	share   *shareClients
+	net     *network
+	logs    *logs
 	leaders *leaders
 	coord   *shareCoordinator
 	dlq     *dlqManager
@@ -211,19 +212,13 @@ func (fj *faultInjector) consumerFault(f Fault, fi int32) {
 	case FaultHostLoss:
 		fj.procs.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
-		fj.procs.closeConsumer(c, f.RestartAfterMs)
+		fj.procs.close(c, f.RestartAfterMs)
 	case FaultHang:
-		if fj.groups[c.group].classic == nil {
-			fj.metrics.noteConsumerGone(c, causeCrash)
-		}
-		c.state = cHung
-		if f.RestartAfterMs >= 0 {
-			fj.push(fj.now+f.RestartAfterMs, event{kind: evFaultEnd, a: fi, b: c.idx, x: int64(c.gen)})
-		}
+		fj.procs.hang(c, fi, f.RestartAfterMs)
 	case FaultNetCut:
-		c.cutUntil = max(c.cutUntil, fj.now+f.DurationMs)
+		fj.net.cut(c, f.DurationMs)
 	case FaultPause:
-		c.pausedUntil = max(c.pausedUntil, fj.now+f.DurationMs)
+		fj.procs.pause(c, f.DurationMs)
 	}
 }
 
@@ -234,38 +229,12 @@ func (fj *faultInjector) partitionFault(f Fault) {
 	}
 	switch f.Kind {
 	case FaultLeaderFailover:
-		old := p.leader
-		p.leader = (p.leader + 1) % int32(len(fj.brokers))
-		p.leaderEpoch++
-		fj.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
-		for _, sp := range p.shares {
-			fj.leaders.evict(fj.shares[sp], "failover")
-		}
+		fj.leaders.failover(p)
 	case FaultDeleteRecords:
-		to := p.log.DeleteRecords(p.log.StartOffset() + max(1, f.ValueMs))
-		fj.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
+		fj.logs.deleteRecords(p, max(1, f.ValueMs))
 	case FaultLockExpiry:
 		fj.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
-		for _, sp := range p.shares {
-			s := fj.shares[sp]
-			if s.core == nil {
-				continue
-			}
-			fj.history.recordHidden(HiddenLockExpiry, s, 0, 0)
-			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-			ws := s.core.ExpireLocks(fj.now+fj.cfg.Kafka.RecordLockDurationMs*1000, nil)
-			fj.metrics.noteLockTimers(s, timers)
-			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
-			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-				fj.metrics.gc(s.group).lockTimeouts += n
-				fj.metrics.noteExpired(s, ws)
-			}
-			for _, wr := range ws {
-				fj.coord.sendWrite(s, wr, -1)
-			}
-			fj.leaders.afterCoreOp(s)
-			fj.leaders.wake(s)
-		}
+		fj.leaders.expireAll(p)
 	}
 }
 
@@ -273,21 +242,12 @@ func (fj *faultInjector) partitionFault(f Fault) {
 func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
-		fj.coord.writeFail += dir
-		if dir > 0 {
-			fj.coord.writeFailCode = f.Error
-		}
-		if f.Reads {
-			fj.coord.readFail += dir
-			if dir > 0 {
-				fj.coord.readFailCode = f.Error
-			}
-		}
+		fj.coord.failWrites(dir, f.Error, f.Reads)
 	case FaultCoordinatorSlow:
 		if dir > 0 {
-			fj.coord.coordSlow = max(1, f.ValueMs)
+			fj.coord.slowWrites(max(1, f.ValueMs))
 		} else {
-			fj.coord.coordSlow = 0
+			fj.coord.slowWrites(0)
 		}
 	case FaultDLQFail:
 		fj.dlq.dlqFail += dir
@@ -298,9 +258,9 @@ func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 			fj.dlq.dlqSlow = 0
 		}
 	case FaultDownstreamOutage:
-		fj.procs.outage += dir
+		fj.procs.downstreamOutage(dir)
 	case FaultRenewStall:
-		fj.share.renewStall += dir
+		fj.share.stallRenewals(dir)
 	}
 	state := "start"
 	if dir < 0 {
@@ -328,33 +288,14 @@ func (fj *faultInjector) faultEnd(e event) {
 	fj.windowFault(f, e.a, -1)
 }
 
-// restartHung kills a hung process (its connections drop) and starts a new one.
-func (ps *processes) restartHung(c *consumer) {
-	c.state = cProcessing // let kill run its course
-	ps.kill(c, 0)
-}
-
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
 func (fj *faultInjector) heal() {
 	fj.healing = true
-	for _, s := range fj.shares {
-		s.healFrontier = s.frontier
-	}
-	for _, g := range fj.groups {
-		if g.classic != nil {
-			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
-		}
-	}
-	fj.coord.writeFail, fj.coord.coordSlow, fj.procs.outage, fj.share.renewStall, fj.coord.readFail = 0, 0, 0, 0, 0
+	fj.metrics.healStarted()
+	fj.coord.heal()
+	fj.share.heal()
 	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
 	fj.line("heal").end()
-	for _, c := range fj.consumers {
-		c.cutUntil, c.pausedUntil = 0, 0
-		switch c.state {
-		case cHung:
-			fj.procs.restartHung(c)
-		case cDead:
-			fj.push(fj.now, event{kind: evConsumerStart, a: c.idx})
-		}
-	}
+	fj.net.heal()
+	fj.procs.heal()
 }

@@ -255,14 +255,14 @@ func (m *metrics) accountShare(a *Accounting, s *sharePart) {
 	p := m.parts[s.part]
 	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
 	a.Offsets += logEnd
-	if s.frontier < 0 {
+	if m.st(s).frontier < 0 {
 		// Never loaded: what retention removed was deleted before the first load.
 		a.DeletedUndelivered += logStart
 		a.DeletedBeforeFirstLoad += logStart
 		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
 		return
 	}
-	from := s.frontier
+	from := m.st(s).frontier
 	if s.core == nil {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.
@@ -704,7 +704,7 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
 		// The shortest lock in force in the window: the one a poll outlasted.
-		lo, _ := m.w.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
+		lo, _ := m.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
 		lock := float64(lo)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
 		most := math.Inf(1)

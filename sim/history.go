@@ -26,9 +26,12 @@ type Op struct {
 type history struct {
 	*engine
 	*topology
-	w *World
 
-	reqs     *requests
+	reqs *requests
+	// added records the share-partitions add-partitions faults created (addedBy: index by
+	// share-partition id), for AddedSharePartitions.
+	added    []addedShare
+	addedBy  map[int32]int
 	ops      []Op
 	hidden   []HiddenEvent
 	obsNotes eventNotes // what the current event did, for observers (observe.go)

@@ -67,10 +67,15 @@ func (m *metrics) kpart(s *sharePart) *kafkaPart {
 	return &m.kp[s.id]
 }
 
-// noteLockTimers adds the offsets of the lock timers that fired on s since the core's
-// LockTimerOffsets stat was before.
-func (m *metrics) noteLockTimers(s *sharePart, before int64) {
-	m.gc(s.group).kafka.lockTimerOffsets += s.core.Stats().LockTimerOffsets - before
+// locksFired follows acquisition locks firing on s: the offsets of the lock timers that
+// fired since the core's LockTimerOffsets stat was timersBefore (Kafka's
+// AcquisitionLockTimeoutPerSec), and n records whose lock timed out with their writes ws.
+func (m *metrics) locksFired(s *sharePart, timersBefore, n int64, ws []*model.Write) {
+	m.gc(s.group).kafka.lockTimerOffsets += s.core.Stats().LockTimerOffsets - timersBefore
+	if n > 0 {
+		m.gc(s.group).lockTimeouts += n
+		m.noteExpired(s, ws)
+	}
 }
 
 // noteGauges follows the gauges' maxima after a core operation.
@@ -80,25 +85,19 @@ func (m *metrics) noteGauges(s *sharePart) {
 	kx.inFlightBatchMax = max(kx.inFlightBatchMax, int64(s.core.CachedBatchCount()))
 }
 
-// fetchLockTake is a fetch taking s's fetch lock to read and acquire (Kafka's
-// maybeAcquireFetchLock, only on an initialized share-partition). It reports false when a
-// log read in flight holds the lock.
-func (m *metrics) fetchLockTake(s *sharePart) bool {
-	if s.fetching != nil && s.fetching == s.core {
-		return false
-	}
+// fetchLockTaken is a fetch taking s's fetch lock to read and acquire.
+func (m *metrics) fetchLockTaken(s *sharePart) {
 	kp := m.kpart(s)
 	kp.lockHeld, kp.lockFromMs = true, m.now
 	kp.idleMs = 0
 	if kp.released {
 		kp.idleMs = m.now - kp.releasedMs
 	}
-	return true
 }
 
-// fetchLockRelease ends the hold and records FetchLockTimeMs and FetchLockRatio as
+// fetchLockReleased ends the hold and records FetchLockTimeMs and FetchLockRatio as
 // SharePartition.releaseFetchLock does.
-func (m *metrics) fetchLockRelease(s *sharePart) {
+func (m *metrics) fetchLockReleased(s *sharePart) {
 	kp := m.kpart(s)
 	if !kp.lockHeld {
 		return

@@ -102,7 +102,7 @@ type accumulator struct {
 
 func (pc *producerClients) newAccumulator(p *producerState) *accumulator {
 	t := pc.topics[p.topic]
-	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, len(pc.brokers)), wakeAt: -1}
+	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, pc.cfg.Brokers), wakeAt: -1}
 	a.stopMs = pc.cfg.DurationMs
 	if p.cfg.StopMs > 0 {
 		a.stopMs = min(p.cfg.StopMs, pc.cfg.DurationMs)
@@ -251,7 +251,7 @@ func (pc *producerClients) accDrain(p *producerState) {
 			req.broker = int32(b)
 			a.inflight[b]++
 			ri := pc.newProdRequest(a, req)
-			pc.push(pc.now+pc.cfg.Network.Latency.Sample(pc.rProd), event{kind: evProduceArrive, a: p.idx, ref: ri})
+			pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceArrive, a: p.idx, ref: ri})
 		}
 	}
 }
@@ -312,10 +312,10 @@ func (pc *producerClients) produceArrive(e event) {
 		}
 	}
 	for _, b := range req.batches {
-		pc.logs.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
+		pc.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes
 	}
-	pc.push(pc.now+pc.cfg.Network.Latency.Sample(pc.rProd), event{kind: evProduceResponse, a: e.a, ref: e.ref})
+	pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceResponse, a: e.a, ref: e.ref})
 }
 
 // produceResponse frees the request's connection slot and drains again.

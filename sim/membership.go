@@ -5,10 +5,11 @@ package sim
 type groupCoordinator struct {
 	*engine
 	*topology
-	w *World
 
 	classic *classicClients
+	coord   *shareCoordinator
 	metrics *metrics
+	history *history
 
 	grown partitionGrowth // partitions added during the run (partitions.go)
 }
@@ -58,30 +59,6 @@ func (gc *groupCoordinator) heartbeatNow(c *consumer) {
 		gc.push(gc.now+gc.cfg.Membership.SessionTimeoutMs, event{kind: evSessionCheck, a: c.idx, x: g.token[c.idx]})
 	}
 	c.assignment = g.assignment[c.idx]
-}
-
-// heartbeat is the periodic heartbeat of a consumer.
-func (ps *processes) heartbeat(e event) {
-	c := ps.consumers[e.a]
-	if c.gen != e.gen || c.state == cDead || c.state == cHung {
-		return
-	}
-	if ps.deferIfPaused(c, e) {
-		return
-	}
-	ps.push(ps.now+ps.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
-	if ps.now < c.cutUntil {
-		return // the heartbeat is lost
-	}
-	had := len(c.assignment)
-	ps.w.gcoord.heartbeatNow(c)
-	if c.state == cIdle && (len(c.assignment) > 0 || had > 0) {
-		if ps.groups[c.group].classic != nil {
-			ps.w.classic.classicPoll(c)
-		} else {
-			ps.share.poll(c)
-		}
-	}
 }
 
 // sessionCheck fences a member whose heartbeats stopped for the session timeout.

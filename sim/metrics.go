@@ -109,6 +109,34 @@ func (t *recTrack) trimTo(off int64) {
 	}
 }
 
+// shareStats are what the metrics follow about one share-partition.
+type shareStats struct {
+	track recTrack
+	// lsoCounted is the highest log start offset whose deleted offsets were counted.
+	lsoCounted int64
+	// frontier is the next offset not yet accounted for as finished (-1 before the first
+	// load); every offset below it was finalized, deleted, skipped by the offset reset, or
+	// held no record.
+	frontier int64
+	spso     spsoTracker
+	// healFrontier is frontier when the healing phase started.
+	healFrontier int64
+	// lingering follows records that left the cache while clients held them.
+	lingering map[int64]lingering
+	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
+	dlqDone map[int64]uint8
+}
+
+// st returns what the metrics follow about s.
+func (m *metrics) st(s *sharePart) *shareStats { return &m.sps[s.id] }
+
+// shareAdded starts following a new share-partition.
+func (m *metrics) shareAdded(s *sharePart) {
+	for len(m.sps) <= int(s.id) {
+		m.sps = append(m.sps, shareStats{frontier: -1})
+	}
+}
+
 // spsoTracker measures how long SPSO stays put while records after it are in flight.
 type spsoTracker struct {
 	last    int64
@@ -117,33 +145,37 @@ type spsoTracker struct {
 	marked  bool
 }
 
-func (t *spsoTracker) observe(w *World, s *sharePart) {
+func (t *spsoTracker) observe(m *metrics, s *sharePart) {
 	core := s.core
 	spso := core.StartOffset()
 	if !t.init || spso != t.last {
-		t.last, t.sinceMs, t.init, t.marked = spso, w.now, true, false
+		t.last, t.sinceMs, t.init, t.marked = spso, m.now, true, false
 		return
 	}
 	if core.InFlightCount() <= 1 {
 		// Nothing waits behind the start offset: time idle is not time stuck.
-		t.sinceMs, t.marked = w.now, false
+		t.sinceMs, t.marked = m.now, false
 		return
 	}
-	{
-		stuck := w.now - t.sinceMs
-		gx := &w.metrics.gx[s.group]
-		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-		if !t.marked && stuck > w.configs.kafkaOf(s.group).RecordLockDurationMs {
-			t.marked = true
-			w.mark("spso-stuck")
-		}
+	stuck := m.now - t.sinceMs
+	gx := &m.gx[s.group]
+	gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
+	if !t.marked && stuck > m.configs.kafkaOf(s.group).RecordLockDurationMs {
+		t.marked = true
+		m.mark("spso-stuck")
 	}
 }
 
 type metrics struct {
 	*engine
 	*topology
-	w *World
+
+	logs *logs
+
+	configs *groupConfigs
+	coord   *shareCoordinator
+
+	sps []shareStats // by share-partition
 
 	// World-wide counts (requests and writes are not any one group's).
 	produced, producedBatches int64
@@ -201,6 +233,50 @@ func (m *metrics) inWindow(producedMs int64) bool {
 	return producedMs >= m.win.atMs[snapStart] && producedMs < m.win.atMs[snapEnd]
 }
 
+// appended counts n records a producer appended to p.
+func (m *metrics) appended(p *partition, n int) {
+	m.produced += int64(n)
+	m.producedBatches++
+	for _, gi := range p.readers {
+		m.gc(gi).produced += int64(n)
+	}
+}
+
+// markerAppended counts a transaction marker appended to p (an offset without a record).
+func (m *metrics) markerAppended(p *partition) {
+	for _, gi := range p.readers {
+		m.gc(gi).controls++
+	}
+}
+
+// polled counts the time the records a poll returned waited in the client's buffer.
+func (m *metrics) polled(batch []delivery) {
+	for _, d := range batch {
+		m.bufferWaitMs += m.now - d.acquiredMs
+	}
+}
+
+// renewsSent counts n ShareAcknowledge requests carrying RENEW.
+func (m *metrics) renewsSent(n int) { m.renewRequests += int64(n) }
+
+// requestSent counts a share request a client sends, and the acknowledgements it carries
+// (Kafka's acknowledgements-send-total).
+func (m *metrics) requestSent(r *request) {
+	m.requests++
+	if r.kind == reqFetch {
+		m.shareFetches++
+	} else if r.kind == reqAck {
+		m.shareAcknowledges++
+	}
+	if r.kind == reqAck || len(r.acks) > 0 {
+		m.ackRequests++
+	}
+	m.noteAcksSent(r)
+}
+
+// brokerDelay counts ms the broker cost model added to a request or a response.
+func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
+
 // noteDelivery records the records a fetch acquired.
 func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := m.parts[s.part]
@@ -219,7 +295,7 @@ func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange)
 	found := false
 	b.Last = ar.First - 1
 	for off := ar.First; off <= ar.Last; off++ {
-		info := s.track.get(off)
+		info := m.st(s).track.get(off)
 		if !info.seen {
 			info.seen = true
 			if off > b.Last {
@@ -265,34 +341,34 @@ type lingering struct {
 
 // noteHeld records a delivery reaching its client.
 func (m *metrics) noteHeld(s *sharePart, off int64) {
-	if info := s.track.peek(off); info != nil {
+	if info := m.st(s).track.peek(off); info != nil {
 		info.held++
-	} else if l, ok := s.lingering[off]; ok {
+	} else if l, ok := m.st(s).lingering[off]; ok {
 		l.held++
-		s.lingering[off] = l
+		m.st(s).lingering[off] = l
 	}
 }
 
 // noteUnheld records that a client finished (or dropped) a delivery.
 func (m *metrics) noteUnheld(s *sharePart, off int64) {
-	if info := s.track.peek(off); info != nil {
+	if info := m.st(s).track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
 		}
 		return
 	}
-	if l, ok := s.lingering[off]; ok {
+	if l, ok := m.st(s).lingering[off]; ok {
 		if l.held <= 1 {
-			delete(s.lingering, off)
+			delete(m.st(s).lingering, off)
 			return
 		}
 		l.held--
-		s.lingering[off] = l
+		m.st(s).lingering[off] = l
 	}
 }
 
-// noteDropped records that a restarting consumer lost the deliveries it held.
-func (m *metrics) noteDropped(c *consumer) {
+// dropped records that a restarting consumer lost the deliveries it held.
+func (m *metrics) dropped(c *consumer) {
 	if m.groups[c.group].classic != nil {
 		return
 	}
@@ -306,10 +382,10 @@ func (m *metrics) noteDropped(c *consumer) {
 	}
 }
 
-// noteAbandoned adds the processing time a dying consumer spent on records it will never
+// abandoned adds the processing time a dying consumer spent on records it will never
 // finish: its threads were busy until now (busy time is otherwise counted when a
 // processing ends).
-func (m *metrics) noteAbandoned(c *consumer) {
+func (m *metrics) abandoned(c *consumer) {
 	var ms int64
 	if cl := c.cl; cl != nil {
 		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
@@ -337,11 +413,11 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	cc.busyMs += durMs
 	s := m.shares[d.sp]
 	late := m.now > d.deadline
-	if d.off < s.track.base || s.track.peek(d.off) == nil {
+	if d.off < m.st(s).track.base || m.st(s).track.peek(d.off) == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
-		l, known := s.lingering[d.off]
+		l, known := m.st(s).lingering[d.off]
 		m.noteUnheld(s, d.off)
 		if !ok {
 			g.failedProcessing++
@@ -361,16 +437,16 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 			m.mark("duplicate-processing")
 		}
 		if known {
-			if cur, still := s.lingering[d.off]; still {
+			if cur, still := m.st(s).lingering[d.off]; still {
 				cur.okCount++
-				s.lingering[d.off] = cur
+				m.st(s).lingering[d.off] = cur
 			}
 		}
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
 	m.noteUnheld(s, d.off)
-	info := s.track.get(d.off)
+	info := m.st(s).track.get(d.off)
 	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
 		g.failedProcessing++
@@ -404,7 +480,7 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		m.mark("processed-after-lock-expiry")
 	}
 	p := m.parts[s.part]
-	key, keyed := m.w.logs.keyOfDelivered(p, d.off, info)
+	key, keyed := m.logs.keyOfDelivered(p, d.off, info)
 	m.noteKeyOrder(s.group, d.off, key, keyed)
 }
 
@@ -420,7 +496,7 @@ func processedDetail(ok, late bool) string {
 
 // noteOrder measures reordering among records of the same key (per group).
 func (m *metrics) noteOrder(gi, pi int32, off int64) {
-	key, ok := m.w.logs.keyOf(m.parts[pi], off)
+	key, ok := m.logs.keyOf(m.parts[pi], off)
 	m.noteKeyOrder(gi, off, key, ok)
 }
 
@@ -454,7 +530,7 @@ func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode,
 	if lost {
 		m.gc(s.group).acksLost += int64(len(pa.entries))
 		for _, e := range pa.entries {
-			info := s.track.peek(e.off)
+			info := m.st(s).track.peek(e.off)
 			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
 				info.lostCause = DupLostAck
 			}
@@ -463,7 +539,7 @@ func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode,
 		return
 	}
 	for _, e := range pa.entries {
-		info := s.track.peek(e.off)
+		info := m.st(s).track.peek(e.off)
 		if info == nil {
 			continue
 		}
@@ -516,7 +592,7 @@ func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
 			continue
 		}
 		for off := b.First; off <= b.Last; off++ {
-			info := s.track.peek(off)
+			info := m.st(s).track.peek(off)
 			if info == nil || !info.seen || info.completedMs != 0 {
 				continue
 			}
@@ -540,7 +616,7 @@ func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) 
 		if e.t != model.AckAccept {
 			continue
 		}
-		info := s.track.peek(e.off)
+		info := m.st(s).track.peek(e.off)
 		if info == nil {
 			continue
 		}
@@ -555,14 +631,30 @@ func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) 
 	}
 }
 
-func (m *metrics) noteWriteFailed(s *sharePart, wr *model.Write) { m.mark("ack-write-rolled-back") }
+// writeSent counts a state write sent to the share coordinator.
+func (m *metrics) writeSent() { m.writes++ }
+
+// writeDone follows a state write's answer: failed (an acknowledgement's write failing rolls
+// it back), or committed; current says it was issued by s's current core.
+func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bool) {
+	if err != nil {
+		m.writesFailed++
+		if wr.Kind != model.WriteExpiry && wr.Kind != model.WriteDLQ {
+			m.mark("ack-write-rolled-back")
+		}
+		return
+	}
+	if current {
+		m.noteWriteCommitted(s, wr)
+	}
+}
 
 // noteExpired attributes records processed but not yet accepted whose lock expired.
 func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
-				info := s.track.peek(off)
+				info := m.st(s).track.peek(off)
 				if info != nil && info.pendingOK && info.lostCause == DupOther {
 					info.lostCause = DupLockExpiry
 				}
@@ -575,15 +667,15 @@ func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
 	}
 }
 
-// noteReleased records why the records a leaving or dead member held are available again.
-func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
+// released records why the records a leaving or dead member held are available again.
+func (m *metrics) released(s *sharePart, member model.MemberID, wr *model.Write, crash bool) {
 	cause, detail := BackRelease, "leave"
-	if m.w.leaders.crashing {
+	if crash {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {
 		for off := b.First; off <= b.Last; off++ {
-			if info := s.track.peek(off); info != nil {
+			if info := m.st(s).track.peek(off); info != nil {
 				info.back = cause
 				m.lifeEvent(info, "released", member, detail)
 			}
@@ -591,11 +683,25 @@ func (m *metrics) noteReleased(s *sharePart, member model.MemberID, wr *model.Wr
 	}
 }
 
-// noteEvicted attributes records processed but not yet accepted when the leader's state is
-// lost.
-func (m *metrics) noteEvicted(s *sharePart) {
-	for i := s.track.head; i < len(s.track.infos); i++ {
-		info := &s.track.infos[i]
+// evicted is s's core about to be discarded on its leader (failover, eviction). Offsets below
+// the start offset whose cached batch was not dropped yet are final but not logged by the
+// model (it logs whole batches as they go): they are counted now. Records processed but not
+// yet accepted lose their acceptance.
+func (m *metrics) evicted(s *sharePart) {
+	start := s.core.StartOffset()
+	s.core.ForEachRecord(func(v model.RecordView) bool {
+		if v.Offset >= start {
+			return false
+		}
+		cause := v.Cause
+		if cause == model.CauseNone {
+			cause = model.CauseRestored
+		}
+		m.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		return true
+	})
+	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
+		info := &m.st(s).track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {
 			info.lostCause = DupFailover
 		}
@@ -606,30 +712,105 @@ func (m *metrics) noteEvicted(s *sharePart) {
 	}
 }
 
-// noteConsumerGone attributes the records a dying consumer processed but did not get
+// consumerGone attributes the records a dying consumer processed but did not get
 // accepted.
-func (m *metrics) noteConsumerGone(c *consumer, cause DupCause) {
+func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
 			continue
 		}
-		info := m.shares[d.sp].track.peek(d.off)
+		info := m.sps[d.sp].track.peek(d.off)
 		if info != nil && info.pendingOK && info.okBy == c.idx && info.lostCause == DupOther {
 			info.lostCause = cause
 		}
 	}
 }
 
+// coreOp follows a leader's operation on s's core: the gauges' maxima, the offsets that
+// left the in-flight cache (finals, drained from the core), and how long the start offset
+// stays put.
+func (m *metrics) coreOp(s *sharePart, finals []model.Finalized) {
+	m.noteGauges(s)
+	for _, f := range finals {
+		m.noteDLQFinal(s, f)
+		m.noteFinalized(s, f)
+	}
+	m.st(s).spso.observe(m, s)
+}
+
+// logStartMoving is a leader about to move s's start offset to the log start logStart (a
+// fetch found the next fetch offset below it).
+func (m *metrics) logStartMoving(s *sharePart, logStart int64) {
+	core := s.core
+	beyond := core.EndOffset() + 1
+	if core.InFlightCount() == 0 {
+		beyond = core.EndOffset()
+	}
+	// Offsets below m.st(s).lsoCounted were accounted for at an earlier move (the head rule can
+	// step SPSO back below the log start, and the next fetch applies the move again).
+	// They are counted as deleted when the accounting frontier passes them (checkGap).
+	if never := logStart - max(beyond, core.StartOffset(), m.st(s).lsoCounted); never > 0 {
+		m.mark("retention-deleted-undelivered")
+	}
+	m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+}
+
+// loaded is a leader's load of s's state completing with core, from snap.
+func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Snapshot) {
+	m.noteLoadDone(s)
+	p := m.parts[s.part]
+	if m.st(s).frontier < 0 {
+		// First load: offsets below the start offset were never offered to the group
+		// (share.auto.offset.reset).
+		// Offsets below the log start were deleted before the group first read the
+		// partition; those between the log start and the start offset were skipped.
+		m.st(s).frontier = core.StartOffset()
+		g := m.gc(s.group)
+		logStart := p.log.StartOffset()
+		g.skippedByReset += max(0, core.StartOffset()-logStart)
+		if before := min(logStart, core.StartOffset()); before > 0 {
+			g.deletedUndelivered += before
+			g.deletedBeforeLoad += before
+		}
+		m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+	}
+	// Load's head rule already dropped the terminal prefix of the stored state; those
+	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
+	// ignores what an earlier leader already finalized).
+	for _, pb := range snap.Batches {
+		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
+		if first <= last && pb.State.Terminal() {
+			cause := model.CauseRestored
+			if pb.State == model.Archived && int(pb.DeliveryCount) >= m.configs.kafkaOf(s.group).DeliveryCountLimit {
+				cause = model.CauseLimit // archived on its last attempt
+			}
+			m.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+		}
+	}
+}
+
+// healStarted is the healing phase starting: progress is measured from here.
+func (m *metrics) healStarted() {
+	for _, s := range m.shares {
+		m.st(s).healFrontier = m.st(s).frontier
+	}
+	for _, g := range m.groups {
+		if g.classic != nil {
+			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
+		}
+	}
+}
+
 // noteFinalized records offsets that left the in-flight cache with their final state.
 func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
-	if f.Last < s.frontier {
+	if f.Last < m.st(s).frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}
-	if f.First > s.frontier && s.frontier >= 0 {
-		m.checkGap(s, s.frontier, f.First-1)
+	if f.First > m.st(s).frontier && m.st(s).frontier >= 0 {
+		m.checkGap(s, m.st(s).frontier, f.First-1)
 	}
-	f.First = max(f.First, s.frontier)
-	s.frontier = f.Last + 1
+	f.First = max(f.First, m.st(s).frontier)
+	m.st(s).frontier = f.Last + 1
 	n := f.Last - f.First + 1
 	g, gx := m.gc(s.group), &m.gx[s.group]
 	g.finished[f.Cause] += n
@@ -643,7 +824,7 @@ func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
 	}
 	if m.sample != nil {
 		for off := f.First; off <= f.Last; off++ {
-			m.lifeFinished(s, off, s.track.peek(off), f.Cause.String())
+			m.lifeFinished(s, off, m.st(s).track.peek(off), f.Cause.String())
 		}
 	}
 	switch f.Cause {
@@ -653,14 +834,14 @@ func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
 		m.mark("archived-by-retention")
 	}
 	for off := f.First; off <= f.Last; off++ {
-		if info := s.track.peek(off); info != nil && info.held > 0 {
-			if s.lingering == nil {
-				s.lingering = map[int64]lingering{}
+		if info := m.st(s).track.peek(off); info != nil && info.held > 0 {
+			if m.st(s).lingering == nil {
+				m.st(s).lingering = map[int64]lingering{}
 			}
-			s.lingering[off] = lingering{okCount: info.okCount, held: info.held}
+			m.st(s).lingering[off] = lingering{okCount: info.okCount, held: info.held}
 		}
 	}
-	s.track.trimTo(f.Last + 1)
+	m.st(s).track.trimTo(f.Last + 1)
 }
 
 // checkGap accounts for offsets SPSO passed without finalizing them: below the log start
@@ -795,11 +976,11 @@ func (m *metrics) partitionSample(s *sharePart) PartitionSample {
 	p := m.parts[s.part]
 	ps := PartitionSample{Group: m.groups[s.group].cfg.Name, Partition: p.name,
 		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
-	if st, dcc := s.store.StartOffset(), s.store.DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
+	if st, dcc := m.coord.store(s).StartOffset(), m.coord.store(s).DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
 		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
 	}
 	if s.core == nil {
-		ps.StartOffset = max(s.store.StartOffset(), 0)
+		ps.StartOffset = max(m.coord.store(s).StartOffset(), 0)
 		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
 		return ps
 	}
@@ -1085,10 +1266,10 @@ func (m *metrics) finalStates() []FinalState {
 				return true
 			})
 		} else {
-			fs.StartOffset = s.store.StartOffset()
+			fs.StartOffset = m.coord.store(s).StartOffset()
 		}
 		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
-		fs.ProgressedWhileHealing = m.healing && s.frontier > s.healFrontier
+		fs.ProgressedWhileHealing = m.healing && m.st(s).frontier > m.st(s).healFrontier
 		out = append(out, fs)
 	}
 	for _, g := range m.groups {

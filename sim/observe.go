@@ -70,19 +70,16 @@ func (h *history) observeRelease(s *sharePart, member model.MemberID) {
 	n.departures = append(n.departures, Departure{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name, Member: member})
 }
 
-// storeWrite sends a write to s's share coordinator, noting its epochs for observers.
-func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
-	if co.opts.Observer == nil {
-		return s.store.Write(wr)
+// writeApplied notes that a state write reached s's share coordinator, which held leader
+// and state epochs leaderEpoch and stateEpoch before it, and accepted it or not.
+func (h *history) writeApplied(s *sharePart, wr *model.Write, leaderEpoch, stateEpoch int32, accepted bool) {
+	if h.opts.Observer == nil {
+		return
 	}
-	aw := AppliedWrite{Group: co.groups[s.group].cfg.Name, Partition: co.parts[s.part].name,
+	n := h.notes()
+	n.writes = append(n.writes, AppliedWrite{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name,
 		WriteLeaderEpoch: wr.LeaderEpoch, WriteStateEpoch: wr.StateEpoch,
-		StoreLeaderEpoch: s.store.LeaderEpoch(), StoreStateEpoch: s.store.StateEpoch()}
-	err := s.store.Write(wr)
-	aw.Accepted = err == nil
-	n := co.w.history.notes()
-	n.writes = append(n.writes, aw)
-	return err
+		StoreLeaderEpoch: leaderEpoch, StoreStateEpoch: stateEpoch, Accepted: accepted})
 }
 
 // ShareCores appends the leader's in-memory share-partition of every share-partition to

@@ -40,9 +40,6 @@ type addedShare struct {
 
 // partitionGrowth is the world's record of partitions added during the run.
 type partitionGrowth struct {
-	shares []addedShare
-	// byShare maps a share-partition id to its index in shares.
-	byShare map[int32]int
 	// pending[g] lists share group g's new partitions its coordinator has not initialised
 	// yet; initing[g] the share-partitions being initialised, assignable from readyAt[g].
 	pending [][]int32
@@ -69,13 +66,13 @@ type AddedSharePartition struct {
 
 // AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
 // order they were created.
-func (w *World) AddedSharePartitions() []AddedSharePartition { return w.gcoord.addedSharePartitions() }
+func (w *World) AddedSharePartitions() []AddedSharePartition { return w.history.addedSharePartitions() }
 
-func (gc *groupCoordinator) addedSharePartitions() []AddedSharePartition {
-	out := make([]AddedSharePartition, 0, len(gc.grown.shares))
-	for _, a := range gc.grown.shares {
-		s := gc.shares[a.share]
-		out = append(out, AddedSharePartition{Group: gc.groups[s.group].cfg.Name, Partition: gc.parts[s.part].name,
+func (h *history) addedSharePartitions() []AddedSharePartition {
+	out := make([]AddedSharePartition, 0, len(h.added))
+	for _, a := range h.added {
+		s := h.shares[a.share]
+		out = append(out, AddedSharePartition{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name,
 			AtMs: a.atMs, TopicKnown: a.topicKnown, StoredStartOffset: a.stored,
 			Loaded: a.loaded, LoadStartOffset: a.loadStart, LoadLogStart: a.logStart})
 	}
@@ -246,15 +243,12 @@ func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32
 	if gc.opts.IgnoreNewPartitionStart {
 		start = model.UnsetStartOffset
 	}
-	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx,
-		store: model.NewStateStore(0, start).ForVersion(gc.cfg.Kafka.Version), frontier: -1}
+	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
+	gc.coord.addStore(s, start)
+	gc.metrics.shareAdded(s)
 	gc.shares = append(gc.shares, s)
 	p.shares = append(p.shares, s.id)
-	if gc.grown.byShare == nil {
-		gc.grown.byShare = map[int32]int{}
-	}
-	gc.grown.byShare[s.id] = len(gc.grown.shares)
-	gc.grown.shares = append(gc.grown.shares, addedShare{share: s.id, atMs: gc.now, topicKnown: known, stored: start})
+	gc.history.shareAdded(s, known, start)
 	gc.line("init-share-partition").str("p", p.name).str("group", g.cfg.Name).num("start", start).str("known", strconv.FormatBool(known)).end()
 	return s.id
 }
@@ -272,15 +266,26 @@ func (gc *groupCoordinator) insertShare(g *groupState, id int32) {
 	g.sps[at] = id
 }
 
-// noteFirstLoad records where an added share-partition began at its first load.
-func (gc *groupCoordinator) noteFirstLoad(s *sharePart, start, logStart int64) {
-	i, ok := gc.grown.byShare[s.id]
+// loaded records where an added share-partition began at its first load (it is called at
+// every load).
+func (h *history) loaded(s *sharePart, start, logStart int64) {
+	i, ok := h.addedBy[s.id]
 	if !ok {
 		return
 	}
-	if a := &gc.grown.shares[i]; !a.loaded {
+	if a := &h.added[i]; !a.loaded {
 		a.loaded, a.loadStart, a.logStart = true, start, logStart
 	}
+}
+
+// shareAdded records share-partition s, created by an add-partitions fault: whether its
+// group knew the topic, and the start offset its store began with.
+func (h *history) shareAdded(s *sharePart, topicKnown bool, stored int64) {
+	if h.addedBy == nil {
+		h.addedBy = map[int32]int{}
+	}
+	h.addedBy[s.id] = len(h.added)
+	h.added = append(h.added, addedShare{share: s.id, atMs: h.now, topicKnown: topicKnown, stored: stored})
 }
 
 // grow gives a classic group's bookkeeping a slot for each partition appended to its

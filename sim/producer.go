@@ -10,7 +10,6 @@ import (
 type producerClients struct {
 	*engine
 	*topology
-	w *World
 
 	logs    *logs
 	net     *network
@@ -22,10 +21,10 @@ type producerClients struct {
 type logs struct {
 	*engine
 	*topology
-	w *World
 
 	leaders *leaders
 	classic *classicClients
+	coord   *shareCoordinator
 	metrics *metrics
 	history *history
 }
@@ -134,26 +133,38 @@ func (pc *producerClients) produceBatch(p *producerState, n int) {
 		pi = t.first + p.next
 		p.next = (p.next + 1) % int32(t.cfg.Partitions)
 	}
-	pc.logs.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, pc.now)
+	pc.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, pc.now)
 }
 
-// appendBatch appends a producer batch of n records (bytes on disk) with timestamp ts to
-// partition pi and counts it: the one place a producer's records enter a log.
-func (lg *logs) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
-	part := lg.parts[pi]
+// appendBatch sends producer p's batch of n records (bytes on disk) with timestamp ts to
+// partition pi, where it is appended at once: the one place a producer's records enter a
+// log. A transactional producer opens a transaction with its first batch and commits (or
+// aborts) it TxnCommitDelayMs after its TxnBatches-th.
+func (pc *producerClients) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
+	part := pc.parts[pi]
 	if p.cfg.Transactional && p.txn == 0 {
 		p.txnSeq++
 		p.txn = int64(p.idx)<<32 | p.txnSeq
 	}
-	b := part.log.AppendSized(n, bytes, ts, p.idx, p.txn)
+	pc.logs.append(part, p, n, bytes, ts)
 	p.records += int64(n)
 	p.batches++
-	lg.metrics.produced += int64(n)
-	lg.metrics.producedBatches++
-	for _, gi := range part.readers {
-		lg.metrics.gc(gi).produced += int64(n)
+	if p.cfg.Transactional {
+		p.txnBatches++
+		if p.txnBatches >= p.cfg.TxnBatches {
+			pc.push(pc.now+p.cfg.TxnCommitDelayMs, event{kind: evTxnCommit, a: p.idx, x: p.txn, b: pi})
+			p.txn, p.txnBatches = 0, 0
+		}
 	}
-	defer lg.classic.wakeClassic(part)
+	pc.logs.newData(part)
+}
+
+// append appends producer p's batch of n records (bytes, timestamp ts) to part's log: some
+// of its records are poison (Producer.PoisonPerMillion), and the batch may be chosen for
+// compaction (CompactedPerMillion).
+func (lg *logs) append(part *partition, p *producerState, n int, bytes, ts int64) {
+	b := part.log.AppendSized(n, bytes, ts, p.idx, p.txn)
+	lg.metrics.appended(part, n)
 	if p.cfg.PoisonPerMillion > 0 {
 		for off := b.First; off <= b.Last; off++ {
 			if lg.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
@@ -162,24 +173,30 @@ func (lg *logs) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) 
 		}
 	}
 	if p.cfg.CompactedPerMillion > 0 && lg.rWork.Bool(uint64(p.cfg.CompactedPerMillion), 1_000_000) {
-		lg.push(lg.now+compactionLagMs, event{kind: evCompaction, a: pi, x: b.First})
+		lg.push(lg.now+compactionLagMs, event{kind: evCompaction, a: part.idx, x: b.First})
 	}
 	lg.line("produce").str("p", part.name).num("first", b.First).num("last", b.Last).end()
-	if p.cfg.Transactional {
-		p.txnBatches++
-		if p.txnBatches >= p.cfg.TxnBatches {
-			lg.push(lg.now+p.cfg.TxnCommitDelayMs, event{kind: evTxnCommit, a: p.idx, x: p.txn, b: pi})
-			p.txn, p.txnBatches = 0, 0
-		}
-	}
-	lg.leaders.wakePartition(part)
 }
 
-// wakeClassic answers classic fetches held on the partition (long poll).
-func (cls *classicClients) wakeClassic(p *partition) {
-	for _, gi := range p.readers {
-		if g := cls.groups[gi]; g.classic != nil {
-			cls.classicWake(g, p.idx)
+// newData tells part's readers that records (or a transaction marker) arrived: fetches
+// parked at the share leaders and classic fetches held at the broker look again.
+func (lg *logs) newData(part *partition) {
+	lg.leaders.newData(part)
+	lg.classic.newData(part)
+}
+
+// endTxn ends producer p's transaction txn on its topic: a control marker on every
+// partition the transaction wrote to and on last, the partition of its last batch.
+func (lg *logs) endTxn(p *producerState, last *partition, txn int64, commit bool) {
+	for _, pt := range lg.topicParts(p.topic) {
+		if pt.log.IsOpen(txn) || pt == last {
+			pt.log.AppendControl(lg.now, p.idx, txn, commit)
+			lg.metrics.markerAppended(pt)
+			lg.line("txn-end").str("p", pt.name).num("txn", txn).str("commit", boolStr(commit)).end()
+			if !commit {
+				lg.mark("txn-aborted")
+			}
+			lg.leaders.newData(pt)
 		}
 	}
 }
@@ -191,21 +208,8 @@ const compactionLagMs = 60000
 // last one; the producer keeps each transaction on one partition at a time).
 func (pc *producerClients) txnCommit(e event) {
 	p := pc.producers[e.a]
-	part := pc.parts[e.b]
 	commit := !(p.cfg.AbortPerMillion > 0 && pc.rWork.Bool(uint64(p.cfg.AbortPerMillion), 1_000_000))
-	for _, pt := range pc.topicParts(p.topic) {
-		if pt.log.IsOpen(e.x) || pt == part {
-			pt.log.AppendControl(pc.now, p.idx, e.x, commit)
-			for _, gi := range pt.readers {
-				pc.metrics.gc(gi).controls++
-			}
-			pc.line("txn-end").str("p", pt.name).num("txn", e.x).str("commit", boolStr(commit)).end()
-			if !commit {
-				pc.mark("txn-aborted")
-			}
-			pc.w.leaders.wakePartition(pt)
-		}
-	}
+	pc.logs.endTxn(p, pc.parts[e.b], e.x, commit)
 }
 
 func boolStr(b bool) string {
@@ -215,11 +219,18 @@ func boolStr(b bool) string {
 	return "false"
 }
 
-// wakePartition retries fetches parked on the share-partitions of a partition.
-func (l *leaders) wakePartition(p *partition) {
+// newData retries the fetches parked on the share-partitions of p (records or a
+// transaction marker arrived).
+func (l *leaders) newData(p *partition) {
 	for _, sp := range p.shares {
 		l.wake(l.shares[sp])
 	}
+}
+
+// deleteRecords is a delete-records fault on p: the log start moves forward by n records.
+func (lg *logs) deleteRecords(p *partition, n int64) {
+	to := p.log.DeleteRecords(p.log.StartOffset() + n)
+	lg.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
 }
 
 // compaction removes a batch from the log, as the log cleaner would.
@@ -253,20 +264,9 @@ func (lg *logs) retention(ti int32) {
 
 // forgetLog drops log metadata no reader needs: below every group's start offset.
 func (lg *logs) forgetLog(p *partition) {
-	floor := p.log.EndOffset()
-	for _, sp := range p.shares {
-		s := lg.shares[sp]
-		st := s.store.StartOffset()
-		if s.core != nil {
-			st = min(s.core.StartOffset(), st)
-			if st < 0 {
-				st = s.core.StartOffset()
-			}
-		}
-		if st < 0 {
-			return // a share-partition not yet initialised may read from anywhere
-		}
-		floor = min(floor, st)
+	floor, ok := lg.leaders.readFloor(p)
+	if !ok {
+		return // a share-partition not yet initialised may read from anywhere
 	}
 	for _, g := range lg.groups {
 		if g.classic != nil {

@@ -256,7 +256,7 @@ func (m *metrics) sampleResult() *RecordSample {
 		return nil
 	}
 	for _, s := range m.shares {
-		t := &s.track
+		t := &m.st(s).track
 		for i := t.head; i < len(t.infos); i++ {
 			if t.infos[i].tl != 0 {
 				m.lifeFinished(s, t.base+int64(i-t.head), &t.infos[i], "")

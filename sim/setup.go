@@ -4,48 +4,34 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/plog"
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
-// wire creates the actors and gives each the actors it sends messages to.
+// wire creates the actors and gives each the actors it sends messages to: this is the
+// actor map of docs/simulator.md.
 func wire(w *World) {
 	e, t := &w.engine, &w.topology
-	w.reqs = &requests{}
-	w.metrics = &metrics{engine: e, topology: t, w: w}
-	w.history = &history{engine: e, topology: t, w: w, reqs: w.reqs}
-	w.logs = &logs{engine: e, topology: t, w: w}
-	w.prod = &producerClients{engine: e, topology: t, w: w}
-	w.leaders = &leaders{engine: e, topology: t, w: w}
-	w.coord = &shareCoordinator{engine: e, topology: t, w: w}
-	w.net = &network{engine: e, topology: t, w: w}
-	w.procs = &processes{engine: e, topology: t, w: w}
-	w.share = &shareClients{engine: e, topology: t, w: w}
-	w.classic = &classicClients{engine: e, topology: t, w: w}
-	w.gcoord = &groupCoordinator{engine: e, topology: t, w: w}
-	w.faults = &faultInjector{engine: e, topology: t, w: w}
-	w.dlq = &dlqManager{engine: e, topology: t, w: w}
-	w.configs = &groupConfigs{engine: e, topology: t, w: w}
+	reqs := &requests{}
+	w.metrics, w.history = new(metrics), new(history)
+	w.logs, w.prod, w.leaders, w.coord, w.net = new(logs), new(producerClients), new(leaders), new(shareCoordinator), new(network)
+	w.procs, w.share, w.classic, w.gcoord = new(processes), new(shareClients), new(classicClients), new(groupCoordinator)
+	w.faults, w.dlq, w.configs = new(faultInjector), new(dlqManager), new(groupConfigs)
 
-	n := w.net
-	n.leaders, n.share, n.reqs, n.metrics, n.history = w.leaders, w.share, w.reqs, w.metrics, w.history
-	sc := w.share
-	sc.net, sc.gcoord, sc.configs, sc.procs, sc.reqs, sc.metrics, sc.history = w.net, w.gcoord, w.configs, w.procs, w.reqs, w.metrics, w.history
-	pr := w.procs
-	pr.share, pr.classic, pr.gcoord, pr.net, pr.metrics, pr.history = w.share, w.classic, w.gcoord, w.net, w.metrics, w.history
-	cc := w.classic
-	cc.net, cc.gcoord, cc.procs, cc.metrics = w.net, w.gcoord, w.procs, w.metrics
-	gc := w.gcoord
-	gc.classic, gc.metrics = w.classic, w.metrics
-	f := w.faults
-	f.procs, f.share, f.leaders, f.coord, f.dlq, f.configs, f.gcoord, f.metrics, f.history = w.procs, w.share, w.leaders, w.coord, w.dlq, w.configs, w.gcoord, w.metrics, w.history
-	lg := w.logs
-	lg.leaders, lg.classic, lg.metrics, lg.history = w.leaders, w.classic, w.metrics, w.history
-	pc := w.prod
-	pc.logs, pc.net, pc.metrics = w.logs, w.net, w.metrics
-	l := w.leaders
-	l.coord, l.net, l.dlq, l.configs, l.metrics, l.history, l.reqs = w.coord, w.net, w.dlq, w.configs, w.metrics, w.history, w.reqs
+	*w.metrics = metrics{engine: e, topology: t, logs: w.logs, configs: w.configs, coord: w.coord}
+	*w.history = history{engine: e, topology: t, reqs: reqs}
+	*w.logs = logs{engine: e, topology: t, leaders: w.leaders, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
+	*w.prod = producerClients{engine: e, topology: t, logs: w.logs, net: w.net, metrics: w.metrics}
+	*w.leaders = leaders{engine: e, topology: t, coord: w.coord, net: w.net, dlq: w.dlq, configs: w.configs, reqs: reqs, metrics: w.metrics, history: w.history}
+	*w.coord = shareCoordinator{engine: e, topology: t, leaders: w.leaders, metrics: w.metrics, history: w.history}
+	*w.net = network{engine: e, topology: t, leaders: w.leaders, reqs: reqs, metrics: w.metrics}
+	*w.procs = processes{engine: e, topology: t, share: w.share, classic: w.classic, gcoord: w.gcoord, net: w.net, metrics: w.metrics, history: w.history}
+	*w.share = shareClients{engine: e, topology: t, net: w.net, leaders: w.leaders, gcoord: w.gcoord, configs: w.configs, procs: w.procs, reqs: reqs, metrics: w.metrics, history: w.history}
+	*w.classic = classicClients{engine: e, topology: t, net: w.net, gcoord: w.gcoord, procs: w.procs, metrics: w.metrics}
+	*w.gcoord = groupCoordinator{engine: e, topology: t, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
+	*w.faults = faultInjector{engine: e, topology: t, procs: w.procs, share: w.share, net: w.net, logs: w.logs, leaders: w.leaders, coord: w.coord, dlq: w.dlq, configs: w.configs, gcoord: w.gcoord, metrics: w.metrics, history: w.history}
+	*w.dlq = dlqManager{engine: e, topology: t, coord: w.coord, leaders: w.leaders, metrics: w.metrics}
+	*w.configs = groupConfigs{engine: e, topology: t, leaders: w.leaders}
 }
 
 // build creates the actors from the configuration and schedules the first events.
@@ -77,7 +63,7 @@ func (w *World) build() error {
 		}
 	}
 	for b := 0; b < cfg.Brokers; b++ {
-		w.brokers = append(w.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
+		w.leaders.brokers = append(w.leaders.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
 	}
 	for pi := range cfg.Producers {
 		p := &cfg.Producers[pi]
@@ -130,7 +116,9 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForVersion(w.cfg.Kafka.Version), frontier: -1}
+			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx}
+			w.coord.addStore(s, -1)
+			w.metrics.shareAdded(s)
 			w.shares = append(w.shares, s)
 			p.shares = append(p.shares, s.id)
 			gs.sps = append(gs.sps, s.id)
@@ -148,6 +136,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			}
 			c := &consumer{idx: int32(len(w.consumers)), group: gi, spec: spec, name: name}
 			w.consumers = append(w.consumers, c)
+			w.net.addConsumer(c)
 			w.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
 		}
 	}

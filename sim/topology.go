@@ -6,7 +6,7 @@ import (
 )
 
 // topology is what exists in the world and how it is connected: topics and their partitions,
-// the groups and their share-partitions, the consumer slots, the producers and the brokers.
+// the groups and their share-partitions, the consumer slots and the producers.
 // Setup builds it and the add-partitions fault grows it; every actor reads it. The entries'
 // fields belong to the actors their comments name.
 type topology struct {
@@ -16,7 +16,6 @@ type topology struct {
 	shares    []*sharePart
 	consumers []*consumer
 	producers []*producerState
-	brokers   []*broker
 }
 
 // recordBytes is the mean record size on topic t: the mean of its producers' record sizes.

@@ -204,7 +204,7 @@ func (w *World) Run() (*Result, error) {
 // A static table of plain functions: no closure and no allocation per event.
 var handlers = [...]func(w *World, e event){
 	evProduce:                 func(w *World, e event) { w.prod.produce(e) },
-	evRequestArrive:           func(w *World, e event) { w.leaders.requestArrive(e.ref) },
+	evRequestArrive:           func(w *World, e event) { w.net.requestArrive(e.ref) },
 	evResponseArrive:          func(w *World, e event) { w.share.responseArrive(e.ref) },
 	evRequestTimeout:          func(w *World, e event) { w.share.requestTimeout(e.ref) },
 	evMaxWait:                 func(w *World, e event) { w.leaders.maxWait(e.ref) },
@@ -217,7 +217,7 @@ var handlers = [...]func(w *World, e event){
 	evRenew:                   func(w *World, e event) { w.share.renew(e) },
 	evHeartbeat:               func(w *World, e event) { w.procs.heartbeat(e) },
 	evSessionCheck:            func(w *World, e event) { w.gcoord.sessionCheck(e) },
-	evConsumerStart:           func(w *World, e event) { w.procs.consumerStart(e.a) },
+	evConsumerStart:           func(w *World, e event) { w.procs.start(e.a) },
 	evFault:                   func(w *World, e event) { w.faults.fault(e) },
 	evFaultEnd:                func(w *World, e event) { w.faults.faultEnd(e) },
 	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
@@ -294,14 +294,6 @@ func (w *World) result() *Result {
 	return r
 }
 
-// broker holds the share sessions of clients; leadership is per partition.
-type broker struct {
-	idx int32
-	// sessions[c] lists the share-partitions consumer c fetched through this broker in its
-	// current incarnation (the share session's partitions).
-	sessions map[int32][]int32
-}
-
 // SharePartitionInfo exposes one share-partition to observers (invariant checkers).
 type SharePartitionInfo struct {
 	Group     string
@@ -320,7 +312,7 @@ type SharePartitionInfo struct {
 func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
 	for _, s := range w.shares {
 		p := w.parts[s.part]
-		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: s.store,
+		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
 			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
 	}
 }

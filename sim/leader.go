@@ -7,31 +7,12 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
-// shareCoordinator is the share coordinator: the durable state of every share-partition,
-// the latency of its reads and writes, and their failures.
-type shareCoordinator struct {
-	*engine
-	*topology
-	w *World
-
-	writes     []writeRec
-	freeWrites []int32
-	coordSlow  int64 // > 0: share coordinator write latency override
-	writeFail  int   // > 0: share coordinator fails writes
-	// writeFailCode is the error of the latest write-fail fault that started (zero:
-	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
-	writeFailCode model.ErrorCode
-	readFail      int
-	readFailCode  model.ErrorCode
-}
-
 // leaders are the partition leaders' share side: the share-partitions they hold, share
 // sessions, ShareFetch and ShareAcknowledge handling, the fetch purgatory, lock expiry, and
 // the state writes and reads they send to the share coordinator.
 type leaders struct {
 	*engine
 	*topology
-	w *World
 
 	coord   *shareCoordinator
 	net     *network
@@ -41,8 +22,8 @@ type leaders struct {
 	metrics *metrics
 	history *history
 
-	wakeBuf  []int32
-	crashing bool // sessions are closing because a connection dropped
+	brokers []*broker // the share sessions each broker holds
+	wakeBuf []int32
 }
 
 // Partition leaders: each holds the model cores of the share groups reading its partitions,
@@ -65,28 +46,10 @@ type sharePart struct {
 	loadGen  uint32
 	// waiting lists requests parked until the core is loaded or has records.
 	parked []int32
-	// store is the share coordinator's durable state for this key.
-	store *model.StateStore
 
 	expiryOn bool
 	expiryAt int64
 	expiryH  eventq.Handle
-
-	track recTrack
-	// lsoCounted is the highest log start offset whose deleted offsets were counted.
-	lsoCounted int64
-	// frontier is the next offset not yet accounted for as finished (-1 before the first
-	// load); every offset below it was finalized, deleted, skipped by the offset reset, or
-	// held no record.
-	frontier int64
-	spso     spsoTracker
-	finals   []model.Finalized
-	// healFrontier is frontier when the healing phase started.
-	healFrontier int64
-	// lingering follows records that left the cache while clients held them (metrics).
-	lingering map[int64]lingering
-	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
-	dlqDone map[int64]uint8
 
 	// With Config.LogReadLatency set, a share fetch reads the log and acquires one latency
 	// later. fetching is the core whose fetch lock a read in flight holds (nil: none); the
@@ -95,7 +58,9 @@ type sharePart struct {
 	fetching *model.SharePartition
 	readAt   int64
 	readBuf  []model.LogBatch
-	readSeq  int64 // numbers the reads; a completion of an older one is stale
+	readSeq  int64             // numbers the reads; a completion of an older one is stale
+	finals   []model.Finalized // afterCoreOp's buffer of the offsets the core finalized
+
 }
 
 const (
@@ -103,18 +68,10 @@ const (
 	reqAck                      // ShareAcknowledge
 )
 
-// requestArrive is a request reaching its broker.
-func (l *leaders) requestArrive(id int32) {
+// handle is a share request reaching its leader: its acknowledgements are applied, a
+// fetch acquires what it can (or parks in purgatory), a final one closes the session.
+func (l *leaders) handle(id int32) {
 	r := l.reqs.at(id)
-	c := l.consumers[r.consumer]
-	if !r.final && (c.gen != r.gen || !c.connected()) {
-		// The connection is gone: the broker never sees the request.
-		l.line("drop-request").str("client", string(r.member)).end()
-		return
-	}
-	if l.w.net.shareRequestCost(id) {
-		return // queued for a request handler thread (cost.go)
-	}
 	b := l.brokers[r.broker]
 	for i := range r.acks {
 		l.applyAcks(id, &r.acks[i])
@@ -127,7 +84,7 @@ func (l *leaders) requestArrive(id int32) {
 		l.tryAcquire(id)
 	}
 	if r.final {
-		l.closeSession(r.consumer, r.broker)
+		l.closeSession(r.consumer, r.broker, false)
 	}
 	l.maybeRespond(id)
 }
@@ -185,14 +142,25 @@ func (l *leaders) tryAcquire(id int32) {
 			}
 			continue
 		}
-		locked, seq := l.metrics.fetchLockTake(s), s.readSeq
+		locked, seq := l.fetchLockTake(s), s.readSeq
 		got := l.acquireFrom(id, r, s)
 		if locked && s.readSeq == seq {
-			l.metrics.fetchLockRelease(s) // no log read started: the lock is released at once
+			l.metrics.fetchLockReleased(s) // no log read started: the lock is released at once
 		}
 		r.acquired += got
 		r.budget -= got
 	}
+}
+
+// fetchLockTake is a fetch taking s's fetch lock to read and acquire (Kafka's
+// maybeAcquireFetchLock, only on an initialized share-partition). It reports false when a
+// log read in flight holds the lock.
+func (l *leaders) fetchLockTake(s *sharePart) bool {
+	if s.fetching != nil && s.fetching == s.core {
+		return false
+	}
+	l.metrics.fetchLockTaken(s)
+	return true
 }
 
 // acquireFrom reads the log at the core's next fetch offset and acquires for the request.
@@ -277,7 +245,7 @@ func (l *leaders) logReadDone(e event) {
 		core = s.fetching
 		s.fetching = nil
 		if core == s.core {
-			l.metrics.fetchLockRelease(s)
+			l.metrics.fetchLockReleased(s)
 		}
 	} // else a newer read (on a core that replaced this read's) holds the lock
 	r.reads--
@@ -320,17 +288,7 @@ func (l *leaders) logReadDone(e event) {
 // moveLogStart applies a log-start move past the share-partition's start (T-LSO).
 func (l *leaders) moveLogStart(s *sharePart, logStart int64) {
 	core := s.core
-	beyond := core.EndOffset() + 1
-	if core.InFlightCount() == 0 {
-		beyond = core.EndOffset()
-	}
-	// Offsets below s.lsoCounted were accounted for at an earlier move (the head rule can
-	// step SPSO back below the log start, and the next fetch applies the move again).
-	// They are counted as deleted when the accounting frontier passes them (checkGap).
-	if never := logStart - max(beyond, core.StartOffset(), s.lsoCounted); never > 0 {
-		l.mark("retention-deleted-undelivered")
-	}
-	s.lsoCounted = max(s.lsoCounted, logStart)
+	l.metrics.logStartMoving(s, logStart)
 	core.MoveLogStartOffset(logStart)
 	l.history.recordHidden(HiddenLogStart, s, logStart, 0)
 	l.line("log-start").str("p", l.parts[s.part].name).num("offset", logStart).end()
@@ -419,14 +377,7 @@ func (l *leaders) wake(s *sharePart) {
 func (l *leaders) respond(id int32) {
 	r := l.reqs.at(id)
 	r.answered = true
-	lat := l.cfg.Network.Latency.Sample(l.rNet)
-	if l.cfg.Network.ResponseLossPerMillion > 0 && l.rNet.Bool(uint64(l.cfg.Network.ResponseLossPerMillion), 1_000_000) {
-		l.mark("response-lost")
-		l.line("lose-response").str("client", string(r.member)).end()
-		return // the client's timeout handles it
-	}
-	r.respPending = true
-	l.push(l.now+lat+l.w.net.shareResponseCost(r), event{kind: evResponseArrive, ref: id, gen: r.gen})
+	l.net.sendResponse(id)
 }
 
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.
@@ -435,14 +386,9 @@ func (l *leaders) afterCoreOp(s *sharePart) {
 	if core == nil {
 		return
 	}
-	l.metrics.noteGauges(s)
 	s.finals = core.DrainFinalized(s.finals[:0])
-	for _, f := range s.finals {
-		l.metrics.noteDLQFinal(s, f)
-		l.metrics.noteFinalized(s, f)
-	}
 	l.dlq.takeDLQ(s, core)
-	s.spso.observe(l.w, s)
+	l.metrics.coreOp(s, s.finals)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
 		return
@@ -464,20 +410,16 @@ func (l *leaders) expire(sp int32) {
 	if s.core == nil {
 		return
 	}
-	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-	ws := s.core.ExpireLocks(l.now, nil)
-	l.metrics.noteLockTimers(s, timers)
+	n, ws := l.fireLocks(s, l.now)
 	if d, ok := s.core.NextDeadline(); ok && d <= l.now {
 		// The core promised a lock due at d, but firing the locks due now left it due:
 		// rescheduling would spin at the same virtual time forever.
 		l.err = fmt.Errorf("internal error: share-partition %s: the core's next lock deadline %d ms is still due after ExpireLocks at %d ms (it fired nothing); time would not advance", l.parts[s.part].name, d, l.now)
 		return
 	}
-	if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-		l.metrics.gc(s.group).lockTimeouts += n
+	if n > 0 {
 		l.mark("lock-expired")
 		l.line("expire").str("p", l.parts[s.part].name).num("records", n).end()
-		l.metrics.noteExpired(s, ws)
 	}
 	for _, wr := range ws {
 		l.coord.sendWrite(s, wr, -1)
@@ -486,97 +428,114 @@ func (l *leaders) expire(sp int32) {
 	l.wake(s)
 }
 
-// writeRec is a state write on its way to the share coordinator.
-type writeRec struct {
-	sp    int32
-	core  *model.SharePartition
-	w     *model.Write
-	req   int32
-	inUse bool
+// fireLocks fires s's acquisition locks due at atMs and returns how many records' locks
+// timed out and the state writes that follow (the metrics learn both).
+func (l *leaders) fireLocks(s *sharePart, atMs int64) (int64, []*model.Write) {
+	before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
+	ws := s.core.ExpireLocks(atMs, nil)
+	n := s.core.Stats().AcquisitionLockTimeouts - before
+	l.metrics.locksFired(s, timers, n, ws)
+	return n, ws
 }
 
-// sendWrite sends a state write; its response completes it on the core that issued it.
-func (co *shareCoordinator) sendWrite(s *sharePart, wr *model.Write, req int32) {
-	co.sendWriteFrom(s, s.core, wr, req)
-}
-
-// sendWriteFrom sends a state write issued by core, which may be a share-partition its
-// leader no longer serves (the DLQ manager finishing an old one's step).
-func (co *shareCoordinator) sendWriteFrom(s *sharePart, core *model.SharePartition, wr *model.Write, req int32) {
-	var id int32
-	if n := len(co.freeWrites); n > 0 {
-		id = co.freeWrites[n-1]
-		co.freeWrites = co.freeWrites[:n-1]
-	} else {
-		co.writes = append(co.writes, writeRec{})
-		id = int32(len(co.writes) - 1)
-	}
-	co.writes[id] = writeRec{sp: s.id, core: core, w: wr, req: req, inUse: true}
-	co.w.metrics.writes++
-	lat := co.cfg.Coordinator.WriteLatency.Sample(co.rNet)
-	if co.coordSlow > 0 {
-		lat = co.coordSlow
-	}
-	co.push(co.now+lat, event{kind: evWriteApply, ref: id})
-}
-
-// writeApply is a write reaching the share coordinator and its answer reaching the leader.
-func (co *shareCoordinator) writeApply(id int32) {
-	wr := co.writes[id]
-	co.writes[id] = writeRec{}
-	co.freeWrites = append(co.freeWrites, id)
-	s := co.shares[wr.sp]
-	var err error
-	switch {
-	case co.writeFail > 0:
-		code := co.writeFailCode
-		if code == model.ErrNone {
-			code = model.ErrCoordinatorNotAvailable
+// expireAll is a lock-expiry fault on partition p: every lock of its share-partitions fires
+// now, as if its timer had run out (Kafka counts each timeout).
+func (l *leaders) expireAll(p *partition) {
+	for _, sp := range p.shares {
+		s := l.shares[sp]
+		if s.core == nil {
+			continue
 		}
-		err = &model.Error{Code: code, Offset: -1, Msg: "injected write failure"}
-	case co.cfg.Coordinator.WriteFailPerMillion > 0 && co.rFault.Bool(uint64(co.cfg.Coordinator.WriteFailPerMillion), 1_000_000):
-		err = &model.Error{Code: model.ErrCoordinatorNotAvailable, Offset: -1, Msg: "random write failure"}
-	default:
-		err = co.storeWrite(s, wr.w)
+		l.history.recordHidden(HiddenLockExpiry, s, 0, 0)
+		_, ws := l.fireLocks(s, l.now+l.cfg.Kafka.RecordLockDurationMs*1000)
+		for _, wr := range ws {
+			l.coord.sendWrite(s, wr, -1)
+		}
+		l.afterCoreOp(s)
+		l.wake(s)
 	}
-	kind := wr.w.Kind
-	code := model.CodeOf(err)
-	if err != nil {
-		co.w.metrics.writesFailed++
-		co.mark("write-failed")
+}
+
+// failover is a leader-failover fault on partition p: its leadership moves to the next
+// broker with a new leader epoch, and the new leader reloads each share-partition at its
+// next fetch.
+func (l *leaders) failover(p *partition) {
+	old := p.leader
+	p.leader = (p.leader + 1) % int32(l.cfg.Brokers)
+	p.leaderEpoch++
+	l.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
+	for _, sp := range p.shares {
+		l.evict(l.shares[sp], "failover")
 	}
-	co.line("write").str("p", co.parts[s.part].name).str("op", kind.String()).num("id", int64(wr.w.ID)).str("code", code.String()).end()
-	if kind != model.WriteExpiry && kind != model.WriteDLQ && err != nil {
-		co.w.metrics.noteWriteFailed(s, wr.w)
+}
+
+// configChanged is a config change of group g reaching its share-partitions: each reads the
+// new values at its next use, and fetches parked on them look again.
+func (l *leaders) configChanged(g int32, next model.GroupConfig) {
+	for _, sp := range l.groups[g].sps {
+		s := l.shares[sp]
+		for _, core := range []*model.SharePartition{s.core, s.initCore} {
+			if core != nil {
+				core.ApplyGroupConfig(next)
+			}
+		}
+		if s.core != nil {
+			l.wake(s)
+		}
 	}
-	if err == nil && wr.core == s.core {
-		co.w.metrics.noteWriteCommitted(s, wr.w)
+}
+
+// readFloor is the lowest offset of partition p a share group may still read (the lowest
+// start offset of its share-partitions); false when one is not initialised yet and may read
+// from anywhere.
+func (l *leaders) readFloor(p *partition) (int64, bool) {
+	floor := p.log.EndOffset()
+	for _, sp := range p.shares {
+		s := l.shares[sp]
+		st := l.coord.store(s).StartOffset()
+		if s.core != nil {
+			st = min(s.core.StartOffset(), st)
+			if st < 0 {
+				st = s.core.StartOffset()
+			}
+		}
+		if st < 0 {
+			return 0, false
+		}
+		floor = min(floor, st)
 	}
-	noDLQ := wr.core.Stats().ArchivedNoDLQ
-	if cerr := wr.core.CompleteWrite(co.now, wr.w.ID, err); cerr != nil {
-		co.err = cerr
+	return floor, true
+}
+
+// writeDone is a state write's answer reaching the leader: the core that issued it (s's
+// current one, or one the leader has discarded since) completes it, and the request waiting
+// for it (req ≥ 0) is answered once its writes are all done.
+func (l *leaders) writeDone(s *sharePart, core *model.SharePartition, wr *model.Write, req int32, err error) {
+	l.metrics.writeDone(s, wr, err, core == s.core)
+	noDLQ := core.Stats().ArchivedNoDLQ
+	if cerr := core.CompleteWrite(l.now, wr.ID, err); cerr != nil {
+		l.err = cerr
 		return
 	}
-	co.w.metrics.noteDLQRollbacks(s, wr.core, noDLQ)
-	if wr.core != s.core {
-		co.w.dlq.takeDLQ(s, wr.core) // the broker's DLQ manager serves the old share-partition too
+	l.metrics.rollbacks(s, core, noDLQ)
+	if core != s.core {
+		l.dlq.takeDLQ(s, core) // the broker's DLQ manager serves the old share-partition too
 	}
-	if wr.core == s.core {
-		if model.IsFencingWriteError(err) && kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
-			co.w.leaders.evict(s, "fenced-write")
+	if core == s.core {
+		if model.IsFencingWriteError(err) && wr.Kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
+			l.evict(s, "fenced-write")
 		} else {
-			co.w.leaders.afterCoreOp(s)
-			co.w.leaders.wake(s)
+			l.afterCoreOp(s)
+			l.wake(s)
 		}
 	}
-	if wr.req >= 0 {
-		r := co.w.reqs.at(wr.req)
+	if req >= 0 {
+		r := l.reqs.at(req)
 		r.writes--
 		if err != nil {
-			res := r.result(wr.sp)
-			res.ackCode = model.AckErrorForWriteFailure(err)
+			r.result(s.id).ackCode = model.AckErrorForWriteFailure(err)
 		}
-		co.w.leaders.maybeRespond(wr.req)
+		l.maybeRespond(req)
 	}
 }
 
@@ -602,7 +561,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	if req >= 0 {
 		s.loadGen = l.reqs.at(req).gen
 	}
-	l.push(l.now+l.cfg.Coordinator.ReadLatency.Sample(l.rNet), event{kind: evLoadDone, a: s.id})
+	l.coord.requestRead(s)
 }
 
 // loadDone completes the state read and makes the core ACTIVE (§5.4, §8.3), or FAILED
@@ -618,11 +577,8 @@ func (l *leaders) loadDone(sp int32) {
 		l.ensureLoad(s, -1) // leadership moved during the read: start again
 		return
 	}
-	if l.coord.readFail > 0 {
-		code := l.coord.readFailCode
-		if code == model.ErrNone {
-			code = model.ErrCoordinatorNotAvailable
-		}
+	snap, code, err := l.coord.read(s, p.leaderEpoch)
+	if code != model.ErrNone {
 		err := core.CompleteInitialize(model.Snapshot{}, &model.Error{Code: code, Offset: -1, Msg: "injected read failure"}, 0)
 		fc := model.CodeOf(err)
 		l.line("load-failed").str("p", p.name).str("code", code.String()).str("answer", fc.String()).end()
@@ -636,7 +592,6 @@ func (l *leaders) loadDone(sp int32) {
 		}
 		return
 	}
-	snap, err := s.store.Read(p.leaderEpoch)
 	if err != nil {
 		l.line("load-failed").str("p", p.name).str("err", err.Error()).end()
 		return
@@ -655,36 +610,8 @@ func (l *leaders) loadDone(sp int32) {
 		return
 	}
 	core.TrackFinalized(true)
-	l.metrics.noteLoadDone(s)
-	if s.frontier < 0 {
-		// First load: offsets below the start offset were never offered to the group
-		// (share.auto.offset.reset).
-		// Offsets below the log start were deleted before the group first read the
-		// partition; those between the log start and the start offset were skipped.
-		s.frontier = core.StartOffset()
-		g := l.metrics.gc(s.group)
-		logStart := p.log.StartOffset()
-		l.w.gcoord.noteFirstLoad(s, core.StartOffset(), logStart)
-		g.skippedByReset += max(0, core.StartOffset()-logStart)
-		if before := min(logStart, core.StartOffset()); before > 0 {
-			g.deletedUndelivered += before
-			g.deletedBeforeLoad += before
-		}
-		s.lsoCounted = max(s.lsoCounted, logStart)
-	}
-	// Load's head rule already dropped the terminal prefix of the stored state; those
-	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
-	// ignores what an earlier leader already finalized).
-	for _, pb := range snap.Batches {
-		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
-		if first <= last && pb.State.Terminal() {
-			cause := model.CauseRestored
-			if pb.State == model.Archived && int(pb.DeliveryCount) >= l.configs.kafkaOf(s.group).DeliveryCountLimit {
-				cause = model.CauseLimit // archived on its last attempt
-			}
-			l.metrics.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
-		}
-	}
+	l.history.loaded(s, core.StartOffset(), p.log.StartOffset())
+	l.metrics.loaded(s, core, snap)
 	s.core = core
 	if len(snap.Batches) > 0 || snap.StartOffset >= 0 {
 		l.mark("failover-reload")
@@ -699,20 +626,7 @@ func (l *leaders) evict(s *sharePart, why string) {
 	if s.core == nil {
 		return
 	}
-	// Offsets below the start offset whose cached batch was not dropped yet are final but
-	// not logged by the model (it logs whole batches as they go): count them now.
-	start := s.core.StartOffset()
-	s.core.ForEachRecord(func(v model.RecordView) bool {
-		if v.Offset >= start {
-			return false
-		}
-		cause := v.Cause
-		if cause == model.CauseNone {
-			cause = model.CauseRestored
-		}
-		l.metrics.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
-		return true
-	})
+	l.metrics.evicted(s)
 	s.core.Fence()
 	s.core = nil
 	if s.expiryOn {
@@ -721,8 +635,20 @@ func (l *leaders) evict(s *sharePart, why string) {
 	}
 	l.line("evict").str("p", l.parts[s.part].name).str("why", why).end()
 	l.history.recordHidden(HiddenReload, s, 0, 0)
-	l.metrics.noteEvicted(s)
 	l.wake(s)
+}
+
+// broker is one broker's share sessions: sessions[c] lists the share-partitions consumer c
+// fetched through it in its current incarnation (the share session's partitions).
+type broker struct {
+	idx      int32
+	sessions map[int32][]int32
+}
+
+// hasSession reports whether consumer slot c has a share session on broker b.
+func (l *leaders) hasSession(b, c int32) bool {
+	_, ok := l.brokers[b].sessions[c]
+	return ok
 }
 
 func (b *broker) addSession(c, sp int32) {
@@ -735,9 +661,10 @@ func (b *broker) addSession(c, sp int32) {
 	b.sessions[c] = append(list, sp)
 }
 
-// closeSession ends consumer c's share session on broker b: every record it holds on the
-// session's partitions led here is released at once (T-LEAVE).
-func (l *leaders) closeSession(c, bi int32) {
+// closeSession ends consumer c's share session on broker bi: every record it holds on the
+// session's partitions led there is released at once (T-LEAVE); crash says its connection
+// dropped (else it closed the session).
+func (l *leaders) closeSession(c, bi int32, crash bool) {
 	b := l.brokers[bi]
 	list := b.sessions[c]
 	delete(b.sessions, c)
@@ -751,7 +678,7 @@ func (l *leaders) closeSession(c, bi int32) {
 		if wr := s.core.ReleaseMember(l.now, member); wr != nil {
 			l.mark("release-on-leave")
 			l.line("release").str("client", string(member)).str("p", l.parts[s.part].name).num("records", held).end()
-			l.metrics.noteReleased(s, member, wr)
+			l.metrics.released(s, member, wr, crash)
 			l.coord.sendWrite(s, wr, -1)
 		}
 		l.history.observeRelease(s, member)
@@ -763,8 +690,6 @@ func (l *leaders) closeSession(c, bi int32) {
 // and a broker left with no session of the group evicts the group's share-partitions.
 func (l *leaders) disconnect(c int32) {
 	g := l.consumers[c].group
-	l.crashing = true
-	defer func() { l.crashing = false }()
 	// Fetches parked for the dropped connection are discarded with it.
 	for id := range l.reqs.all {
 		r := &l.reqs.all[id]
@@ -780,7 +705,7 @@ func (l *leaders) disconnect(c int32) {
 			continue
 		}
 		parts := append([]int32(nil), list...)
-		l.closeSession(c, int32(bi))
+		l.closeSession(c, int32(bi), true)
 		if l.groupHasSession(g, b) {
 			continue
 		}
