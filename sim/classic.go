@@ -22,107 +22,6 @@ type classicClients struct {
 // stalls its partitions until the session timeout; the next owner resumes from the last
 // committed offset, reprocessing what the dead member processed after its last commit.
 
-type classicGroup struct {
-	g *groupState
-	// committed[i] is the committed offset of the group's i-th partition (-1: none).
-	committed []int64
-	// owner[i] is the consumer owning the i-th partition (-1: none).
-	owner []int32
-	// position[i] is the owner's next offset to read.
-	position []int64
-	// processedMax[i] is the highest offset ever processed.
-	processedMax []int64
-	// processedOK[i] holds the offsets of the i-th partition processed successfully at or
-	// above its committed offset: a processing of one of them again is a duplicate. (Threads
-	// finish records out of order, so an offset below processedMax may be a first.)
-	processedOK []offsetSet
-	// lastCommitMs[c] is when consumer c last committed.
-	lastCommitMs map[int32]int64
-	// doneTo[i] is the accounting frontier of the i-th partition: every offset below it was
-	// committed past, deleted or skipped (-1 before the group first read it).
-	doneTo []int64
-	// readMax[i] is the highest offset ever returned by a poll (first deliveries).
-	readMax []int64
-	// healDoneTo[i] is doneTo[i] when the healing phase started.
-	healDoneTo []int64
-	// rebalancing is set from a membership change until every member rejoined (at its
-	// next poll) or the rebalance timed out; joined lists the members that rejoined, rbToken
-	// names the rebalance for its timeout event, rbStartMs is when it started.
-	rebalancing bool
-	joined      map[int32]bool
-	rbToken     int64
-	rbStartMs   int64
-}
-
-func newClassicGroup(w *World, g *groupState) *classicGroup {
-	n := len(g.parts)
-	cg := &classicGroup{g: g, committed: make([]int64, n), owner: make([]int32, n), position: make([]int64, n),
-		processedMax: make([]int64, n), processedOK: make([]offsetSet, n), lastCommitMs: map[int32]int64{}, doneTo: make([]int64, n), readMax: make([]int64, n)}
-	for i := range cg.committed {
-		cg.committed[i], cg.owner[i], cg.position[i], cg.processedMax[i], cg.doneTo[i], cg.readMax[i] = -1, -1, -1, -1, -1, -1
-	}
-	return cg
-}
-
-// commit sets the committed offset of the group's i-th partition and accounts for the
-// offsets it passes for the first time: records complete now (the produce-to-completion
-// latency of a classic group ends at the commit), offsets without a record are passed.
-func (cls *classicClients) classicCommit(g *groupState, i int32, off int64) {
-	cg := g.classic
-	cg.committed[i] = off
-	cg.processedOK[i].raiseFloor(off)
-	from := cg.doneTo[i]
-	if from < 0 || off <= from {
-		return
-	}
-	p := cls.parts[g.parts[i]]
-	gc, lat := cls.metrics.gc(g.idx), &cls.metrics.lat[g.idx]
-	for o := from; o < off; o++ {
-		b, ok := p.log.BatchAt(o)
-		switch {
-		case !ok && o < p.log.StartOffset():
-			gc.deletedUndelivered++ // deleted before it was committed
-		case !ok || !p.log.HasRecord(o):
-			cls.metrics.gx[g.idx].noRecord++
-		default:
-			gc.completed++
-			if cls.metrics.inWindow(b.TimestampMs) {
-				lat.completed.Add(cls.now - b.TimestampMs)
-			}
-		}
-	}
-	cg.doneTo[i] = off
-}
-
-// classicFirstRead accounts for what lay below the group's first read position of its i-th
-// partition: deleted before the group first read it, or skipped by auto.offset.reset.
-func (cls *classicClients) classicFirstRead(g *groupState, i int32, pos int64) {
-	cg := g.classic
-	if cg.doneTo[i] >= 0 {
-		return
-	}
-	p := cls.parts[g.parts[i]]
-	gc := cls.metrics.gc(g.idx)
-	logStart := p.log.StartOffset()
-	gc.deletedUndelivered += min(logStart, pos)
-	gc.deletedBeforeLoad += min(logStart, pos)
-	gc.skippedByReset += max(0, pos-logStart)
-	cg.doneTo[i] = pos
-}
-
-// floor is the lowest offset the group may still read on partition pi.
-func (cg *classicGroup) floor(pi int32) int64 {
-	for i, p := range cg.g.parts {
-		if p == pi {
-			if cg.committed[i] < 0 {
-				return 0
-			}
-			return cg.committed[i]
-		}
-	}
-	return 1 << 62
-}
-
 // The classic consumer, like KafkaConsumer. The application's poll() returns up to
 // max.poll.records records from the client's fetch buffer; when the buffer runs dry it sends
 // a fetch (and it prefetches: a poll that empties the buffer sends the next fetch at once).
@@ -200,131 +99,6 @@ func (cls *classicClients) start(c *consumer) {
 // when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
 // the ones that did not, the partitions are assigned by range over the members in join
 // order and the members resume from the committed offsets.
-
-// classicRebalance starts a rebalance (or takes a membership change into the running one).
-func (cls *classicClients) classicRebalance(g *groupState) {
-	cg := g.classic
-	if !cg.rebalancing {
-		cg.rebalancing, cg.joined, cg.rbStartMs = true, map[int32]bool{}, cls.now
-		cg.rbToken++
-		timeout := int64(300000)
-		if cs := g.cfg.Consumers; len(cs) > 0 {
-			timeout = cs[0].maxPollIntervalMs()
-		}
-		cls.push(cls.now+timeout, event{kind: evClassicRebalanceTimeout, a: g.idx, x: cg.rbToken})
-		cls.line("rebalance").str("group", g.cfg.Name).num("members", int64(len(g.members))).end()
-	}
-	for _, m := range g.members {
-		if c := cls.consumers[m]; !cg.joined[m] && c.alive() && (c.cl == nil || c.cl.running == 0) {
-			cls.classicJoin(g, c) // waiting in poll(), not processing: rejoins at once
-		}
-	}
-	cls.classicMaybeAssign(g)
-}
-
-// classicJoin is member c rejoining during a rebalance: it commits and gives up its
-// partitions and drops what it fetched of them.
-func (cls *classicClients) classicJoin(g *groupState, c *consumer) {
-	cg := g.classic
-	cg.joined[c.idx] = true
-	for i, o := range cg.owner {
-		if o != c.idx {
-			continue
-		}
-		if cg.position[i] >= 0 {
-			cls.classicCommitNow(g, int32(i), cls.classicCommitOffset(c, int32(i)))
-		}
-		if c.cl != nil {
-			c.cl.buf = dropPartition(c.cl.buf, int32(i))
-		}
-		cg.owner[i], cg.position[i] = -1, -1
-	}
-	delete(g.assignment, c.idx)
-}
-
-// classicMaybeAssign ends the rebalance once every member rejoined.
-func (cls *classicClients) classicMaybeAssign(g *groupState) {
-	cg := g.classic
-	for _, m := range g.members {
-		if !cg.joined[m] {
-			return
-		}
-	}
-	cg.rebalancing = false
-	n, m := len(g.parts), len(g.members)
-	for i := range cg.owner {
-		if o := cg.owner[i]; o >= 0 {
-			// A partition of a member that left without rejoining: no commit, it is dead or gone.
-			cg.owner[i], cg.position[i] = -1, -1
-			if c := cls.consumers[o]; c.cl != nil {
-				c.cl.buf = dropPartition(c.cl.buf, int32(i))
-			}
-		}
-	}
-	g.assignment = map[int32][]int32{}
-	if m > 0 {
-		per, extra := n/m, n%m
-		i := 0
-		for k, mem := range g.members {
-			cnt := per
-			if k < extra {
-				cnt++
-			}
-			for j := 0; j < cnt; j++ {
-				cg.owner[i] = mem
-				g.assignment[mem] = append(g.assignment[mem], int32(i))
-				i++
-			}
-		}
-	}
-	if cls.now > cg.rbStartMs {
-		cls.mark("classic-rebalance-waited")
-	}
-	cls.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).num("waited", cls.now-cg.rbStartMs).end()
-	for _, mem := range g.members {
-		if c := cls.consumers[mem]; c.alive() {
-			cls.push(cls.now, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 3})
-		}
-	}
-}
-
-// classicRebalanceTimeout removes the members that did not rejoin in time.
-func (cls *classicClients) classicRebalanceTimeout(e event) {
-	g := cls.groups[e.a]
-	cg := g.classic
-	if !cg.rebalancing || cg.rbToken != e.x {
-		return
-	}
-	var late []int32
-	for _, m := range g.members {
-		if !cg.joined[m] {
-			late = append(late, m)
-		}
-	}
-	for _, m := range late {
-		cls.mark("classic-rebalance-timeout")
-		cls.line("fence-member").str("client", string(cls.consumers[m].member)).str("group", g.cfg.Name).end()
-		cls.gcoord.removeMember(g, m)
-	}
-}
-
-func dropPartition(ds []delivery, i int32) []delivery {
-	out := ds[:0]
-	for _, d := range ds {
-		if d.sp != i {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// classicCommitNow applies a commit of offset off for the group's i-th partition at the
-// group coordinator; commits never move the offset back.
-func (cls *classicClients) classicCommitNow(g *groupState, i int32, off int64) {
-	if off > g.classic.committed[i] {
-		cls.classicCommit(g, i, off)
-	}
-}
 
 // classicCommitOffset is the offset c commits for the group's i-th partition: the lowest
 // offset it fetched but has not finished, else its position.
@@ -448,7 +222,7 @@ func (cls *classicClients) poll(c *consumer) {
 	}
 	cl.wantData = false
 	for _, d := range cl.buf[:n] {
-		cls.metrics.classicNoteDelivery(c, cls.parts[g.parts[d.sp]], d.sp, d.off)
+		cls.metrics.classicDelivered(c, cls.parts[g.parts[d.sp]], d.sp, d.off)
 		d.acquiredMs = cls.now
 		cl.held = append(cl.held, d)
 		cl.done = append(cl.done, false)
@@ -599,16 +373,11 @@ func (cls *classicClients) classicAnswer(c *consumer) {
 			if pos < 0 {
 				pos, _ = model.ResolveStartOffset(cls.cfg.Kafka.AutoOffsetReset, cls.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
 				cg.committed[i] = pos
-				cg.processedOK[i].raiseFloor(pos)
-				cls.classicFirstRead(g, i, pos)
+				cls.metrics.classicFirstRead(g, i, pos)
 			}
 		}
 		if start := p.log.StartOffset(); pos < start {
-			// Retention passed the position: what lies between was never read.
-			if cg.doneTo[i] >= 0 && cg.doneTo[i] < start {
-				cls.metrics.gc(g.idx).deletedUndelivered += start - cg.doneTo[i]
-				cg.doneTo[i] = start
-			}
+			cls.metrics.classicLogStartPassed(g, i, start)
 			pos = start
 		}
 		upTo := p.log.EndOffset()
@@ -720,46 +489,25 @@ func (cls *classicClients) classicDone(e event) {
 		return
 	}
 	g := cls.groups[c.group]
-	cg := g.classic
 	cl := c.cl
 	k := int(e.x - cl.seqBase)
 	d := cl.held[k]
 	cl.running--
 	// Records already polled are processed even if a rebalance moved the partition.
 	p := cls.parts[g.parts[d.sp]]
-	gc, cc := cls.metrics.gc(c.group), cls.metrics.cc(c.idx)
-	gc.processed++
-	cc.processed++
-	gc.busyMs += cls.now - d.startMs
-	cc.busyMs += cls.now - d.startMs
 	if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
-		gc.failedProcessing++
+		cls.metrics.classicProcessed(c, d, p, false)
 		cls.mark("consumer-crash")
 		cls.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
-		cls.classicKill(c, c.spec.RestartAfterCrashMs)
+		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
 	if (cls.procs.outage > 0 || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
-		gc.failedProcessing++
-		cls.classicKill(c, c.spec.RestartAfterCrashMs)
+		cls.metrics.classicProcessed(c, d, p, false)
+		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	gc.processedOK++
-	cc.processedOK++
-	cg.processedMax[d.sp] = max(cg.processedMax[d.sp], d.off)
-	if before := cg.processedOK[d.sp].add(d.off); before > 0 {
-		if before == 1 {
-			gc.dupRecords++
-		}
-		gc.classicReprocessed++
-		gc.duplicates[DupRewind]++
-		cls.mark("classic-reprocessed")
-	} else {
-		if b, ok := p.log.BatchAt(d.off); ok && cls.metrics.inWindow(b.TimestampMs) {
-			cls.metrics.lat[c.group].processed.Add(cls.now - b.TimestampMs)
-		}
-	}
-	cls.metrics.noteOrder(c.group, p.idx, d.off)
+	cls.metrics.classicProcessed(c, d, p, true)
 	cl.done[k] = true
 	cl.unfished--
 	// Pass the finished prefix; copy down once it is more than half the slice.
@@ -793,65 +541,4 @@ func (cls *classicClients) classicDone(e event) {
 	}
 	c.state = cPolling
 	cls.poll(c)
-}
-
-// classicKill ends a classic consumer: no commit; its partitions wait for the session timeout.
-func (cls *classicClients) classicKill(c *consumer, restartAfterMs int64) {
-	if c.state == cDead {
-		return
-	}
-	cls.line("kill").str("client", string(c.member)).end()
-	cls.metrics.abandoned(c)
-	c.state = cDead
-	c.gen++
-	c.cl = nil
-	if restartAfterMs >= 0 {
-		cls.push(cls.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
-	}
-}
-
-func (m *metrics) classicSamples(g *groupState) []PartitionSample {
-	cg := g.classic
-	out := make([]PartitionSample, 0, len(g.parts))
-	for i, pi := range g.parts {
-		p := m.parts[pi]
-		committed := max(cg.committed[i], p.log.StartOffset())
-		out = append(out, PartitionSample{Group: g.cfg.Name, Partition: p.name, StartOffset: committed,
-			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(),
-			Lag: max(0, p.log.EndOffset()-committed), Backlog: max(0, p.log.EndOffset()-committed)})
-	}
-	return out
-}
-
-func (m *metrics) classicFinal(g *groupState) []FinalState {
-	cg := g.classic
-	var out []FinalState
-	for i, pi := range g.parts {
-		p := m.parts[pi]
-		fs := FinalState{Group: g.cfg.Name, Partition: p.name, StartOffset: cg.committed[i], LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset(), Loaded: true}
-		fs.Drained = cg.committed[i] >= p.log.EndOffset()
-		fs.ProgressedWhileHealing = m.healing && cg.doneTo[i] > cg.healDoneTo[i]
-		out = append(out, fs)
-	}
-	return out
-}
-
-// classicNoteDelivery counts one record a poll returned.
-func (m *metrics) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
-	cg := m.groups[c.group].classic
-	g := m.gc(c.group)
-	if gx := &m.gx[c.group]; gx.firstDeliveryMs < 0 {
-		gx.firstDeliveryMs = m.now
-	}
-	g.deliveries++
-	m.cc(c.idx).deliveries++
-	if off <= cg.readMax[i] {
-		g.redeliveries++
-		return
-	}
-	cg.readMax[i] = off
-	g.delivered++
-	if b, ok := p.log.BatchAt(off); ok && m.inWindow(b.TimestampMs) {
-		m.lat[c.group].firstDelivery.Add(m.now - b.TimestampMs)
-	}
 }

@@ -319,19 +319,19 @@ func (m *metrics) accountShare(a *Accounting, s *sharePart) {
 
 // accountClassic adds a classic group's end state.
 func (m *metrics) accountClassic(a *Accounting, g *groupState) {
-	cg := g.classic
+	doneTo := m.cls[g.idx].doneTo
 	a.add(&a.Finished, "committed", m.gc(g.idx).completed)
 	for i, pi := range g.parts {
 		p := m.parts[pi]
 		logEnd := p.log.EndOffset()
 		a.Offsets += logEnd
-		if cg.doneTo[i] < 0 {
+		if doneTo[i] < 0 {
 			a.DeletedUndelivered += p.log.StartOffset()
 			a.DeletedBeforeFirstLoad += p.log.StartOffset()
 			a.add(&a.Unfinished, "not-loaded", logEnd-p.log.StartOffset())
 			continue
 		}
-		a.add(&a.Unfinished, "uncommitted", logEnd-cg.doneTo[i])
+		a.add(&a.Unfinished, "uncommitted", logEnd-doneTo[i])
 	}
 }
 

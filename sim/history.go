@@ -60,12 +60,6 @@ func (h *history) emitHidden(ev HiddenEvent) {
 	}
 }
 
-// HistoryHorizonMs is a lower bound of everything the history has still to show: every
-// operation recorded from now on has a call time at or after it, and every hidden event a
-// time (and FromMs) at or after it. It is the earliest send time of a live incarnation's
-// request whose outcome is not recorded yet, or now. O(requests in flight).
-func (w *World) HistoryHorizonMs() int64 { return w.history.historyHorizon() }
-
 func (h *history) historyHorizon() int64 {
 	horizon := h.now
 	for id := range h.reqs.all {

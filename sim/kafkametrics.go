@@ -56,10 +56,6 @@ type kafkaPart struct {
 	loadWaiters int64
 }
 
-func (m *metrics) initKafkaMetrics() {
-	m.kx = make([]kafkaGroup, len(m.cfg.Groups))
-}
-
 func (m *metrics) kpart(s *sharePart) *kafkaPart {
 	for int(s.id) >= len(m.kp) {
 		m.kp = append(m.kp, kafkaPart{})
@@ -74,12 +70,12 @@ func (m *metrics) locksFired(s *sharePart, timersBefore, n int64, ws []*model.Wr
 	m.gc(s.group).kafka.lockTimerOffsets += s.core.Stats().LockTimerOffsets - timersBefore
 	if n > 0 {
 		m.gc(s.group).lockTimeouts += n
-		m.noteExpired(s, ws)
+		m.expired(s, ws)
 	}
 }
 
-// noteGauges follows the gauges' maxima after a core operation.
-func (m *metrics) noteGauges(s *sharePart) {
+// gauges follows the gauges' maxima after a core operation.
+func (m *metrics) gauges(s *sharePart) {
 	kx := &m.kx[s.group]
 	kx.inFlightMsgMax = max(kx.inFlightMsgMax, s.core.InFlightCount())
 	kx.inFlightBatchMax = max(kx.inFlightBatchMax, int64(s.core.CachedBatchCount()))
@@ -131,20 +127,20 @@ func (m *metrics) fetchLockReset(s *sharePart) {
 	kp.lockHeld, kp.released = false, false
 }
 
-// noteLoadStart records when a share-partition's load began.
-func (m *metrics) noteLoadStart(s *sharePart) {
+// loadStarted records when a share-partition's load began.
+func (m *metrics) loadStarted(s *sharePart) {
 	kp := m.kpart(s)
 	kp.loadStartMs = m.now
 	m.fetchLockReset(s)
 }
 
-// noteLoadWaiter records a ShareFetch that arrived while s was loading.
-func (m *metrics) noteLoadWaiter(s *sharePart) { m.kpart(s).loadWaiters++ }
+// loadWaiting records a ShareFetch that arrived while s was loading.
+func (m *metrics) loadWaiting(s *sharePart) { m.kpart(s).loadWaiters++ }
 
-// noteLoadDone adds one PartitionLoadTimeMs sample per ShareFetch that waited for the load
+// loadEnded adds one PartitionLoadTimeMs sample per ShareFetch that waited for the load
 // (Kafka records one per fetch whose initialization future was not done, also when the
 // load failed).
-func (m *metrics) noteLoadDone(s *sharePart) {
+func (m *metrics) loadEnded(s *sharePart) {
 	kp := m.kpart(s)
 	kx := &m.kx[s.group]
 	for ; kp.loadWaiters > 0; kp.loadWaiters-- {
@@ -152,9 +148,9 @@ func (m *metrics) noteLoadDone(s *sharePart) {
 	}
 }
 
-// noteAcksSent counts the offsets a request carries acknowledgements for, as the share
+// acksSent counts the offsets a request carries acknowledgements for, as the share
 // consumer's acknowledgements-send-total does when it sends them.
-func (m *metrics) noteAcksSent(r *request) {
+func (m *metrics) acksSent(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
 		m.gc(m.shares[pa.sp].group).kafka.acksSent += int64(len(pa.entries))

@@ -45,6 +45,17 @@ func (g *groupState) isMember(c int32) bool {
 	return false
 }
 
+// newShare creates group g's share-partition of partition p, whose durable state starts at
+// start (-1: unset); it is not assignable yet (g.sps).
+func (gc *groupCoordinator) newShare(g *groupState, p *partition, start int64) *sharePart {
+	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
+	gc.coord.addStore(s, start)
+	gc.metrics.shareAdded(s)
+	gc.shares = append(gc.shares, s)
+	p.shares = append(p.shares, s.id)
+	return s
+}
+
 // heartbeatNow is a ShareGroupHeartbeat reaching the group coordinator: join if needed,
 // refresh the session, and learn the target assignment.
 func (gc *groupCoordinator) heartbeatNow(c *consumer) {

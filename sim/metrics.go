@@ -109,6 +109,28 @@ func (t *recTrack) trimTo(off int64) {
 	}
 }
 
+// start sizes the per-group figures for groups groups.
+func (m *metrics) start(groups int) {
+	m.lastKey = make([][]keyLast, groups)
+	m.keys = rng.NewDeriver(m.seed, "key")
+	m.g = make([]counters, groups)
+	m.gx = make([]groupExtra, groups)
+	for gi := range m.gx {
+		m.gx[gi].firstDeliveryMs = -1
+	}
+	m.kx = make([]kafkaGroup, groups)
+	m.lat = make([]latencies, groups)
+	m.silentLossFirst = -1
+	m.initWindows()
+}
+
+// consumerAdded sizes the per-consumer counters for consumer slot c.
+func (m *metrics) consumerAdded(c *consumer) {
+	for len(m.c) <= int(c.idx) {
+		m.c = append(m.c, consumerCounters{})
+	}
+}
+
 // shareStats are what the metrics follow about one share-partition.
 type shareStats struct {
 	track recTrack
@@ -175,7 +197,8 @@ type metrics struct {
 	configs *groupConfigs
 	coord   *shareCoordinator
 
-	sps []shareStats // by share-partition
+	sps []shareStats   // by share-partition
+	cls []classicStats // by group (classic groups)
 
 	// World-wide counts (requests and writes are not any one group's).
 	produced, producedBatches int64
@@ -271,14 +294,14 @@ func (m *metrics) requestSent(r *request) {
 	if r.kind == reqAck || len(r.acks) > 0 {
 		m.ackRequests++
 	}
-	m.noteAcksSent(r)
+	m.acksSent(r)
 }
 
 // brokerDelay counts ms the broker cost model added to a request or a response.
 func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
 
-// noteDelivery records the records a fetch acquired.
-func (m *metrics) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
+// delivered records the records a fetch acquired.
+func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 	p := m.parts[s.part]
 	g, gx := m.gc(s.group), &m.gx[s.group]
 	n := ar.Last - ar.First + 1
@@ -339,8 +362,8 @@ type lingering struct {
 	held    uint16
 }
 
-// noteHeld records a delivery reaching its client.
-func (m *metrics) noteHeld(s *sharePart, off int64) {
+// received records a delivery reaching its client.
+func (m *metrics) received(s *sharePart, off int64) {
 	if info := m.st(s).track.peek(off); info != nil {
 		info.held++
 	} else if l, ok := m.st(s).lingering[off]; ok {
@@ -349,8 +372,8 @@ func (m *metrics) noteHeld(s *sharePart, off int64) {
 	}
 }
 
-// noteUnheld records that a client finished (or dropped) a delivery.
-func (m *metrics) noteUnheld(s *sharePart, off int64) {
+// unheld records that a client finished (or dropped) a delivery.
+func (m *metrics) unheld(s *sharePart, off int64) {
 	if info := m.st(s).track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
@@ -373,11 +396,11 @@ func (m *metrics) dropped(c *consumer) {
 		return
 	}
 	for _, d := range c.buffer {
-		m.noteUnheld(m.shares[d.sp], d.off)
+		m.unheld(m.shares[d.sp], d.off)
 	}
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
-			m.noteUnheld(m.shares[d.sp], d.off)
+			m.unheld(m.shares[d.sp], d.off)
 		}
 	}
 }
@@ -404,8 +427,8 @@ func (m *metrics) abandoned(c *consumer) {
 	m.cc(c.idx).busyMs += ms
 }
 
-// noteProcessed records one processing completion that took durMs.
-func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
+// processed records one processing completion that took durMs.
+func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
 	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
@@ -418,7 +441,7 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
 		l, known := m.st(s).lingering[d.off]
-		m.noteUnheld(s, d.off)
+		m.unheld(s, d.off)
 		if !ok {
 			g.failedProcessing++
 			return
@@ -445,7 +468,7 @@ func (m *metrics) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	m.noteUnheld(s, d.off)
+	m.unheld(s, d.off)
 	info := m.st(s).track.get(d.off)
 	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
@@ -524,20 +547,23 @@ func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
 	keys[key] = keyLast{off: off, ms: m.now}
 }
 
-// noteAckOutcome follows acknowledgements as a broker applies them (or as lost).
-func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
+// acksLost follows acknowledgements whose request timed out: the client never learns
+// their outcome.
+func (m *metrics) acksLost(r *request, pa *partAcks) {
 	s := m.shares[pa.sp]
-	if lost {
-		m.gc(s.group).acksLost += int64(len(pa.entries))
-		for _, e := range pa.entries {
-			info := m.st(s).track.peek(e.off)
-			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
-				info.lostCause = DupLostAck
-			}
-			m.lifeEvent(info, "ack-lost", r.member, e.t.String())
+	m.gc(s.group).acksLost += int64(len(pa.entries))
+	for _, e := range pa.entries {
+		info := m.st(s).track.peek(e.off)
+		if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
+			info.lostCause = DupLostAck
 		}
-		return
+		m.lifeEvent(info, "ack-lost", r.member, e.t.String())
 	}
+}
+
+// ackApplied follows acknowledgements as a leader applies them, with code.
+func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
+	s := m.shares[pa.sp]
 	for _, e := range pa.entries {
 		info := m.st(s).track.peek(e.off)
 		if info == nil {
@@ -562,11 +588,11 @@ func (m *metrics) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode,
 	}
 }
 
-// noteAcksCompleted counts a request's acknowledgements the way Kafka's
+// acksCompleted counts a request's acknowledgements the way Kafka's
 // RecordAcknowledgementsPerSec does: per partition, once the acknowledgement completed
 // without error, which is after its state write committed. It runs once per request, when
 // its last write completed.
-func (m *metrics) noteAcksCompleted(r *request) {
+func (m *metrics) acksCompleted(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
 		if r.result(pa.sp).ackCode != model.ErrNone {
@@ -579,10 +605,10 @@ func (m *metrics) noteAcksCompleted(r *request) {
 	}
 }
 
-// noteWriteCommitted records the ACCEPTs a state write made durable: their records are
+// writeCommitted records the ACCEPTs a state write made durable: their records are
 // complete now (the produce-to-completion latency ends here, not when a response reaches
 // the client).
-func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
+func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 	if wr.Kind != model.WriteAck {
 		return
 	}
@@ -605,8 +631,8 @@ func (m *metrics) noteWriteCommitted(s *sharePart, wr *model.Write) {
 	}
 }
 
-// noteAckResult records the outcome the client learns for its acknowledgements.
-func (m *metrics) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
+// ackAnswered records the outcome the client learns for its acknowledgements.
+func (m *metrics) ackAnswered(r *request, pa *partAcks, code model.ErrorCode) {
 	s := m.shares[pa.sp]
 	if code != model.ErrNone {
 		m.gc(s.group).ackErrors += int64(len(pa.entries))
@@ -645,12 +671,12 @@ func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bo
 		return
 	}
 	if current {
-		m.noteWriteCommitted(s, wr)
+		m.writeCommitted(s, wr)
 	}
 }
 
-// noteExpired attributes records processed but not yet accepted whose lock expired.
-func (m *metrics) noteExpired(s *sharePart, ws []*model.Write) {
+// expired attributes records processed but not yet accepted whose lock expired.
+func (m *metrics) expired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
@@ -697,7 +723,7 @@ func (m *metrics) evicted(s *sharePart) {
 		if cause == model.CauseNone {
 			cause = model.CauseRestored
 		}
-		m.noteFinalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		m.finalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
 		return true
 	})
 	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
@@ -730,10 +756,10 @@ func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 // left the in-flight cache (finals, drained from the core), and how long the start offset
 // stays put.
 func (m *metrics) coreOp(s *sharePart, finals []model.Finalized) {
-	m.noteGauges(s)
+	m.gauges(s)
 	for _, f := range finals {
 		m.noteDLQFinal(s, f)
-		m.noteFinalized(s, f)
+		m.finalized(s, f)
 	}
 	m.st(s).spso.observe(m, s)
 }
@@ -757,7 +783,7 @@ func (m *metrics) logStartMoving(s *sharePart, logStart int64) {
 
 // loaded is a leader's load of s's state completing with core, from snap.
 func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Snapshot) {
-	m.noteLoadDone(s)
+	m.loadEnded(s)
 	p := m.parts[s.part]
 	if m.st(s).frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
@@ -775,7 +801,7 @@ func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Sn
 		m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
 	}
 	// Load's head rule already dropped the terminal prefix of the stored state; those
-	// offsets never come out of DrainFinalized, so they are counted here (noteFinalized
+	// offsets never come out of DrainFinalized, so they are counted here (finalized
 	// ignores what an earlier leader already finalized).
 	for _, pb := range snap.Batches {
 		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
@@ -784,7 +810,7 @@ func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Sn
 			if pb.State == model.Archived && int(pb.DeliveryCount) >= m.configs.kafkaOf(s.group).DeliveryCountLimit {
 				cause = model.CauseLimit // archived on its last attempt
 			}
-			m.noteFinalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+			m.finalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
 		}
 	}
 }
@@ -794,15 +820,13 @@ func (m *metrics) healStarted() {
 	for _, s := range m.shares {
 		m.st(s).healFrontier = m.st(s).frontier
 	}
-	for _, g := range m.groups {
-		if g.classic != nil {
-			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
-		}
+	for i := range m.cls {
+		m.cls[i].healDoneTo = append([]int64(nil), m.cls[i].doneTo...)
 	}
 }
 
-// noteFinalized records offsets that left the in-flight cache with their final state.
-func (m *metrics) noteFinalized(s *sharePart, f model.Finalized) {
+// finalized records offsets that left the in-flight cache with their final state.
+func (m *metrics) finalized(s *sharePart, f model.Finalized) {
 	if f.Last < m.st(s).frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}
@@ -865,419 +889,6 @@ func (m *metrics) checkGap(s *sharePart, from, to int64) {
 			}
 		}
 	}
-}
-
-// Sample is one point of the metrics time series.
-type Sample struct {
-	TimeMs     int64             `json:"time_ms"`
-	Partitions []PartitionSample `json:"partitions"`
-	Consumers  []ConsumerSample  `json:"consumers"`
-	// Running totals at this time, over every group (Produced: every record of every topic).
-	Deliveries   int64 `json:"deliveries"`
-	Redeliveries int64 `json:"redeliveries"`
-	Duplicates   int64 `json:"duplicates"`
-	LockTimeouts int64 `json:"lock_timeouts"`
-	ProcessedOK  int64 `json:"processed_ok"`
-	Produced     int64 `json:"produced"`
-	// RedeliveriesByCause splits Redeliveries by why the records were available again.
-	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
-	// Groups are each group's running totals; the fields above add up every group.
-	Groups []GroupSample `json:"groups"`
-}
-
-// PartitionSample is one share-partition (or classic group partition) at a sample time.
-type PartitionSample struct {
-	Group     string `json:"group"`
-	Partition string `json:"partition"`
-	// InFlightMessageCount and InFlightBatchCount are Kafka's SharePartitionMetrics.
-	InFlightMessageCount int64 `json:"InFlightMessageCount"`
-	InFlightBatchCount   int64 `json:"InFlightBatchCount"`
-	StartOffset          int64 `json:"start_offset"`
-	LogStartOffset       int64 `json:"log_start_offset"`
-	LogEndOffset         int64 `json:"log_end_offset"`
-	// Lag is KIP-1226's share lag: end offset − persisted SPSO − persisted delivery-complete
-	// count (-1 when unknown).
-	Lag int64 `json:"lag"`
-	// Backlog is the true number of records not yet finished, from the leader's state.
-	Backlog int64 `json:"backlog"`
-	// OldestUnackedMs is the age of the record at the start offset.
-	OldestUnackedMs int64 `json:"oldest_unacked_ms"`
-}
-
-// ConsumerSample is one consumer instance's running count of processed records.
-type ConsumerSample struct {
-	Name      string `json:"name"`
-	Group     string `json:"group"`
-	Processed int64  `json:"processed"`
-}
-
-// GroupSample is one group's running totals at a sample time (see docs/metrics.md).
-type GroupSample struct {
-	Group        string `json:"group"`
-	Produced     int64  `json:"produced"`
-	Deliveries   int64  `json:"deliveries"`
-	Redeliveries int64  `json:"redeliveries"`
-	Duplicates   int64  `json:"duplicates"`
-	ProcessedOK  int64  `json:"processed_ok"`
-	Completed    int64  `json:"completed"`
-	LockTimeouts int64  `json:"lock_timeouts"`
-	Backlog      int64  `json:"backlog"`
-	// Kafka are the group's figures under Kafka's names (zero for a classic group, lag -1).
-	Kafka KafkaSample `json:"kafka"`
-}
-
-// sampleMetrics records one time-series point.
-func (m *metrics) sampleMetrics() {
-	smp := Sample{TimeMs: m.now, Produced: m.produced}
-	var redel [backCauses]int64
-	for gi := range m.groups {
-		g := m.gc(int32(gi))
-		gs := GroupSample{Group: m.groups[gi].cfg.Name, Produced: g.produced, Deliveries: g.deliveries,
-			Redeliveries: g.redeliveries, Duplicates: g.duplicatesTotal(), ProcessedOK: g.processedOK,
-			Completed: g.completed, LockTimeouts: g.lockTimeouts}
-		smp.Deliveries += g.deliveries
-		smp.Redeliveries += g.redeliveries
-		smp.Duplicates += gs.Duplicates
-		smp.LockTimeouts += g.lockTimeouts
-		smp.ProcessedOK += g.processedOK
-		for c, n := range m.gx[gi].redeliverBy {
-			redel[c] += n
-		}
-		smp.Groups = append(smp.Groups, gs)
-	}
-	smp.RedeliveriesByCause = redeliveryCauses(&redel)
-	for _, s := range m.shares {
-		ps := m.partitionSample(s)
-		smp.Groups[s.group].Backlog += ps.Backlog
-		smp.Partitions = append(smp.Partitions, ps)
-	}
-	for gi, g := range m.groups {
-		if g.classic != nil {
-			for _, ps := range m.classicSamples(g) {
-				smp.Groups[gi].Backlog += ps.Backlog
-				smp.Partitions = append(smp.Partitions, ps)
-			}
-		}
-	}
-	for gi := range smp.Groups {
-		smp.Groups[gi].Kafka = m.kafkaSample(int32(gi), smp.Partitions)
-	}
-	for _, c := range m.consumers {
-		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: m.groups[c.group].cfg.Name, Processed: m.cc(c.idx).processed})
-	}
-	if m.opts.OnSample != nil {
-		m.opts.OnSample(&smp)
-		return
-	}
-	m.series = append(m.series, smp)
-}
-
-func (m *metrics) partitionSample(s *sharePart) PartitionSample {
-	p := m.parts[s.part]
-	ps := PartitionSample{Group: m.groups[s.group].cfg.Name, Partition: p.name,
-		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
-	if st, dcc := m.coord.store(s).StartOffset(), m.coord.store(s).DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
-		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
-	}
-	if s.core == nil {
-		ps.StartOffset = max(m.coord.store(s).StartOffset(), 0)
-		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
-		return ps
-	}
-	ps.InFlightMessageCount = s.core.InFlightCount()
-	ps.InFlightBatchCount = int64(s.core.CachedBatchCount())
-	ps.StartOffset = s.core.StartOffset()
-	ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset())-s.core.DeliveryCompleteCount())
-	if ps.StartOffset < p.log.EndOffset() {
-		if b, ok := p.log.BatchAt(max(ps.StartOffset, p.log.StartOffset())); ok {
-			ps.OldestUnackedMs = max(0, m.now-b.TimestampMs)
-		}
-	}
-	return ps
-}
-
-// Metrics is the exported summary of a run. The top-level counts add up every group (they
-// are world totals, for tests and the sweep tables of single-group scenarios); Groups holds
-// each group's figures, which is what the reports show.
-type Metrics struct {
-	// Window is the measurement window the groups' rates are over.
-	Window           Window `json:"window"`
-	Produced         int64  `json:"produced"`
-	ProducedBatches  int64  `json:"produced_batches"`
-	Deliveries       int64  `json:"deliveries"`
-	Redeliveries     int64  `json:"redeliveries"`
-	Processed        int64  `json:"processed"`
-	ProcessedOK      int64  `json:"processed_ok"`
-	FailedProcessing int64  `json:"failed_processing"`
-	// Completed counts records whose completion committed (share: ACCEPT written; classic:
-	// committed past).
-	Completed int64 `json:"completed"`
-	// Duplicates counts successful processings beyond the first, by cause.
-	Duplicates        map[string]int64 `json:"duplicates"`
-	DuplicatesTotal   int64            `json:"duplicates_total"`
-	ProcessedLateLock int64            `json:"processed_after_lock_expiry"`
-	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals:
-	// records whose acknowledgement completed without error (GAP is not counted, as in Kafka).
-	RecordAcknowledgements map[string]int64 `json:"RecordAcknowledgements"`
-	AckErrors              int64            `json:"acknowledgements_failed"`
-	AcksLost               int64            `json:"acknowledgements_lost"`
-	// AcquisitionLockTimeouts is Kafka's AcquisitionLockTimeoutPerSec as a total.
-	AcquisitionLockTimeouts int64 `json:"AcquisitionLockTimeouts"`
-	// Finalized counts offsets that left the in-flight cache, by final cause.
-	Finalized          map[string]int64 `json:"finalized"`
-	DeletedUndelivered int64            `json:"deleted_undelivered"`
-	// DeliveryCountHist[i] counts finalized offsets delivered i times (last bucket: or more).
-	DeliveryCountHist []int64 `json:"delivery_count_hist"`
-	StateWrites       int64   `json:"state_writes"`
-	StateWritesFailed int64   `json:"state_writes_failed"`
-	Requests          int64   `json:"requests"`
-	AckRequests       int64   `json:"ack_requests"`
-	// ShareFetchRequests and ShareAcknowledgeRequests split the share consumers' requests
-	// (ShareFetch may carry acknowledgements piggy-backed; ShareAcknowledge carries only them).
-	ShareFetchRequests       int64 `json:"share_fetch_requests"`
-	ShareAcknowledgeRequests int64 `json:"share_acknowledge_requests"`
-	// BrokerCostDelayMs sums the delays the broker cost model added to requests and
-	// responses (0 when it is off).
-	BrokerCostDelayMs int64 `json:"broker_cost_delay_ms"`
-	RenewRequests     int64 `json:"renew_requests"`
-	BufferWaitMs      int64 `json:"buffer_wait_ms"`
-	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
-	E2EP50Ms   int64        `json:"e2e_p50_ms"`
-	E2EP99Ms   int64        `json:"e2e_p99_ms"`
-	E2EMaxMs   int64        `json:"e2e_max_ms"`
-	E2EBuckets []HistBucket `json:"e2e_buckets"`
-	// Reordering among records of the same key.
-	KeyedProcessed    int64 `json:"keyed_processed"`
-	Reordered         int64 `json:"reordered"`
-	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
-	ReorderMaxMs      int64 `json:"reorder_max_ms"`
-	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
-	// SkippedByOffsetReset counts records produced before a share-partition was first
-	// initialised that share.auto.offset.reset put out of reach (latest).
-	SkippedByOffsetReset int64 `json:"skipped_by_offset_reset"`
-	// SilentLoss counts records the start offset passed without any final state: never
-	// expected; the no-silent-loss check fails on it.
-	SilentLoss         int64    `json:"silent_loss"`
-	ClassicReprocessed int64    `json:"classic_reprocessed"`
-	Series             []Sample `json:"-"`
-	// RedeliveriesByCause splits Redeliveries by why the records were available again.
-	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
-	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
-	// (rejected, archived at the limit, by retention, ...).
-	DeliveryCountArchived []int64 `json:"delivery_count_archived"`
-	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window:
-	// the largest in force at any time of the run over the share groups (config-change faults
-	// may move it; GroupMetrics.ConfigInForce then lists each group's phases).
-	InFlightCap int64 `json:"in_flight_cap"`
-	// Groups are per-group figures, in the configuration's order.
-	Groups []GroupMetrics `json:"groups"`
-}
-
-// GroupMetrics are one group's figures (docs/metrics.md defines each).
-type GroupMetrics struct {
-	Name string `json:"name"`
-	Type string `json:"type"` // share or classic
-	// Window is the measurement window; InWindow the counts inside it, Totals over the run.
-	Window   Window `json:"window"`
-	Totals   Counts `json:"totals"`
-	InWindow Counts `json:"in_window"`
-	Rates    Rates  `json:"rates"`
-	// DeliveriesPerRecord is deliveries ÷ records delivered at least once, over the run.
-	DeliveriesPerRecord float64    `json:"deliveries_per_record"`
-	Latency             Latencies  `json:"latency"`
-	Accounting          Accounting `json:"accounting"`
-	KeepUp              KeepUp     `json:"keep_up"`
-	// ConfigInForce lists the group's configuration in force over the run, one entry per
-	// stretch between accepted config-change faults (absent when it never changes).
-	ConfigInForce []ConfigPhase `json:"config_in_force,omitempty"`
-	// Kafka are the group's figures under Kafka's metric names (share groups only).
-	Kafka *KafkaMetrics `json:"kafka,omitempty"`
-	// Consumers are each consumer slot's figures in the window.
-	Consumers []ConsumerFigures `json:"consumers"`
-	// DeliveryCountHist[i] counts the group's finished offsets delivered i times (last
-	// bucket: or more); DeliveryCountArchived the part that finished without ACCEPT.
-	DeliveryCountHist     []int64          `json:"delivery_count_hist"`
-	DeliveryCountArchived []int64          `json:"delivery_count_archived"`
-	RedeliveriesByCause   RedeliveryCauses `json:"redeliveries_by_cause"`
-	// ReorderedFraction is reordered ÷ keyed successful processings over the run.
-	ReorderedFraction float64 `json:"reordered_fraction"`
-	ReorderMaxOffsets int64   `json:"reorder_max_offsets"`
-	ReorderMaxMs      int64   `json:"reorder_max_ms"`
-	// SPSOStuckMaxMs is the longest a share-partition's start offset stayed put while
-	// records after it were in flight.
-	SPSOStuckMaxMs int64 `json:"spso_stuck_max_ms"`
-	// FirstDeliveryMs is when a consumer of the group was first handed a record (-1: never).
-	// Without a warm-up the window starts before it, so the rates include the group's start
-	// (they read lower than the steady state by about its share of the window).
-	FirstDeliveryMs int64 `json:"first_delivery_ms"`
-	// E2E* repeat Latency.Completed for the plots (0 when nothing completed).
-	E2EP50Ms   int64        `json:"e2e_p50_ms"`
-	E2EP99Ms   int64        `json:"e2e_p99_ms"`
-	E2EMaxMs   int64        `json:"e2e_max_ms"`
-	E2EBuckets []HistBucket `json:"e2e_buckets"`
-	// ReorderBuckets is the distribution of reorder distances in offsets: how far before
-	// the newest processed record of the same key an out-of-order record was (LowMs and
-	// HighMs hold offsets here).
-	ReorderBuckets []HistBucket `json:"reorder_distance_buckets"`
-	// DeadLetterQueue holds the dead-letter-queue figures (Kafka 4.4 with the queue on;
-	// absent otherwise).
-	DeadLetterQueue *DLQMetrics `json:"dead_letter_queue,omitempty"`
-}
-
-// HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
-type HistBucket struct {
-	LowMs  int64 `json:"low_ms"`
-	HighMs int64 `json:"high_ms"`
-	Count  int64 `json:"count"`
-}
-
-func histBuckets(h *hist.Hist) []HistBucket {
-	var out []HistBucket
-	for _, b := range h.Buckets(80) {
-		out = append(out, HistBucket{LowMs: b.Low, HighMs: b.High, Count: b.Count})
-	}
-	return out
-}
-
-func quantileOr0(h *hist.Hist, q float64) int64 {
-	v, _ := h.Quantile(q)
-	return v
-}
-
-func (m *metrics) export(w *World) Metrics {
-	start, end := measurementWindow(&w.cfg)
-	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
-	out := Metrics{
-		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
-		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
-		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
-	}
-	var all counters
-	var e2e hist.Hist
-	var redel [backCauses]int64
-	dc, dca := make([]int64, 12), make([]int64, 12)
-	for gi := range w.groups {
-		all.add(&m.g[gi], 1)
-		e2e.Merge(&m.lat[gi].completed)
-		gx := &m.gx[gi]
-		for c, n := range gx.redeliverBy {
-			redel[c] += n
-		}
-		for i := range dc {
-			dc[i] += gx.dcHist[i]
-			dca[i] += gx.dcHistArchived[i]
-		}
-		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
-		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
-		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
-		out.Groups = append(out.Groups, w.metrics.groupMetrics(int32(gi), win))
-		for _, ph := range out.Groups[gi].ConfigInForce {
-			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
-		}
-	}
-	tot := countsOf(&all)
-	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
-	out.FailedProcessing, out.Completed, out.Duplicates, out.DuplicatesTotal = tot.FailedProcessing, tot.Completed, tot.DuplicatesByCause, tot.Duplicates
-	out.ProcessedLateLock, out.RecordAcknowledgements, out.AckErrors, out.AcksLost = tot.ProcessedAfterLockExpiry, tot.RecordAcknowledgements, tot.AckErrors, tot.AcksLost
-	out.AcquisitionLockTimeouts, out.Finalized, out.DeletedUndelivered = tot.AcquisitionLockTimeouts, tot.Finished, tot.DeletedUndelivered
-	out.KeyedProcessed, out.Reordered, out.SkippedByOffsetReset, out.SilentLoss = tot.KeyedProcessed, tot.Reordered, tot.SkippedByOffsetReset, tot.SilentLoss
-	out.ClassicReprocessed = tot.ClassicReprocessed
-	out.DeliveryCountHist, out.DeliveryCountArchived = dc, dca
-	out.RedeliveriesByCause = redeliveryCauses(&redel)
-	out.E2EP50Ms, out.E2EP99Ms, out.E2EMaxMs, out.E2EBuckets = quantileOr0(&e2e, 0.5), quantileOr0(&e2e, 0.99), e2e.Max(), histBuckets(&e2e)
-	return out
-}
-
-// groupMetrics derives group gi's figures.
-func (m *metrics) groupMetrics(gi int32, win Window) GroupMetrics {
-	g := m.groups[gi]
-	gm := GroupMetrics{Name: g.cfg.Name, Type: g.cfg.Type.String(), Window: win, Totals: countsOf(&m.g[gi])}
-	var in counters
-	if m.win.next == snapPoints {
-		in = m.win.taken[snapEnd].groups[gi]
-		in.add(&m.win.taken[snapStart].groups[gi], -1)
-	}
-	gm.InWindow = countsOf(&in)
-	gm.Rates = ratesOf(&in, win)
-	gm.DeliveriesPerRecord = ratio(m.g[gi].deliveries, m.g[gi].delivered)
-	lat := &m.lat[gi]
-	gm.Latency = Latencies{FirstDelivery: latencyOf(&lat.firstDelivery), Processed: latencyOf(&lat.processed), Completed: latencyOf(&lat.completed)}
-	gm.Accounting = m.accounting(gi)
-	for ci, c := range m.consumers {
-		if c.group != gi {
-			continue
-		}
-		var cc consumerCounters
-		if m.win.next == snapPoints {
-			cc = m.win.taken[snapEnd].consumers[ci]
-			addInt64s(&cc, &m.win.taken[snapStart].consumers[ci], -1)
-		}
-		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
-		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
-			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
-	}
-	gm.KeepUp = m.keepUp(gi, win, &in, gm.Consumers)
-	gm.ConfigInForce = m.configPhases(gi, 0, m.now)
-	gm.Kafka = m.kafkaMetrics(gi, win, &in)
-	gx := &m.gx[gi]
-	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
-	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
-	gm.DeadLetterQueue = m.dlqMetricsOf(int(gi))
-	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
-	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
-	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
-	gm.FirstDeliveryMs = gx.firstDeliveryMs
-	gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs = quantileOr0(&lat.completed, 0.5), quantileOr0(&lat.completed, 0.99), lat.completed.Max()
-	gm.E2EBuckets = histBuckets(&lat.completed)
-	gm.ReorderBuckets = histBuckets(&gx.reorderDist)
-	return gm
-}
-
-// FinalState describes one share-partition (or classic group partition) at the end.
-type FinalState struct {
-	Group       string `json:"group"`
-	Partition   string `json:"partition"`
-	StartOffset int64  `json:"start_offset"`
-	LogStart    int64  `json:"log_start_offset"`
-	LogEnd      int64  `json:"log_end_offset"`
-	InFlight    int64  `json:"in_flight"`
-	Acquired    int64  `json:"acquired"`
-	Loaded      bool   `json:"loaded"`
-	Drained     bool   `json:"drained"`
-	// ProgressedWhileHealing: records of the partition finished during the healing phase
-	// (false without one). An undrained partition that made no progress is stuck, not
-	// merely behind.
-	ProgressedWhileHealing bool `json:"progressed_while_healing"`
-}
-
-func (m *metrics) finalStates() []FinalState {
-	var out []FinalState
-	for _, s := range m.shares {
-		p := m.parts[s.part]
-		fs := FinalState{Group: m.groups[s.group].cfg.Name, Partition: p.name, LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset()}
-		if s.core != nil {
-			fs.Loaded = true
-			fs.StartOffset = s.core.StartOffset()
-			fs.InFlight = s.core.InFlightCount()
-			s.core.ForEachRecord(func(v model.RecordView) bool {
-				if v.State == model.Acquired {
-					fs.Acquired++
-				}
-				return true
-			})
-		} else {
-			fs.StartOffset = m.coord.store(s).StartOffset()
-		}
-		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
-		fs.ProgressedWhileHealing = m.healing && m.st(s).frontier > m.st(s).healFrontier
-		out = append(out, fs)
-	}
-	for _, g := range m.groups {
-		if g.classic != nil {
-			out = append(out, m.classicFinal(g)...)
-		}
-	}
-	return out
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

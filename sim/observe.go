@@ -91,3 +91,62 @@ func (w *World) ShareCores(dst []*model.SharePartition) []*model.SharePartition 
 	}
 	return dst
 }
+
+// HistoryHorizonMs is a lower bound of everything the history has still to show: every
+// operation recorded from now on has a call time at or after it, and every hidden event a
+// time (and FromMs) at or after it. It is the earliest send time of a live incarnation's
+// request whose outcome is not recorded yet, or now. O(requests in flight).
+func (w *World) HistoryHorizonMs() int64 { return w.history.historyHorizon() }
+
+// AddedSharePartition describes a share-partition an add-partitions fault created.
+type AddedSharePartition struct {
+	Group, Partition string
+	// AtMs is when the partition was added; TopicKnown whether the group already read the
+	// topic then (a member had joined), which is what model.InitialStartOffset asks.
+	AtMs       int64
+	TopicKnown bool
+	// StoredStartOffset is the start offset the share coordinator was initialised with
+	// (-1: share.auto.offset.reset decides at the first load).
+	StoredStartOffset int64
+	// Loaded says whether a leader ever loaded it; then LoadStartOffset is the start offset
+	// it began at and LoadLogStart the log start offset at that moment.
+	Loaded          bool
+	LoadStartOffset int64
+	LoadLogStart    int64
+}
+
+// AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
+// order they were created.
+func (w *World) AddedSharePartitions() []AddedSharePartition { return w.history.addedSharePartitions() }
+
+// ConsumerNames lists the consumer instances in creation order.
+func (w *World) ConsumerNames() []string {
+	out := make([]string, len(w.consumers))
+	for i, c := range w.consumers {
+		out[i] = c.name
+	}
+	return out
+}
+
+// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
+type SharePartitionInfo struct {
+	Group     string
+	Partition string
+	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
+	// not change it.
+	Core *model.SharePartition
+	// Store is the share coordinator's durable state for it.
+	Store          *model.StateStore
+	LogStartOffset int64
+	LogEndOffset   int64
+	LeaderEpoch    int32
+}
+
+// SharePartitions calls fn for every share-partition, in a fixed order.
+func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
+	for _, s := range w.shares {
+		p := w.parts[s.part]
+		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
+			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
+	}
+}

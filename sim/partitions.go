@@ -47,27 +47,6 @@ type partitionGrowth struct {
 	readyAt []int64
 }
 
-// AddedSharePartition describes a share-partition an add-partitions fault created.
-type AddedSharePartition struct {
-	Group, Partition string
-	// AtMs is when the partition was added; TopicKnown whether the group already read the
-	// topic then (a member had joined), which is what model.InitialStartOffset asks.
-	AtMs       int64
-	TopicKnown bool
-	// StoredStartOffset is the start offset the share coordinator was initialised with
-	// (-1: share.auto.offset.reset decides at the first load).
-	StoredStartOffset int64
-	// Loaded says whether a leader ever loaded it; then LoadStartOffset is the start offset
-	// it began at and LoadLogStart the log start offset at that moment.
-	Loaded          bool
-	LoadStartOffset int64
-	LoadLogStart    int64
-}
-
-// AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
-// order they were created.
-func (w *World) AddedSharePartitions() []AddedSharePartition { return w.history.addedSharePartitions() }
-
 func (h *history) addedSharePartitions() []AddedSharePartition {
 	out := make([]AddedSharePartition, 0, len(h.added))
 	for _, a := range h.added {
@@ -179,6 +158,7 @@ func (gc *groupCoordinator) addPartitions(f Fault) {
 			if g.classic != nil {
 				g.parts = append(g.parts, p.idx)
 				g.classic.grow()
+				gc.metrics.classicGroupAdded(g)
 				continue
 			}
 			gc.growthOf(g).pending[g.idx] = append(gc.grown.pending[g.idx], p.idx)
@@ -243,11 +223,7 @@ func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32
 	if gc.opts.IgnoreNewPartitionStart {
 		start = model.UnsetStartOffset
 	}
-	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
-	gc.coord.addStore(s, start)
-	gc.metrics.shareAdded(s)
-	gc.shares = append(gc.shares, s)
-	p.shares = append(p.shares, s.id)
+	s := gc.newShare(g, p, start)
 	gc.history.shareAdded(s, known, start)
 	gc.line("init-share-partition").str("p", p.name).str("group", g.cfg.Name).num("start", start).str("known", strconv.FormatBool(known)).end()
 	return s.id
@@ -286,18 +262,4 @@ func (h *history) shareAdded(s *sharePart, topicKnown bool, stored int64) {
 	}
 	h.addedBy[s.id] = len(h.added)
 	h.added = append(h.added, addedShare{share: s.id, atMs: h.now, topicKnown: topicKnown, stored: stored})
-}
-
-// grow gives a classic group's bookkeeping a slot for each partition appended to its
-// group's partition list, with nothing committed, owned, read or accounted yet.
-func (cg *classicGroup) grow() {
-	for len(cg.committed) < len(cg.g.parts) {
-		cg.committed = append(cg.committed, -1)
-		cg.owner = append(cg.owner, -1)
-		cg.position = append(cg.position, -1)
-		cg.processedMax = append(cg.processedMax, -1)
-		cg.processedOK = append(cg.processedOK, offsetSet{})
-		cg.doneTo = append(cg.doneTo, -1)
-		cg.readMax = append(cg.readMax, -1)
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // wire creates the actors and gives each the actors it sends messages to: this is the
@@ -77,23 +76,10 @@ func (w *World) build() error {
 		}
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
-	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
-	w.metrics.keys = rng.NewDeriver(w.seed, "key")
-	w.metrics.g = make([]counters, len(cfg.Groups))
-	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
-	for gi := range w.metrics.gx {
-		w.metrics.gx[gi].firstDeliveryMs = -1
-	}
-	w.metrics.initKafkaMetrics()
-	w.metrics.lat = make([]latencies, len(cfg.Groups))
-	w.metrics.silentLossFirst = -1
-	w.metrics.initWindows()
+	w.metrics.start(len(cfg.Groups))
 	for gi := range cfg.Groups {
-		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
-			return err
-		}
+		w.buildGroup(int32(gi), topicIdx)
 	}
-	w.metrics.c = make([]consumerCounters, len(w.consumers))
 	w.configs.buildGroupConfigs()
 	if err := w.faults.buildFaults(); err != nil {
 		return err
@@ -105,7 +91,7 @@ func (w *World) build() error {
 	return nil
 }
 
-func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
+func (w *World) buildGroup(gi int32, topicIdx map[string]int32) {
 	g := &w.cfg.Groups[gi]
 	gs := &groupState{idx: gi, cfg: g, lastHB: map[int32]int64{}, token: map[int32]int64{}, assignment: map[int32][]int32{}}
 	w.groups = append(w.groups, gs)
@@ -116,16 +102,12 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx}
-			w.coord.addStore(s, -1)
-			w.metrics.shareAdded(s)
-			w.shares = append(w.shares, s)
-			p.shares = append(p.shares, s.id)
-			gs.sps = append(gs.sps, s.id)
+			gs.sps = append(gs.sps, w.gcoord.newShare(gs, p, -1).id)
 		}
 	}
 	if g.Type == ClassicGroup {
-		gs.classic = newClassicGroup(w, gs)
+		gs.classic = newClassicGroup(gs)
+		w.metrics.classicGroupAdded(gs)
 	}
 	for si := range g.Consumers {
 		spec := &g.Consumers[si]
@@ -137,17 +119,8 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			c := &consumer{idx: int32(len(w.consumers)), group: gi, spec: spec, name: name}
 			w.consumers = append(w.consumers, c)
 			w.net.addConsumer(c)
+			w.metrics.consumerAdded(c)
 			w.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
 		}
 	}
-	return nil
-}
-
-// ConsumerNames lists the consumer instances in creation order.
-func (w *World) ConsumerNames() []string {
-	out := make([]string, len(w.consumers))
-	for i, c := range w.consumers {
-		out[i] = c.name
-	}
-	return out
 }

@@ -313,7 +313,7 @@ func (sc *shareClients) requestTimeout(id int32) {
 	sc.mark("request-timeout")
 	if c.gen == r.gen && c.state != cDead {
 		for i := range r.acks {
-			sc.metrics.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
+			sc.metrics.acksLost(r, &r.acks[i])
 		}
 		sc.history.recordHistoryLost(r)
 	}
@@ -333,7 +333,7 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 		if res.hasAck {
 			for k := range r.acks {
 				if r.acks[k].sp == res.sp {
-					sc.metrics.noteAckResult(r, &r.acks[k], res.ackCode)
+					sc.metrics.ackAnswered(r, &r.acks[k], res.ackCode)
 				}
 			}
 		}
@@ -353,7 +353,7 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 				}
 				for ; off < end; off++ {
 					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-					sc.metrics.noteHeld(s, off)
+					sc.metrics.received(s, off)
 				}
 			}
 		}
@@ -426,7 +426,7 @@ func (sc *shareClients) processDone(e event) {
 	c.finished++
 	c.running--
 	action, ok := sc.outcome(c, d)
-	sc.metrics.noteProcessed(c, d, ok, sc.now-d.startMs)
+	sc.metrics.processed(c, d, ok, sc.now-d.startMs)
 	switch action {
 	case FailCrash:
 		sc.line("crash").str("client", string(c.member)).str("p", sc.parts[sc.shares[d.sp].part].name).num("offset", d.off).end()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
 	"github.com/sharesim/sharesim/sim/rng"
 )
@@ -223,7 +222,7 @@ var handlers = [...]func(w *World, e event){
 	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
 	evCompaction:              func(w *World, e event) { w.logs.compaction(e) },
 	evTxnCommit:               func(w *World, e event) { w.prod.txnCommit(e) },
-	evMetrics:                 (*World).metricsTick,
+	evMetrics:                 func(w *World, e event) { w.metrics.tick(); w.logs.forgetAll() },
 	evHeal:                    func(w *World, e event) { w.faults.heal() },
 	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
 	evProduceArrive:           func(w *World, e event) { w.prod.produceArrive(e) },
@@ -246,19 +245,6 @@ func (w *World) dispatch(e event) {
 		}
 	}
 	w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
-}
-
-// metricsTick samples the metrics and queues the next tick.
-func (w *World) metricsTick(event) {
-	w.metrics.sampleMetrics()
-	for _, p := range w.parts {
-		w.logs.forgetLog(p) // keep only the log metadata some reader still needs
-	}
-	// The sample at the end is Run's, taken after every event of the last millisecond
-	// (one queued for that millisecond would run before events queued later for it).
-	if w.now+w.cfg.MetricsIntervalMs < w.endMs {
-		w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
-	}
 }
 
 // cut is the result of a run that ends before its time, with the metrics so far: the
@@ -292,27 +278,4 @@ func (w *World) result() *Result {
 		r.Marks = append(r.Marks, Mark{Name: n, Count: w.marks[n]})
 	}
 	return r
-}
-
-// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
-type SharePartitionInfo struct {
-	Group     string
-	Partition string
-	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
-	// not change it.
-	Core *model.SharePartition
-	// Store is the share coordinator's durable state for it.
-	Store          *model.StateStore
-	LogStartOffset int64
-	LogEndOffset   int64
-	LeaderEpoch    int32
-}
-
-// SharePartitions calls fn for every share-partition, in a fixed order.
-func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
-	for _, s := range w.shares {
-		p := w.parts[s.part]
-		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
-			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
-	}
 }
