@@ -47,11 +47,11 @@ type LimitPhase struct {
 
 // groupInForce is group gi's timeline of its configuration in force, as the world applied
 // it (the initial values throughout when the world ignores config changes).
-func (w *World) groupInForce(gi int32) InForce {
-	if w.opts.IgnoreConfigChanges {
-		return InForce{base: w.cfg.Kafka}
+func (cf *groupConfigs) groupInForce(gi int32) InForce {
+	if cf.opts.IgnoreConfigChanges {
+		return InForce{base: cf.cfg.Kafka}
 	}
-	return InForceFor(&w.cfg, w.configSteps, gi)
+	return InForceFor(&cf.cfg, cf.configSteps, gi)
 }
 
 // At returns the configuration in force at atMs: after every accepted change at or before it.
@@ -67,8 +67,8 @@ func (in InForce) At(atMs int64) model.Config {
 
 // configPhases is group gi's configuration in force over [fromMs, toMs), one entry per
 // stretch between accepted changes; nil when it never changes during the run.
-func (w *World) configPhases(gi int32, fromMs, toMs int64) []ConfigPhase {
-	in := w.groupInForce(gi)
+func (m *metrics) configPhases(gi int32, fromMs, toMs int64) []ConfigPhase {
+	in := m.configs.groupInForce(gi)
 	if !in.Changes() || toMs <= fromMs {
 		return nil
 	}
@@ -100,17 +100,17 @@ func (w *World) configPhases(gi int32, fromMs, toMs int64) []ConfigPhase {
 // additions of partitions to its topics. A share group is assigned new partitions a
 // heartbeat and a coordinator write after their addition; the phases count them from the
 // addition, so the bounds of that phase are at most a few seconds generous.
-func (w *World) capPhasesOf(gi int32, fromMs, toMs int64) []capPhase {
-	in := w.groupInForce(gi)
-	g := w.groups[gi]
+func (m *metrics) capPhasesOf(gi int32, fromMs, toMs int64) []capPhase {
+	in := m.configs.groupInForce(gi)
+	g := m.groups[gi]
 	cuts := []int64{fromMs}
 	for _, s := range in.Steps() {
 		if s.AtMs > fromMs && s.AtMs < toMs {
 			cuts = append(cuts, s.AtMs)
 		}
 	}
-	for _, f := range w.cfg.Faults {
-		if f.Kind == FaultAddPartitions && readsTopic(g.cfg, f.Target) && f.AtMs > fromMs && f.AtMs < toMs && f.AtMs < w.cfg.DurationMs {
+	for _, f := range m.cfg.Faults {
+		if f.Kind == FaultAddPartitions && readsTopic(g.cfg, f.Target) && f.AtMs > fromMs && f.AtMs < toMs && f.AtMs < m.cfg.DurationMs {
 			cuts = append(cuts, f.AtMs)
 		}
 	}
@@ -123,7 +123,7 @@ func (w *World) capPhasesOf(gi int32, fromMs, toMs int64) []capPhase {
 		}
 		parts := 0
 		for _, t := range g.cfg.Topics {
-			parts += max(w.cfg.PartitionsAt(t, cuts[i]+1, 0), 0) // additions at or before cuts[i]
+			parts += max(m.cfg.PartitionsAt(t, cuts[i]+1, 0), 0) // additions at or before cuts[i]
 		}
 		out = append(out, capPhase{fromMs: cuts[i], toMs: cuts[i+1], cfg: in.At(cuts[i]), parts: parts})
 	}
