@@ -24,8 +24,9 @@ func TestReplayAgreesWithTheSearch(t *testing.T) {
 		for _, sh := range splitShares(h, hidden) {
 			e, clients := buildEnv(sh, h, o.Spec)
 			e.inForce = o.InForce[sh.group]
-			for _, c := range buildClasses(sh, h, e, clients) {
-				legal, ok := replay(m, c.ops)
+			var rb replayBuf
+			for _, c := range buildClasses(sh, h, e, clients, nil) {
+				legal, ok := rb.run(c.ops)
 				if !ok {
 					skipped++
 					continue

@@ -139,3 +139,40 @@ func TestStreamTimeLimitGivesUnknown(t *testing.T) {
 		t.Errorf("verdict %s, want Unknown", r.Verdict)
 	}
 }
+
+// A failing class kept for the visualisation is copied out of the memory later checks
+// reuse: the page drawn after many more ranges were checked is the page drawn right after
+// the failure.
+func TestStreamVisualisationSurvivesLaterChecks(t *testing.T) {
+	failing := []sim.Op{
+		batchOf("a", 0, 4, 1, 0, 2),
+		batchOf("b", 0, 4, 2, 100, 102), // a still holds 0-4: a double hold
+	}
+	page := func(more int) string {
+		s := NewStream(testSpec(false))
+		for _, op := range failing {
+			s.Add(&op)
+		}
+		s.Advance("g", "t/0", 5)
+		for k := range more {
+			first := int64(5 + 10*k)
+			call := int64(10_000 * (k + 1))
+			for _, op := range []sim.Op{batchOf("c", first, first+9, 1, call, call+2), acksOf("c", accept, "NONE", first, first+9, call+10, call+12)} {
+				s.Add(&op)
+			}
+			s.Advance("g", "t/0", first+10)
+		}
+		r := s.Finish()
+		if !r.Failed() {
+			t.Fatalf("verdict %s, want the double hold found", r.Verdict)
+		}
+		var buf bytes.Buffer
+		if err := r.Visualize(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if a, b := page(0), page(20); a != b {
+		t.Errorf("the page changed after 20 more checked ranges (%d bytes, then %d)", len(a), len(b))
+	}
+}
