@@ -33,6 +33,8 @@ type faultInjector struct {
 type faultState struct {
 	cfg   Fault
 	fired int64
+	// waiting: a holding fault is waiting for its target to hold records (holding.go).
+	waiting bool
 }
 
 func (fj *faultInjector) buildFaults() error {
@@ -133,19 +135,20 @@ func (fj *faultInjector) partitionNamed(name string) *partition {
 	return nil
 }
 
-// pickConsumer resolves a consumer target, preferring running instances.
-func (fj *faultInjector) pickConsumer(target string) *consumer {
+// pickConsumer resolves a consumer target, preferring running instances; holding: only
+// running instances that hold records (holding.go).
+func (fj *faultInjector) pickConsumer(target string, holding bool) *consumer {
 	cands := fj.consumers
 	if target != "" {
 		cands = fj.consumersNamed(target)
 	}
 	var alive []*consumer
 	for _, c := range cands {
-		if c.alive() {
+		if c.alive() && (!holding || fj.holdsRecords(c)) {
 			alive = append(alive, c)
 		}
 	}
-	if len(alive) > 0 {
+	if len(alive) > 0 || holding {
 		cands = alive
 	}
 	if len(cands) == 0 {
@@ -172,16 +175,21 @@ func (fj *faultInjector) fault(e event) {
 	if fj.healing {
 		return
 	}
-	if f.EveryMs > 0 {
-		until := f.UntilMs
-		if until <= 0 {
-			until = fj.cfg.DurationMs
+	if e.b != faultRetry { // a scheduled firing, not a holding fault's wait (holding.go)
+		if f.EveryMs > 0 {
+			until := f.UntilMs
+			if until <= 0 {
+				until = fj.cfg.DurationMs
+			}
+			if fj.now+f.EveryMs < until {
+				fj.push(fj.now+f.EveryMs, event{kind: evFault, a: e.a})
+			}
 		}
-		if fj.now+f.EveryMs < until {
-			fj.push(fj.now+f.EveryMs, event{kind: evFault, a: e.a})
+		if f.PerMillion > 0 && !fj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+			return
 		}
 	}
-	if f.PerMillion > 0 && !fj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+	if f.Holding && !fj.holdingReady(fs, e) {
 		return
 	}
 	fs.fired++
@@ -201,7 +209,7 @@ func (fj *faultInjector) fault(e event) {
 }
 
 func (fj *faultInjector) consumerFault(f Fault, fi int32) {
-	c := fj.pickConsumer(f.Target)
+	c := fj.pickConsumer(f.Target, f.Holding)
 	if c == nil || !c.alive() {
 		return
 	}
