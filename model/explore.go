@@ -328,15 +328,24 @@ func (d *decoder) byte() byte {
 	return x
 }
 
+// uvarint reads one varint (written by binary.AppendUvarint). It is small enough to be
+// inlined: the decoder reads several per record.
 func (d *decoder) uvarint() uint64 {
-	x, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShortState
-		d.b = nil
-		return 0
+	var x uint64
+	var s uint
+	for i, c := range d.b {
+		if c < 0x80 {
+			if i > 9 || i == 9 && c > 1 {
+				break // more than 64 bits
+			}
+			d.b = d.b[i+1:]
+			return x | uint64(c)<<s
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
 	}
-	d.b = d.b[n:]
-	return x
+	d.err, d.b = errShortState, nil
+	return 0
 }
 
 // Decode overwrites sp with the state encoded in b (by Append, from a share-partition with

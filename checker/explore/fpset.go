@@ -43,12 +43,15 @@ func fingerprint(b []byte) fp {
 }
 
 // partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
-// bits pick its partition.
-const partBits = 8
+// bits pick its partition. Sixteen, not more: a partition's table is mapped on transparent
+// huge pages once it reaches hugeMin (2 MiB), so with 16 the whole set is on huge pages from
+// 32 MiB (about 3 M states) on, where nearly every probe of a larger set would otherwise also
+// miss the TLB; a growth step still copies only a sixteenth of the set.
+const partBits = 4
 
 // fpSet is the in-memory part of the seen set: 2^partBits independent open-addressing tables
 // (fpTable), a fingerprint's partition chosen by its top bits. Each partition grows on its own,
-// so a growth step copies 1/256 of the set (no pause, no transient doubling of the whole set),
+// so a growth step copies 1/16 of the set (no pause, no transient doubling of the whole set),
 // and the partitions can be filled by different goroutines at once (insertParallel) with the
 // result of inserting in candidate order. Every partition stays between half and three
 // quarters full once grown: 8 bytes per slot is 10.7 to 16 bytes per state (plus 4 bytes per

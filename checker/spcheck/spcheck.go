@@ -101,24 +101,6 @@ func (v *View) rec(off int64) (*Rec, bool) {
 // Find returns the view of offset off, if cached.
 func (v *View) Find(off int64) (*Rec, bool) { return v.rec(off) }
 
-// recFrom returns the view of offset off, if cached, searching from index *j and leaving
-// there the index of the first record at or above off: asked for ascending offsets, it walks
-// the records once. Asked out of order, it searches the whole view.
-func (v *View) recFrom(j *int, off int64) (*Rec, bool) {
-	i := *j
-	if i > 0 && v.Recs[i-1].Offset >= off {
-		return v.rec(off)
-	}
-	for i < len(v.Recs) && v.Recs[i].Offset < off {
-		i++
-	}
-	*j = i
-	if i < len(v.Recs) && v.Recs[i].Offset == off {
-		return &v.Recs[i], true
-	}
-	return nil, false
-}
-
 // StepKind says what a step did, as far as the invariants care.
 type StepKind uint8
 
@@ -204,7 +186,8 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 	// may hold a count at or above it: it is delivered once more, then archived.
 	limit, capInForce, lowered := cfg.DeliveryCountLimit, cfg.PartitionMaxRecordLocks, false
 	if sp != nil {
-		limit, capInForce, lowered = sp.Config().DeliveryCountLimit, sp.Config().PartitionMaxRecordLocks, sp.LimitLowered()
+		limit, capInForce = sp.Limits()
+		lowered = sp.LimitLowered()
 	}
 	last := int64(-1)
 	for _, b := range cur.Batches {
@@ -253,12 +236,25 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 	}
 	sameLeader := prev != nil && !st.NewLeader
 	if sameLeader {
+		// One walk over the offsets cached before and after (both ascending): the first
+		// terminal-states-absorbing break is reported before any delivery-count one.
+		var dcFrom *Rec
+		var dcTo int16
 		j := 0
 		for i := range prev.Recs {
 			p := &prev.Recs[i]
-			c, ok := cur.recFrom(&j, p.Offset)
-			if !ok {
+			for j < len(cur.Recs) && cur.Recs[j].Offset < p.Offset {
+				j++
+			}
+			if j == len(cur.Recs) {
+				break
+			}
+			c := &cur.Recs[j]
+			if c.Offset != p.Offset {
 				continue
+			}
+			if v42 && dcFrom == nil && c.DeliveryCount < p.DeliveryCount {
+				dcFrom, dcTo = p, c.DeliveryCount
 			}
 			if p.State == model.Archiving && !p.Pending {
 				if c.State != model.Archiving && c.State != model.Archived || c.Pending {
@@ -273,14 +269,8 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 				return violation(TerminalAbsorbing, "offset %d was %s%s, now %s%s", p.Offset, p.State, pendingMark(p.Pending), c.State, pendingMark(c.Pending))
 			}
 		}
-		if v42 {
-			j := 0
-			for i := range prev.Recs {
-				p := &prev.Recs[i]
-				if c, ok := cur.recFrom(&j, p.Offset); ok && c.DeliveryCount < p.DeliveryCount {
-					return violation(DeliveryCountMonotonic, "offset %d: delivery count went from %d to %d", p.Offset, p.DeliveryCount, c.DeliveryCount)
-				}
-			}
+		if dcFrom != nil {
+			return violation(DeliveryCountMonotonic, "offset %d: delivery count went from %d to %d", dcFrom.Offset, dcFrom.DeliveryCount, dcTo)
 		}
 		if cur.SPSO < prev.SPSO && !(cur.Window == 0 && cur.SPSO < st.LogStart) {
 			return violation(SPSOMonotonic, "SPSO moved back from %d to %d (log start %d, window %d)", prev.SPSO, cur.SPSO, st.LogStart, cur.Window)
