@@ -536,13 +536,17 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	h := w.h
 	w.finding = ""
 	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
+	store := w.base.storeEnc
+	if a.storeStep() {
+		h.storeDirty, store = true, nil
+	}
 	if err := h.apply(a, &w.st); err != nil {
 		if ce, ok := err.(*coreError); ok {
 			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, 0, false, nil
 		}
 		return nil, 0, false, err
 	}
-	w.buf = h.encode(w.buf[:0])
+	w.buf = h.encodeWith(w.buf[:0], store)
 	f := fingerprint(w.buf)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.

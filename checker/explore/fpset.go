@@ -22,15 +22,22 @@ const (
 // fingerprint hashes a state encoding: 8 bytes at a time through a 64×64→128-bit multiply
 // folded back to 64 bits, then a splitmix64 finaliser.
 func fingerprint(b []byte) fp {
+	all := b
 	h := uint64(len(b))*fpK0 ^ fpK1
 	for len(b) >= 8 {
 		hi, lo := bits.Mul64(h^binary.LittleEndian.Uint64(b), fpK2)
 		h = hi ^ lo ^ fpK0
 		b = b[8:]
 	}
+	// The last len(b) (< 8) bytes as a little-endian word: from the 8 bytes ending at the
+	// end, shifted down, when there are 8; byte by byte otherwise.
 	var w uint64
-	for i, c := range b {
-		w |= uint64(c) << (8 * i)
+	if n := len(all); len(b) > 0 && n >= 8 {
+		w = binary.LittleEndian.Uint64(all[n-8:]) >> (64 - 8*len(b))
+	} else {
+		for i, c := range b {
+			w |= uint64(c) << (8 * i)
+		}
 	}
 	hi, lo := bits.Mul64(h^w^fpK1, fpK2)
 	h = hi ^ lo

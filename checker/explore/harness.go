@@ -169,6 +169,26 @@ type harness struct {
 	owners []int16           // scratch for the symmetry reduction: the owners in encoding order
 	// perm is the index in perms of the renaming the last encode applied.
 	perm uint8
+
+	// A decoded parent keeps its store's encoding (storeEnc, in the parent's bytes), and a
+	// scratch harness copying it notes which parent (from, by gen) its store and stale writes
+	// came from: a step that does not touch the store (storeStep) leaves both as the parent's,
+	// so the next copy skips them and the child's encoding reuses the parent's bytes.
+	gen        uint64
+	storeEnc   []byte
+	from       uint64
+	storeDirty bool
+}
+
+// storeStep reports whether an action may change the share coordinator's state, the stale
+// writes or what clients saw accepted (all only on a write reaching the coordinator or a
+// failover).
+func (a Action) storeStep() bool {
+	switch a.kind() {
+	case actCommit, actStale, actFailover:
+		return true
+	}
+	return false
 }
 
 func newHarness(sc *Scope) (*harness, error) {
@@ -207,11 +227,17 @@ func (h *harness) clone() *harness {
 }
 
 // encode appends the state's canonical encoding to b.
-func (h *harness) encode(b []byte) []byte {
+func (h *harness) encode(b []byte) []byte { return h.encodeWith(b, nil) }
+
+// encodeWith is encode with the store's encoding given (nil: encode it).
+func (h *harness) encodeWith(b, store []byte) []byte {
 	b, h.perm = h.canonicalSP(b)
-	if h.storeDead() {
+	switch {
+	case store != nil:
+		b = append(b, store...)
+	case h.storeDead():
 		b = h.store.AppendEpochs(b)
-	} else {
+	default:
 		b = h.store.AppendState(b)
 	}
 	b = binary.AppendUvarint(b, uint64(h.logStart))
@@ -266,9 +292,12 @@ func (h *harness) decode(b []byte) error {
 	if rest, err = h.rd.decode(rest); err != nil {
 		return err
 	}
+	from := len(b) - len(rest)
 	if rest, err = h.store.DecodeState(rest); err != nil {
 		return err
 	}
+	h.storeEnc = b[from : len(b)-len(rest) : len(b)-len(rest)]
+	h.gen++
 	x, n := binary.Uvarint(rest)
 	if n <= 0 || len(rest) < n+1 {
 		return errTrailing
@@ -329,10 +358,13 @@ func (r *pendingRead) decode(b []byte) ([]byte, error) {
 // copyFrom makes h a copy of base (same scope), reusing h's memory.
 func (h *harness) copyFrom(base *harness) {
 	h.sp.CopyFrom(base.sp)
-	h.store.CopyFrom(base.store)
+	if h.storeDirty || h.from != base.gen || base.gen == 0 {
+		h.store.CopyFrom(base.store)
+		h.zombies = append(h.zombies[:0], base.zombies...)
+		h.from, h.storeDirty = base.gen, false
+	}
 	h.logStart, h.lsoMoves, h.accepted, h.dlqd = base.logStart, base.lsoMoves, base.accepted, base.dlqd
 	h.rd = base.rd
-	h.zombies = append(h.zombies[:0], base.zombies...)
 	h.zused = 0
 }
 
