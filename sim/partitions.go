@@ -228,7 +228,7 @@ func (w *World) addSharePartition(g *groupState, p *partition) int32 {
 		start = model.UnsetStartOffset
 	}
 	s := &sharePart{id: int32(len(w.shares)), group: g.idx, part: p.idx,
-		store: model.NewStateStore(0, start).ForVersion(w.cfg.Kafka.Version), frontier: -1}
+		store: model.NewStateStore(0, start).ForConfig(w.cfg.Kafka), frontier: -1}
 	w.shares = append(w.shares, s)
 	p.shares = append(p.shares, s.id)
 	if w.grown.byShare == nil {

@@ -91,7 +91,7 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForVersion(w.cfg.Kafka.Version), frontier: -1}
+			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForConfig(w.cfg.Kafka), frontier: -1}
 			w.shares = append(w.shares, s)
 			p.shares = append(p.shares, s.id)
 			gs.sps = append(gs.sps, s.id)

@@ -556,7 +556,7 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 		return v, f, false, nil
 	}
 	if w.sc.Findings {
-		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
+		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
 	seen := *slot == uint64(f) || w.set.has(f)

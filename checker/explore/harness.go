@@ -148,6 +148,11 @@ type harness struct {
 	// rd is the fetch waiting between its log read and its acquire (Scope.Window): Kafka
 	// serialises the fetches of a share-partition, so there is at most one.
 	rd pendingRead
+	// With a coordinator whose stored start offset can move back (trackStart: Kafka 4.2 and
+	// 4.3 without the fix start-offset-regresses), regressed says a late write moved it back
+	// on this path, and tainted that the current leader was loaded after that: its fetches
+	// may deliver again a record whose ACCEPT succeeded (the finding start-offset-regresses).
+	trackStart, regressed, tainted bool
 	// live is true for a harness replaying a path (not decoded): its writes and stale
 	// writes are then not in canonical order.
 	live bool
@@ -212,7 +217,11 @@ func newHarness(sc *Scope) (*harness, error) {
 	sp.AddMembers(h.members...)
 	sp.SetEpochs(0, 1)
 	h.sp = sp
-	h.store = model.NewStateStore(0, -1).ForVersion(sc.StoreVersion())
+	h.store = model.NewStateStore(0, -1).ForConfig(cfg)
+	if v := sc.StoreVersion(); v != sc.Version {
+		h.store.ForVersion(v)
+	}
+	h.trackStart = h.store.Version() < model.Kafka44 && !cfg.Fixed(model.FixStartOffsetRegresses)
 	if _, err := h.store.Read(1); err != nil {
 		return nil, err
 	}
@@ -246,6 +255,9 @@ func (h *harness) encodeWith(b, store []byte) []byte {
 	if h.sc.DLQ {
 		b = binary.AppendUvarint(b, h.dlqd)
 	}
+	if h.trackStart {
+		b = append(b, h.startFlags())
+	}
 	b = binary.AppendUvarint(b, uint64(len(h.zombies)))
 	if len(h.zombies) == 0 {
 		return b
@@ -255,6 +267,19 @@ func (h *harness) encodeWith(b, store []byte) []byte {
 		b = model.AppendWriteState(b, h.zombies[i])
 	}
 	return b
+}
+
+// startFlags encodes regressed (only while a failover can still read the store: with the
+// store dead nothing reads it again) and tainted.
+func (h *harness) startFlags() byte {
+	var f byte
+	if h.regressed && !h.storeDead() {
+		f = 1
+	}
+	if h.tainted {
+		f |= 2
+	}
+	return f
 }
 
 // zombieOrder sorts the stale writes by their encodings into h.zord.
@@ -315,6 +340,13 @@ func (h *harness) decode(b []byte) error {
 		}
 		rest = rest[n:]
 	}
+	if h.trackStart {
+		if len(rest) == 0 {
+			return errTrailing
+		}
+		h.regressed, h.tainted = rest[0]&1 != 0, rest[0]&2 != 0
+		rest = rest[1:]
+	}
 	nz, n := binary.Uvarint(rest)
 	if n <= 0 {
 		return errTrailing
@@ -364,7 +396,7 @@ func (h *harness) copyFrom(base *harness) {
 		h.from, h.storeDirty = base.gen, false
 	}
 	h.logStart, h.lsoMoves, h.accepted, h.dlqd = base.logStart, base.lsoMoves, base.accepted, base.dlqd
-	h.rd = base.rd
+	h.rd, h.regressed, h.tainted = base.rd, base.regressed, base.tainted
 	h.zused = 0
 }
 
@@ -538,8 +570,10 @@ func (h *harness) zombieIndex(k int) int {
 func (h *harness) storeWrite(w *model.Write, st *spcheck.Step) error {
 	sw := spcheck.StoreWrite{WriteLeaderEpoch: w.LeaderEpoch, WriteStateEpoch: w.StateEpoch,
 		StoreLeaderEpoch: h.store.LeaderEpoch(), StoreStateEpoch: h.store.StateEpoch()}
+	before := h.store.StartOffset()
 	err := h.store.Write(w)
 	sw.Accepted = err == nil
+	h.regressed = h.regressed || h.store.StartOffset() < before
 	st.Writes = append(st.Writes, sw)
 	if err == nil {
 		spcheck.AcceptedOffsets(w, func(off int64) {
@@ -553,6 +587,12 @@ func (h *harness) storeWrite(w *model.Write, st *spcheck.Step) error {
 
 // apply performs an action and describes it in st.
 func (h *harness) apply(a Action, st *spcheck.Step) error {
+	err := h.applyCore(a, st)
+	st.StartRegressed = h.tainted
+	return err
+}
+
+func (h *harness) applyCore(a Action, st *spcheck.Step) error {
 	sp := h.sp
 	st.LogStart, st.MaxLogBatch = h.logStart, h.maxBatch
 	switch a.kind() {
@@ -687,6 +727,7 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		}
 		sp.Fence()
 		h.dlqd = 0
+		h.tainted = h.regressed
 		epoch := sp.LeaderEpoch() + 1
 		if !h.live {
 			// What a failover loads depends only on the stored state, the epoch and the log

@@ -48,7 +48,7 @@ var Catalogue = []Info{
 	{OneLockPerAcquired, "Every ACQUIRED record holds a live lock and no other settled record does (Kafka 4.1 leaves a failed write whose lock fired ACQUIRED with a dead timer, §6.4, so 4.1 is exempt from the first half)."},
 	{LimitNeverAvailable, "A settled AVAILABLE record's delivery count is below the limit (§3.2; Kafka 4.2)."},
 	{NothingBelowSPSO, "A fetch acquires nothing below SPSO (Kafka 4.2), except records below the log start offset and reads that find stale cache batches wholly below SPSO after a log-start move (§4.3, docs/semantics.md)."},
-	{AcceptedNeverRedelivered, "A record whose ACCEPT the client saw succeed is never delivered again, on any leader."},
+	{AcceptedNeverRedelivered, "A record whose ACCEPT the client saw succeed is never delivered again, on any leader (except on a leader loaded after a late write moved the share coordinator's start offset back, Kafka 4.2 and 4.3: docs/findings.md, start-offset-regresses)."},
 	{InflightWithinCap, "A fetch that adds new records leaves the window SPEO − SPSO + 1 within the cap plus less than one producer batch (4.2 trims inside acquire); Kafka 4.1 only gates, so it may add up to a fetch's MaxRecords more (§4.6)."},
 	{TerminalAbsorbing, "On one leader, an ACKNOWLEDGED or ARCHIVED record never changes state again; while its write is outstanding, only that write's failure (the rollback) may change it (a lock firing during an acknowledgement once turned an accepted record available again). A settled ARCHIVING record (Kafka 4.4's dead-letter queue) only becomes ARCHIVED."},
 	{DeliveryCountMonotonic, "On one leader the delivery count of a record never decreases (Kafka 4.2; 4.1 lowers it on session release, KAFKA-19972)."},
@@ -144,6 +144,12 @@ type Step struct {
 	Committed, RolledBack []model.PersistedBatch
 	// DLQ is the dead-letter-queue step that ended during the step (4.4), if any.
 	DLQ *DLQStep
+	// StartRegressed is true when the share-partition's leader was loaded from a stored
+	// state whose start offset a write arriving late had moved back (Kafka 4.2 and 4.3,
+	// docs/findings.md start-offset-regresses): records below the regressed start whose
+	// state the coordinator had already pruned are new records to it, so a record whose
+	// ACCEPT succeeded may be delivered again (accepted-never-redelivered's exception).
+	StartRegressed bool
 }
 
 // DLQStep is a dead-letter-queue produce that ended.
@@ -219,7 +225,7 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 				if v42 && off < prev.SPSO && off >= st.LogStart && !stale {
 					return violation(NothingBelowSPSO, "%s acquired offset %d below SPSO %d", st.Member, off, prev.SPSO)
 				}
-				if accepted != nil && accepted(off) {
+				if accepted != nil && !st.StartRegressed && accepted(off) {
 					return violation(AcceptedNeverRedelivered, "%s acquired offset %d (delivery count %d) after its ACCEPT succeeded", st.Member, off, r.DeliveryCount)
 				}
 			}
@@ -243,16 +249,23 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 		j := 0
 		for i := range prev.Recs {
 			p := &prev.Recs[i]
-			for j < len(cur.Recs) && cur.Recs[j].Offset < p.Offset {
-				j++
-			}
 			if j == len(cur.Recs) {
 				break
 			}
 			c := &cur.Recs[j]
 			if c.Offset != p.Offset {
-				continue
+				// Not the usual case (the same offsets cached before and after): walk on.
+				for c.Offset < p.Offset {
+					if j++; j == len(cur.Recs) {
+						break
+					}
+					c = &cur.Recs[j]
+				}
+				if c.Offset != p.Offset {
+					continue
+				}
 			}
+			j++
 			if v42 && dcFrom == nil && c.DeliveryCount < p.DeliveryCount {
 				dcFrom, dcTo = p, c.DeliveryCount
 			}
