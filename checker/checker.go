@@ -75,11 +75,19 @@ const DeepEvery = 997
 
 // Checker evaluates checks on one run.
 type Checker struct {
-	cfg     sim.Config
-	on      map[string]bool
+	cfg sim.Config
+	on  map[string]bool
+	// is holds the checks of on that run per event or per operation, resolved once (New).
+	is      enabled
 	events  int64
 	maxOver int64
 	sps     map[string]*spState
+	// byPos caches sps by position in sim.World.SharePartitions' order (Observe), and
+	// cores is the buffer of sim.World.ShareCores.
+	byPos []*spState
+	cores []*model.SharePartition
+	// capLimit is inflight-within-cap's bound while the cap does not change.
+	capLimit int64
 	// steps are the run's config changes (sim.Config.ConfigSteps); inForce caches each
 	// group's timeline of the values in force.
 	steps   []sim.ConfigStep
@@ -99,13 +107,17 @@ type Checker struct {
 }
 
 type spState struct {
-	core *model.SharePartition
-	spso int64
+	group, part string
+	core        *model.SharePartition
+	spso        int64
 	// speo and seenMs are the end offset and the time at the last observation
 	// (inflight-within-cap under config changes).
 	speo, seenMs int64
-	terminal     map[int64]model.State
-	ev           spEvents // sessions.go
+	terminal     terminalRuns // terminal-states-absorbing
+	ev           spEvents     // sessions.go
+	// inForce is the group's timeline of the configuration in force when changing.
+	inForce  sim.InForce
+	changing bool
 }
 
 // New returns a checker running the named checks (DefaultChecks when names is empty).
@@ -121,6 +133,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 		}
 		c.on[n] = true
 	}
+	c.is = enabledOf(c.on)
 	maxBatch := int64(1)
 	for _, p := range cfg.Producers {
 		maxBatch = max(maxBatch, p.MaxBatchRecords(), int64(p.BurstRecords))
@@ -135,6 +148,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 		}
 		c.maxOver += maxPoll
 	}
+	c.capLimit = int64(cfg.Kafka.PartitionMaxRecordLocks) + c.maxOver
 	return c, nil
 }
 
@@ -156,11 +170,35 @@ func Names() []string {
 	return out
 }
 
+// enabled says which of the checks that run per event or per history operation are on,
+// so that those paths read no map.
+type enabled struct {
+	inflightCap, spsoMonotonic, coreConsistent, terminalAbsorbing          bool
+	acceptedOnce, rangesOrdered, linearizable                              bool
+	leaveReleases, olderEpochWrite, deliveryCounts, deliveryLimit, belowLS bool
+	// history: any history check; perEvent: a check that looks at every share-partition
+	// after every event (delivery-count-monotonic notes the leader's reloads); deep: a
+	// check that runs every DeepEvery events.
+	history, perEvent, deep bool
+}
+
+func enabledOf(on map[string]bool) enabled {
+	e := enabled{
+		inflightCap: on["inflight-within-cap"], spsoMonotonic: on["spso-monotonic"],
+		coreConsistent: on["core-consistent"], terminalAbsorbing: on["terminal-states-absorbing"],
+		acceptedOnce: on["accepted-never-redelivered"], rangesOrdered: on["acquired-ranges-ordered"], linearizable: on["linearizable"],
+		leaveReleases: on[checkLeaveReleasesAll], olderEpochWrite: on[checkNoOlderEpochWrite],
+		deliveryCounts: on[checkDeliveryCounts], deliveryLimit: on[checkDeliveryLimit], belowLS: on[checkBelowLogStart],
+	}
+	e.history = e.acceptedOnce || e.rangesOrdered || e.linearizable || e.deliveryCounts || e.deliveryLimit || e.belowLS
+	e.perEvent = e.inflightCap || e.spsoMonotonic || e.deliveryCounts
+	e.deep = e.coreConsistent || e.terminalAbsorbing
+	return e
+}
+
 // NeedsHistory reports whether a history check is on (the run must record the history:
 // Attach, or sim.Options.RecordHistory).
-func (c *Checker) NeedsHistory() bool {
-	return c.on["accepted-never-redelivered"] || c.on["acquired-ranges-ordered"] || c.on["linearizable"] || c.on[checkDeliveryCounts] || c.on[checkDeliveryLimit] || c.on[checkBelowLogStart]
-}
+func (c *Checker) NeedsHistory() bool { return c.is.history }
 
 func (c *Checker) report(v Violation) {
 	if c.perCheck != nil {
@@ -182,9 +220,11 @@ func (c *Checker) report(v Violation) {
 func (c *Checker) Observe(w *sim.World) {
 	c.events++
 	deep := c.events%DeepEvery == 0
-	w.SharePartitions(func(i sim.SharePartitionInfo) {
-		c.observe(w, i, deep)
-	})
+	if deep {
+		c.observeAll(w, true)
+	} else if c.is.perEvent {
+		c.observeCores(w)
+	}
 	c.observeEvent(w)
 	if c.streaming {
 		c.nowMs = w.NowMs()
@@ -197,110 +237,158 @@ func (c *Checker) Observe(w *sim.World) {
 	}
 }
 
-func (c *Checker) state(i sim.SharePartitionInfo) *spState {
+// observeAll runs the per-event checks, and the deep ones when deep, on every
+// share-partition.
+func (c *Checker) observeAll(w *sim.World, deep bool) {
+	pos := 0
+	w.SharePartitions(func(i sim.SharePartitionInfo) {
+		st := c.statePos(pos, &i)
+		pos++
+		c.observe(w, &i, st)
+		if deep {
+			c.deep(w, &i, st)
+		}
+	})
+}
+
+// observeCores runs the per-event checks from the leaders' share-partitions alone
+// (sim.World.ShareCores), going through SharePartitions only when a share-partition was
+// added or reloaded, or a check needs more (a start offset that moved back).
+func (c *Checker) observeCores(w *sim.World) {
+	c.cores = w.ShareCores(c.cores[:0])
+	if len(c.cores) != len(c.byPos) {
+		c.observeAll(w, false)
+		return
+	}
+	for k, core := range c.cores {
+		st := c.byPos[k]
+		if core != st.core || core != st.ev.core || st.changing {
+			c.observeAll(w, false)
+			return
+		}
+		if core == nil {
+			continue
+		}
+		if c.is.inflightCap && core.InFlightCount() > c.capLimit {
+			c.observeAll(w, false)
+			return
+		}
+		if c.is.spsoMonotonic {
+			spso := core.StartOffset()
+			if spso < st.spso {
+				c.observeAll(w, false)
+				return
+			}
+			st.spso = spso
+		}
+	}
+}
+
+// statePos is state for the share-partition at position pos of sim.World.SharePartitions'
+// order, found without building its key while the order stays the same.
+func (c *Checker) statePos(pos int, i *sim.SharePartitionInfo) *spState {
+	if pos < len(c.byPos) {
+		if st := c.byPos[pos]; st.group == i.Group && st.part == i.Partition {
+			if st.core != i.Core {
+				c.newCore(st, i)
+			}
+			return st
+		}
+	}
+	st := c.state(i)
+	for len(c.byPos) <= pos {
+		c.byPos = append(c.byPos, nil)
+	}
+	c.byPos[pos] = st
+	return st
+}
+
+// state returns the checker's state of a share-partition, reset when its leader's
+// share-partition changed.
+func (c *Checker) state(i *sim.SharePartitionInfo) *spState {
 	key := i.Group + "\x00" + i.Partition
 	st := c.sps[key]
 	if st == nil {
-		st = &spState{}
+		st = &spState{group: i.Group, part: i.Partition}
+		st.inForce, st.changing = c.changing(i.Group)
 		c.sps[key] = st
 	}
 	if st.core != i.Core {
-		// A new leader (or a reload): its SPSO comes from the durable state.
-		st.core, st.spso, st.terminal = i.Core, -1, nil
-		if i.Core != nil {
-			st.spso = i.Core.StartOffset()
-		}
+		c.newCore(st, i)
 	}
 	return st
 }
 
-func (c *Checker) observe(w *sim.World, i sim.SharePartitionInfo, deep bool) {
-	st := c.state(i)
-	c.observeCore(w, i, st)
+// newCore notes a new leader or a reload: its SPSO comes from the durable state.
+func (c *Checker) newCore(st *spState, i *sim.SharePartitionInfo) {
+	st.core, st.spso = i.Core, -1
+	st.terminal.reset()
+	if i.Core != nil {
+		st.spso = i.Core.StartOffset()
+	}
+}
+
+// observe runs the per-event checks on one share-partition.
+func (c *Checker) observe(w *sim.World, i *sim.SharePartitionInfo, st *spState) {
+	if st.ev.core != i.Core {
+		c.observeCore(w, i, st)
+	}
 	core := i.Core
 	if core == nil {
 		return
 	}
-	at := func(check, msg string) Violation {
-		return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition}
-	}
-	if c.on["inflight-within-cap"] {
-		if in, ok := c.changing(i.Group); ok {
+	if c.is.inflightCap {
+		if st.changing {
 			// The cap in force changed: a window above a lowered cap stays until it drains,
 			// and only a fetch that found the window below the cap in force may grow it. So
 			// the window must lie within the cap plus the overshoot whenever the end offset
 			// grew since the last observation, for some cap in force in between.
 			speo := core.EndOffset()
-			if _, hi := in.Range(st.seenMs, w.NowMs(), sim.CapOf); speo > st.speo && core.InFlightCount() > hi+c.maxOver {
-				c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d grew above the cap in force %d plus %d", core.InFlightCount(), hi, c.maxOver)))
+			if _, hi := st.inForce.Range(st.seenMs, w.NowMs(), sim.CapOf); speo > st.speo && core.InFlightCount() > hi+c.maxOver {
+				c.report(c.at(w, i, "inflight-within-cap", fmt.Sprintf("in-flight window %d grew above the cap in force %d plus %d", core.InFlightCount(), hi, c.maxOver), ""))
 			}
 			st.speo, st.seenMs = speo, w.NowMs()
-		} else {
-			limit := int64(c.cfg.Kafka.PartitionMaxRecordLocks) + c.maxOver
-			if n := core.InFlightCount(); n > limit {
-				c.report(at("inflight-within-cap", fmt.Sprintf("in-flight window %d exceeds the cap %d plus %d", n, c.cfg.Kafka.PartitionMaxRecordLocks, c.maxOver)))
-			}
+		} else if n := core.InFlightCount(); n > c.capLimit {
+			c.report(c.at(w, i, "inflight-within-cap", fmt.Sprintf("in-flight window %d exceeds the cap %d plus %d", n, c.cfg.Kafka.PartitionMaxRecordLocks, c.maxOver), ""))
 		}
 	}
-	if c.on["spso-monotonic"] {
+	if c.is.spsoMonotonic {
 		spso := core.StartOffset()
 		if spso < st.spso && (spso >= i.LogStartOffset || core.InFlightCount() > 0) { // only step 3 may go below the log start
-			c.report(at("spso-monotonic", fmt.Sprintf("SPSO moved back from %d to %d (log start %d)", st.spso, spso, i.LogStartOffset)))
+			c.report(c.at(w, i, "spso-monotonic", fmt.Sprintf("SPSO moved back from %d to %d (log start %d)", st.spso, spso, i.LogStartOffset), ""))
 		}
 		st.spso = spso
 	}
-	if deep {
-		c.deep(w, i, st)
-	}
+}
+
+// at is a violation of check on one share-partition, now.
+func (c *Checker) at(w *sim.World, i *sim.SharePartitionInfo, check, msg, offsets string) Violation {
+	return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition, Offsets: offsets}
 }
 
 // deep runs the O(window) checks on one share-partition.
-func (c *Checker) deep(w *sim.World, i sim.SharePartitionInfo, st *spState) {
+func (c *Checker) deep(w *sim.World, i *sim.SharePartitionInfo, st *spState) {
 	core := i.Core
 	if core == nil {
 		return
 	}
-	at := func(check, msg, offsets string) Violation {
-		return Violation{Check: check, Message: msg, TimeMs: w.NowMs(), Event: c.events, Group: i.Group, Partition: i.Partition, Offsets: offsets}
-	}
-	if c.on["core-consistent"] {
+	at := func(check, msg, offsets string) Violation { return c.at(w, i, check, msg, offsets) }
+	if c.is.coreConsistent {
 		if err := core.CheckConsistency(); err != nil {
 			c.report(at("core-consistent", err.Error(), ""))
 		}
 	}
-	if c.on["terminal-states-absorbing"] {
-		if st.terminal == nil {
-			st.terminal = map[int64]model.State{}
-		}
-		core.ForEachRecord(func(v model.RecordView) bool {
-			prev, seen := st.terminal[v.Offset]
-			switch {
-			case seen && prev == model.Archiving && v.State == model.Archived && !v.Pending:
-				st.terminal[v.Offset] = v.State // the DLQ step ended: ARCHIVING's one exit
-			case seen && v.State != prev && !v.Pending:
-				c.report(at("terminal-states-absorbing", fmt.Sprintf("offset was %s, now %s", prev, v.State), fmt.Sprint(v.Offset)))
-				delete(st.terminal, v.Offset)
-			case !seen && (v.State.Terminal() || v.State == model.Archiving) && !v.Pending:
-				st.terminal[v.Offset] = v.State
-			}
-			return true
+	if c.is.terminalAbsorbing {
+		st.terminal.pass(core.StartOffset(), core.ForEachRecord, func(prev model.State, v model.RecordView) {
+			c.report(at("terminal-states-absorbing", fmt.Sprintf("offset was %s, now %s", prev, v.State), fmt.Sprint(v.Offset)))
 		})
-		// Forget offsets that left the cache.
-		start := core.StartOffset()
-		for off := range st.terminal {
-			if off < start {
-				if _, ok := core.Record(off); !ok {
-					delete(st.terminal, off)
-				}
-			}
-		}
 	}
 }
 
 // Finish runs the end-of-run and history checks and returns every violation, in order.
 func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	w.SharePartitions(func(i sim.SharePartitionInfo) {
-		c.deep(w, i, c.state(i))
+		c.deep(w, &i, c.state(&i))
 	})
 	c.finishHistory(res)
 	if c.on["no-silent-loss"] {

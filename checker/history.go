@@ -79,7 +79,7 @@ func (c *Checker) Attach(o *sim.Options) {
 	o.OnHidden = c.hiddenEvent
 }
 
-func (c *Checker) linOn() bool { return c.on["linearizable"] }
+func (c *Checker) linOn() bool { return c.is.linearizable }
 
 func (c *Checker) hist(group, part string) *histShare {
 	key := group + "\x00" + part
@@ -191,7 +191,7 @@ func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
 func (c *Checker) checkOp(op *sim.Op) {
 	hs := c.hist(op.Group, op.Partition)
 	if op.Kind == "ack" {
-		if !c.on["accepted-never-redelivered"] || op.Code != "NONE" || op.ReturnMs < 0 {
+		if !c.is.acceptedOnce || op.Code != "NONE" || op.ReturnMs < 0 {
 			return
 		}
 		for _, r := range op.Acks {
@@ -212,17 +212,17 @@ func (c *Checker) checkOp(op *sim.Op) {
 	if op.Kind != "fetch" {
 		return
 	}
-	if c.on[checkBelowLogStart] && len(hs.logStarts) > 0 {
+	if c.is.belowLS && len(hs.logStarts) > 0 {
 		c.checkBelow(hs, op)
 	}
 	prev := int64(-1)
 	for _, r := range op.Acquired {
-		if c.on["acquired-ranges-ordered"] && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
+		if c.is.rangesOrdered && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
 			c.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 				Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("range %d-%d@%d after %d", r.First, r.Last, r.DeliveryCount, prev)})
 		}
 		prev = r.Last
-		if !c.on["accepted-never-redelivered"] {
+		if !c.is.acceptedOnce {
 			continue
 		}
 		for off := max(r.First, hs.floor); off <= r.Last; off++ {
@@ -232,9 +232,9 @@ func (c *Checker) checkOp(op *sim.Op) {
 			}
 		}
 	}
-	if in, ok := c.changing(op.Group); c.on[checkDeliveryLimit] && ok {
+	if in, ok := c.changing(op.Group); c.is.deliveryLimit && ok {
 		c.checkLimitInForce(hs, op, in)
-	} else if c.on[checkDeliveryLimit] {
+	} else if c.is.deliveryLimit {
 		limit := c.cfg.Kafka.DeliveryCountLimit
 		for _, r := range op.Acquired {
 			if int(r.DeliveryCount) > limit {
@@ -244,7 +244,7 @@ func (c *Checker) checkOp(op *sim.Op) {
 			}
 		}
 	}
-	if c.on[checkDeliveryCounts] && c.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
+	if c.is.deliveryCounts && c.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
 		c.checkDeliveries(hs, op)
 	}
 }

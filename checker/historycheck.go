@@ -150,7 +150,7 @@ func (c *Checker) finishLinearizable() {
 
 // noteHidden keeps what the history checks need of a hidden event: the log-start moves.
 func (c *Checker) noteHidden(ev *sim.HiddenEvent) {
-	if ev.Kind != sim.HiddenLogStart || !c.on[checkBelowLogStart] {
+	if ev.Kind != sim.HiddenLogStart || !c.is.belowLS {
 		return
 	}
 	hs := c.hist(ev.Group, ev.Partition)

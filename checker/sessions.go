@@ -36,7 +36,7 @@ type spEvents struct {
 }
 
 // observeCore notes a change of the leader's share-partition (a reload).
-func (c *Checker) observeCore(w *sim.World, i sim.SharePartitionInfo, st *spState) {
+func (c *Checker) observeCore(w *sim.World, i *sim.SharePartitionInfo, st *spState) {
 	if st.ev.core != i.Core {
 		if st.ev.core != nil || len(st.ev.reloads) > 0 {
 			st.ev.reloads = append(st.ev.reloads, w.NowMs())
@@ -48,7 +48,7 @@ func (c *Checker) observeCore(w *sim.World, i sim.SharePartitionInfo, st *spStat
 // observeEvent checks the sessions that ended and the writes that reached the share
 // coordinator during the event.
 func (c *Checker) observeEvent(w *sim.World) {
-	if c.on[checkLeaveReleasesAll] {
+	if c.is.leaveReleases {
 		for _, d := range w.Departures() {
 			w.SharePartitions(func(i sim.SharePartitionInfo) {
 				if i.Group != d.Group || i.Partition != d.Partition || i.Core == nil {
@@ -68,7 +68,7 @@ func (c *Checker) observeEvent(w *sim.World) {
 			})
 		}
 	}
-	if c.on[checkNoOlderEpochWrite] {
+	if c.is.olderEpochWrite {
 		for _, a := range w.AppliedWrites() {
 			if a.Accepted && (a.WriteLeaderEpoch < a.StoreLeaderEpoch || a.WriteStateEpoch < a.StoreStateEpoch) {
 				c.report(Violation{Check: checkNoOlderEpochWrite, TimeMs: w.NowMs(), Event: c.events, Group: a.Group, Partition: a.Partition,

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"math"
 	"sort"
 	"sync"
 
@@ -29,12 +30,14 @@ import (
 // 10 s in a 30 s quickstart run — which stalled the fold; why was not traced in kgo.) The rest grows with the run
 // only through the time series (one point per metrics interval, as the simulator's).
 type meter struct {
-	mu     sync.Mutex
-	limit  int
-	offset int64 // the recorder's time of scenario time 0
-	win    sim.Window
-	groups []*groupMeter
-	byName map[string]*groupMeter
+	mu sync.Mutex
+	// inForce is each group's configuration over the run (config-change faults move its
+	// delivery count limit from Kafka 4.3), by group index. Read-only after newMeter.
+	inForce []sim.InForce
+	offset  int64 // the recorder's time of scenario time 0
+	win     sim.Window
+	groups  []*groupMeter
+	byName  map[string]*groupMeter
 	// topicGroups: topic → the groups reading it.
 	topicGroups map[string][]*groupMeter
 	// produced: per partition, the produce times of records not yet folded by every group
@@ -57,6 +60,7 @@ type producedPart struct {
 
 type groupMeter struct {
 	name  string
+	idx   int // in the configuration's groups
 	share bool
 	parts map[string]*partMeter
 	// held: client → partition → offsets the client holds (count of deliveries or polls).
@@ -117,9 +121,11 @@ type point struct {
 }
 
 func newMeter(cfg *sim.Config, win sim.Window) *meter {
-	m := &meter{limit: cfg.Kafka.DeliveryCountLimit, win: win, byName: map[string]*groupMeter{}, topicGroups: map[string][]*groupMeter{}, produced: map[string]*producedPart{}}
-	for _, g := range cfg.Groups {
-		gm := &groupMeter{name: g.Name, share: g.Type == sim.ShareGroup, parts: map[string]*partMeter{}, held: map[string]map[string]map[int64]int{},
+	m := &meter{win: win, byName: map[string]*groupMeter{}, topicGroups: map[string][]*groupMeter{}, produced: map[string]*producedPart{}}
+	steps := cfg.ConfigSteps()
+	for i, g := range cfg.Groups {
+		m.inForce = append(m.inForce, sim.InForceFor(cfg, steps, int32(i)))
+		gm := &groupMeter{name: g.Name, idx: i, share: g.Type == sim.ShareGroup, parts: map[string]*partMeter{}, held: map[string]map[string]map[int64]int{},
 			doneAt: []int64{0}, finAt: []int64{0}, acc: sim.Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{}}}
 		m.groups = append(m.groups, gm)
 		m.byName[g.Name] = gm
@@ -335,7 +341,9 @@ func (m *meter) op(op *sim.Op, suspect bool) {
 			case model.AckGap:
 				out = "gap"
 			case model.AckRelease:
-				if int(st.maxDC) >= m.limit {
+				// The limit in force when the release was sent (both sides of a change
+				// at that millisecond: the lower one).
+				if lo, _ := m.inForce[g.idx].Range(m.scen(op.CallMs), m.scen(op.CallMs), sim.LimitOf); int64(st.maxDC) >= lo {
 					out = "limit"
 				}
 			}
@@ -383,6 +391,9 @@ func (m *meter) fold(g *groupMeter, part string, to, below, logStart int64) {
 	}
 	a := &g.acc
 	pp := m.produced[part]
+	// A record passed at its delivery count with no final outcome seen was archived at the
+	// limit in force then: the lowest over the run, when config changes moved it.
+	limitLo, _ := m.inForce[g.idx].Range(0, math.MaxInt64, sim.LimitOf)
 	for off := pm.floor; off < to; off++ {
 		st := pm.open[off]
 		delete(pm.open, off)
@@ -397,7 +408,7 @@ func (m *meter) fold(g *groupMeter, part string, to, below, logStart int64) {
 				a.Finished[st.final]++
 			case done:
 				a.TerminalInCache[st.final]++
-			case dc > 0 && isBelow && int(dc) >= m.limit:
+			case dc > 0 && isBelow && int64(dc) >= limitLo:
 				a.Finished["limit"]++
 			case dc > 0 && isBelow && off < logStart:
 				a.Finished["log-start"]++

@@ -110,3 +110,35 @@ func TestMeterFoldsFinishedOffsetsIntoTheAccounting(t *testing.T) {
 		t.Errorf("%d produce times left after every group folded", len(m.produced["t/0"].at))
 	}
 }
+
+// The meter reads the delivery count limit in force: after a config change lowers it from
+// 5 to 3 at 10 s (Kafka 4.3), a record released at delivery count 3 ended at the limit,
+// and one released at 3 before the change did not.
+func TestMeterUsesTheLimitInForce(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Kafka.Version = model.Kafka43
+	cfg.Kafka.DeliveryCountLimit = 5
+	cfg.DurationMs = 60_000
+	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 1}}
+	cfg.Groups = []sim.Group{{Name: "s", Type: sim.ShareGroup, Topics: []string{"t"}}}
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultConfigChange, AtMs: 10_000, Group: "s", Set: []model.ConfigEntry{{Key: "share.delivery.count.limit", Value: "3"}}}}
+	m := newMeter(&cfg, sim.Window{StartMs: 0, EndMs: 60_000})
+	m.setOffset(0)
+	for off := int64(0); off < 2; off++ {
+		m.produce("t/0", off, 10)
+	}
+	for i, at := range []int64{5_000, 20_000} {
+		off := int64(i)
+		m.op(&sim.Op{Client: "a#1", Group: "s", Partition: "t/0", Kind: "fetch", CallMs: at, ReturnMs: at + 1,
+			Acquired: []model.AcquiredRange{{First: off, Last: off, DeliveryCount: 3}}, Code: "NONE"}, false)
+		m.op(&sim.Op{Client: "a#1", Group: "s", Partition: "t/0", Kind: "ack", CallMs: at + 2, ReturnMs: at + 3,
+			Acks: []model.AckRange{{First: off, Last: off, Types: []model.AckType{model.AckRelease}}}, Code: "NONE"}, false)
+	}
+	pm := m.byName["s"].parts["t/0"]
+	if st := pm.open[0]; st == nil || st.final != "" {
+		t.Errorf("offset 0 released at delivery count 3 under the limit 5: %+v, want no final outcome", st)
+	}
+	if st := pm.open[1]; st == nil || st.final != "limit" {
+		t.Errorf("offset 1 released at delivery count 3 under the limit 3 in force: %+v, want limit", st)
+	}
+}

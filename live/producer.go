@@ -83,6 +83,7 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 	var failed int
 	var firstErr error
 	seq, part := 0, 0
+	parts := producerParts{n: topic.Partitions}
 	at := float64(p.StartMs)
 	for at < float64(end) {
 		wait := r.startAt.Add(time.Duration(at * float64(time.Millisecond))).Sub(time.Now())
@@ -122,8 +123,8 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 				r.meter.produce(partOf(r.cl, rec), rec.Offset, now)
 			})
 		}
-		if p.Keys == 0 {
-			part = (part + 1) % topic.Partitions
+		if n := parts.update(r, cl, p.Topic); p.Keys == 0 {
+			part = (part + 1) % n
 		}
 		at += gapMs()
 	}

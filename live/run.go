@@ -59,6 +59,7 @@ type runner struct {
 	stallEnd  time.Time
 	instances []*instance
 	logStart  map[string]int64 // "topic/p" → highest log start seen
+	parts     map[string]int   // topic → partitions, once an add-partitions fault changed it
 	probe     func(atMs int64, retained int)
 }
 
@@ -451,6 +452,9 @@ func (r *runner) fire(f sim.Fault, frnd interface{ Intn(int) int }, fmu *sync.Mu
 	case sim.FaultConfigChange:
 		r.configChange(f)
 		return
+	case sim.FaultAddPartitions:
+		r.addPartitions(f)
+		return
 	}
 	var cands []*instance
 	for _, in := range r.instances {
@@ -461,6 +465,11 @@ func (r *runner) fire(f sim.Fault, frnd interface{ Intn(int) int }, fmu *sync.Mu
 	if len(cands) == 0 {
 		r.note(fmt.Sprintf("fault %s: no consumer named %q", f.Kind, f.Target))
 		return
+	}
+	if f.Holding {
+		if cands = r.waitHolding(cands); len(cands) == 0 {
+			return // the run stopped first
+		}
 	}
 	fmu.Lock()
 	in := cands[frnd.Intn(len(cands))]

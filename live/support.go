@@ -65,7 +65,7 @@ func support(cfg *sim.Config, t Target) (notApplied []string, err error) {
 	for _, f := range cfg.Faults {
 		switch f.Kind {
 		case sim.FaultKill, sim.FaultClose, sim.FaultHang, sim.FaultHostLoss, sim.FaultPause, sim.FaultNetCut,
-			sim.FaultDeleteRecords, sim.FaultDownstreamOutage, sim.FaultRenewStall:
+			sim.FaultDeleteRecords, sim.FaultDownstreamOutage, sim.FaultRenewStall, sim.FaultAddPartitions:
 		case sim.FaultConfigChange:
 			if err := supportConfigChange(f, t); err != nil {
 				return nil, err

@@ -1,9 +1,5 @@
 package model
 
-import (
-	"sort"
-)
-
 // noOwner marks a record without an owner.
 const noOwner int32 = -1
 
@@ -406,12 +402,30 @@ func (sp *SharePartition) find(off int64) (int, bool) {
 
 // firstEndingAtOrAfter returns the index of the first batch whose last offset is >= off.
 func (sp *SharePartition) firstEndingAtOrAfter(off int64) int {
-	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].last >= off })
+	lo, hi := 0, len(sp.batches) // sort.Search without a closure call per probe
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.batches[m].last >= off {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // floor returns the index of the last batch starting at or before off, or -1.
 func (sp *SharePartition) floor(off int64) int {
-	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].first > off }) - 1
+	lo, hi := 0, len(sp.batches)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.batches[m].first > off {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo - 1
 }
 
 // member returns the index of a member, registering it on first use.

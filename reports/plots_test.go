@@ -99,3 +99,49 @@ func TestGroupViolations(t *testing.T) {
 		t.Errorf("spso card %+v", s)
 	}
 }
+
+// drawnStrings draws a figure on a recording canvas and returns every string it wrote.
+func drawnStrings(f figure) []string {
+	c := &recorder.Canvas{}
+	f.Draw(draw.NewCanvas(c, f.W, f.H))
+	var out []string
+	for _, a := range c.Actions {
+		if fs, ok := a.(*recorder.FillString); ok {
+			out = append(out, fs.String)
+		}
+	}
+	return out
+}
+
+// The plots draw the configuration in force: config-change-in-flight lowers the delivery
+// count limit from 8 to 3 at 2m, so the delivery-count histogram marks both limits; with
+// the record-lock cap lowered as well, the in-flight plot draws the cap in force as a step
+// line (named with each value and its start) instead of the initial cap.
+func TestPlotsDrawTheConfigurationInForce(t *testing.T) {
+	s, res, yml, err := runScenario("config-change-in-flight", 1, "duration=3m", "heal=30s",
+		"faults[1].set={share.delivery.count.limit: 3, share.partition.max.record.locks: 150}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteRun(dir, s, res, yml); err != nil {
+		t.Fatal(err)
+	}
+	d, err := loadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(drawnStrings(deliveryCountFigure(d)), "|")
+	for _, want := range []string{"delivery count limit 8", "delivery count limit 3 from 2m00s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("delivery-count figure lacks %q: %s", want, got)
+		}
+	}
+	got = strings.Join(drawnStrings(inFlightFigure(d)), "|")
+	if want := "cap in force, senders (group.share.partition.max.record.locks: 2000 from 0ms, 150 from 2m00s)"; !strings.Contains(got, want) {
+		t.Errorf("in-flight figure lacks %q: %s", want, got)
+	}
+	if strings.Contains(got, "cap 2000 (") {
+		t.Errorf("in-flight figure still draws the initial cap as the cap: %s", got)
+	}
+}

@@ -132,9 +132,17 @@ type scenarioInfo struct {
 	Name, Title, Description string
 	Questions                []int
 	YAML                     string
-	DeliveryLimit            int
-	HealFromMs               int64 // start of the healing phase; 0: none
-	Problem                  string
+	// DeliveryLimits are the delivery count limits in force during the run: the configured
+	// one, then each one an accepted config-change fault set (with the time it did).
+	DeliveryLimits []limitFrom
+	HealFromMs     int64 // start of the healing phase; 0: none
+	Problem        string
+}
+
+// limitFrom is a delivery count limit in force from FromMs on.
+type limitFrom struct {
+	Limit  int
+	FromMs int64
 }
 
 func loadScenarioInfo(dir string) scenarioInfo {
@@ -153,7 +161,12 @@ func loadScenarioInfo(dir string) scenarioInfo {
 	si.Name, si.Title, si.Description, si.Questions = sc.Name(), sc.Title(), sc.Description(), sc.Questions()
 	if sc.Kind() == scenarios.KindWorkload {
 		if cfg, err := sc.SimConfig(); err == nil {
-			si.DeliveryLimit = cfg.Kafka.DeliveryCountLimit
+			si.DeliveryLimits = []limitFrom{{Limit: cfg.Kafka.DeliveryCountLimit}}
+			for _, st := range cfg.ConfigSteps() {
+				if l := st.After.DeliveryCountLimit; st.Accepted() && l != st.Before.DeliveryCountLimit {
+					si.DeliveryLimits = append(si.DeliveryLimits, limitFrom{Limit: l, FromMs: st.AtMs})
+				}
+			}
 			if cfg.HealMs > 0 {
 				si.HealFromMs = cfg.DurationMs
 			}

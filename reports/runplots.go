@@ -314,9 +314,17 @@ func deliveryCountFigure(d *runData) figure {
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: l})
 	}
 	ch.p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	if lim := d.sc.DeliveryLimit; lim > 0 && lim <= last+1 {
-		vm := newVMarks(colBlack)
-		vm.xs, vm.labels = []float64{float64(lim) + 0.5}, []string{"delivery count limit " + strconv.Itoa(lim)}
+	vm := newVMarks(colBlack)
+	for i, l := range d.sc.DeliveryLimits {
+		if l.Limit > 0 && l.Limit <= last+1 {
+			label := "delivery count limit " + strconv.Itoa(l.Limit)
+			if i > 0 {
+				label += " from " + sim.FormatMs(l.FromMs) // set by a config-change fault
+			}
+			vm.xs, vm.labels = append(vm.xs, float64(l.Limit)+0.5), append(vm.labels, label)
+		}
+	}
+	if len(vm.xs) > 0 {
 		ch.p.Add(vm)
 	}
 	if total == 0 {
@@ -522,6 +530,15 @@ func inFlightFigure(d *runData) figure {
 			peak = max(peak, float64(s.Partitions[j].InFlightMessageCount))
 		}
 	}
+	if steps, lo := capSteps(d); len(steps) > 0 {
+		// A config change moved the cap: draw the cap in force as a step line per group,
+		// scaled to the data and the lowest cap (higher caps are clipped at the top).
+		for i, st := range steps {
+			ch.add(st.name, lineOf(st.xy, pal(len(parts)+i), 1.4, 6, 3))
+		}
+		ch.p.Y.Max = max(peak*1.25, float64(lo)*1.12, 1)
+		capN = 0
+	}
 	switch {
 	case capN > 0 && peak >= float64(capN)/4:
 		h := newHLine(float64(capN), fmt.Sprintf("cap %d (group.share.partition.max.record.locks)", capN), colRed)
@@ -541,6 +558,42 @@ func inFlightFigure(d *runData) figure {
 		Caption: "InFlightMessageCount of each share-partition: records between the start offset (SPSO) and the end offset (SPEO) that the leader " +
 			"tracks, acquired or waiting for redelivery. When it reaches the cap the leader acquires nothing more until the start offset moves.",
 		W: figW, H: figH, Draw: ch.draw}
+}
+
+// capStep is one share group's record-lock cap in force over the run, as a step line.
+type capStep struct {
+	name string
+	xy   plotter.XYs
+}
+
+// capSteps returns a step line per share group whose cap in force changes during the run
+// (GroupMetrics.ConfigInForce) and the lowest cap in force over them; none when no cap moves.
+func capSteps(d *runData) ([]capStep, int) {
+	ta := d.time()
+	var out []capStep
+	lo := 0
+	for _, g := range d.sum.Metrics.Groups {
+		ph := g.ConfigInForce
+		moved := false
+		for _, p := range ph {
+			moved = moved || p.PartitionMaxRecordLocks != ph[0].PartitionMaxRecordLocks
+		}
+		if !moved {
+			continue
+		}
+		var xy plotter.XYs
+		var caps []string
+		for _, p := range ph {
+			y := float64(p.PartitionMaxRecordLocks)
+			xy = append(xy, plotter.XY{X: ta.x(p.FromMs), Y: y}, plotter.XY{X: ta.x(min(p.ToMs, d.shownEndMs())), Y: y})
+			caps = append(caps, fmt.Sprintf("%d from %s", p.PartitionMaxRecordLocks, sim.FormatMs(p.FromMs)))
+			if lo == 0 || p.PartitionMaxRecordLocks < lo {
+				lo = p.PartitionMaxRecordLocks
+			}
+		}
+		out = append(out, capStep{name: fmt.Sprintf("cap in force, %s (group.share.partition.max.record.locks: %s)", g.Name, strings.Join(caps, ", ")), xy: xy})
+	}
+	return out, lo
 }
 
 func offsetsFigure(d *runData) figure {

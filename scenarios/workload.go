@@ -6,6 +6,7 @@ import (
 	"github.com/sharesim/sharesim/checker"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -445,6 +446,7 @@ func (d *decoder) workload(top *fields, ks *kafkaSection) sim.Config {
 	w.network(top.get("network"))
 	w.membership(top.get("membership"))
 	w.faultsSection(top.get("faults"))
+	w.checkPartitionTargets()
 	w.swarm(top.get("swarm"))
 	w.brokerCost(top.get("broker_cost"))
 	if d.failed() {
@@ -467,6 +469,8 @@ type wctx struct {
 	// nodes by name, for mapping the simulator's validation errors back
 	topicF, producerF, groupF, consumerF map[string]*fields
 	faultF                               []*fields
+	// partTargets are the faults' partition targets, checked after the faults section
+	partTargets []partTarget
 	// consumer instance and spec names, for fault targets
 	consumerNames map[string]bool
 	specNames     []string
@@ -1287,9 +1291,16 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 		}
 		if v := f.get("restart_after"); v != nil {
 			if !faultUsesRestart(k) {
-				d.fail(f.key["restart_after"], f.p("restart_after"), "restart_after for a "+k.String()+" fault", "no restart_after (only kill, close and hang stop a consumer)")
+				d.fail(f.key["restart_after"], f.p("restart_after"), "restart_after for a "+k.String()+" fault", "no restart_after (only kill, close, hang and host-loss stop a consumer)")
 			} else if x, ok := d.duration(v, f.p("restart_after"), durNever); ok {
 				flt.RestartAfterMs = x
+			}
+		}
+		if v := f.get("holding"); v != nil {
+			if !faultUsesRestart(k) {
+				d.fail(f.key["holding"], f.p("holding"), "holding for a "+k.String()+" fault", "no holding (only kill, close, hang and host-loss wait for a consumer that holds records)")
+			} else {
+				flt.Holding, _ = d.boolean(v, f.p("holding"))
 			}
 		}
 		v := f.get("value")
@@ -1438,21 +1449,64 @@ func (w *wctx) checkTarget(n *yaml.Node, path string, k sim.FaultKind, s string)
 			d.add(e)
 		}
 	case faultTargetsPartition(k):
-		topic, num, hasNum := strings.Cut(s, "/")
-		t, ok := w.topics[topic]
-		if ok && hasNum {
-			x, err := strconv.Atoi(num)
-			ok = err == nil && x >= 0 && x < t.Partitions && strconv.Itoa(x) == num
-		}
-		if !ok {
-			var parts []string
-			for _, t := range w.cfg.Topics {
-				parts = append(parts, fmt.Sprintf("%s/0..%d", t.Name, t.Partitions-1))
-			}
-			d.fail(n, path, describe(n), "a partition as topic/number ("+strings.Join(parts, ", ")+")")
-		}
+		// Checked once every fault is read: a partition an add-partitions fault adds is a
+		// target from its addition on (checkPartitionTargets).
+		w.partTargets = append(w.partTargets, partTarget{n: n, path: path, fault: len(w.cfg.Faults), name: s})
 	default:
 		d.fail(n, path, "a target for a "+k.String()+" fault", "no target (it affects the whole cluster)")
+	}
+}
+
+// partTarget is a fault's partition target, checked after the faults section.
+type partTarget struct {
+	n     *yaml.Node
+	path  string
+	fault int // index in cfg.Faults
+	name  string
+}
+
+// checkPartitionTargets checks every partition target against the partitions its topic
+// has when the fault first fires (sim.Config.PartitionsAt): the first ones and those added
+// before by add-partitions faults. A partition added only later is named with the time it
+// appears.
+func (w *wctx) checkPartitionTargets() {
+	for _, pt := range w.partTargets {
+		f := w.cfg.Faults[pt.fault]
+		topic, num, hasNum := strings.Cut(pt.name, "/")
+		x := 0
+		if hasNum {
+			var err error
+			if x, err = strconv.Atoi(num); err != nil || x < 0 || strconv.Itoa(x) != num {
+				x = -1
+			}
+		}
+		if n := w.cfg.PartitionsAt(topic, f.AtMs, pt.fault); x >= 0 && x < n {
+			continue
+		}
+		// The add-partitions faults in the order they fire (time, then file order).
+		adds := make([]int, 0, len(w.cfg.Faults))
+		for j, g := range w.cfg.Faults {
+			if g.Kind == sim.FaultAddPartitions && g.AtMs < w.cfg.DurationMs {
+				adds = append(adds, j)
+			}
+		}
+		sort.SliceStable(adds, func(a, b int) bool { return w.cfg.Faults[adds[a]].AtMs < w.cfg.Faults[adds[b]].AtMs })
+		var parts []string
+		for _, t := range w.cfg.Topics {
+			parts = append(parts, fmt.Sprintf("%s/0..%d", t.Name, t.Partitions-1))
+			have := t.Partitions
+			for _, j := range adds {
+				if g := w.cfg.Faults[j]; g.Target == t.Name {
+					parts = append(parts, fmt.Sprintf("%s/%d..%d from %s (faults[%d])", t.Name, have, have+g.Count-1, formatMs(g.AtMs), j))
+					have += g.Count
+				}
+			}
+		}
+		want := "a partition as topic/number (" + strings.Join(parts, ", ") + ")"
+		if _, ok := w.topics[topic]; ok && x >= 0 && x < w.cfg.PartitionsAt(topic, math.MaxInt64, len(w.cfg.Faults)) {
+			want = "a partition that exists at " + formatMs(f.AtMs) + ", when the fault first fires (" + strings.Join(parts, ", ") + ")"
+		}
+		w.d.fail(pt.n, pt.path, describe(pt.n), want)
 	}
 }
 

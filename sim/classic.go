@@ -4,112 +4,23 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// classicClients are the classic consumers (KafkaConsumer) and their groups' rebalances
+// and offset commits.
+type classicClients struct {
+	*engine
+	*topology
+
+	net     *network
+	gcoord  *groupCoordinator
+	procs   *processes
+	metrics *metrics
+}
+
 // A classic consumer group on the same workload, for comparison: each partition is owned by
 // at most one member (range assignment), members read from their position, commit offsets
 // (auto-commit every auto.commit.interval.ms, and on revocation), and a member that dies
 // stalls its partitions until the session timeout; the next owner resumes from the last
 // committed offset, reprocessing what the dead member processed after its last commit.
-
-type classicGroup struct {
-	g *groupState
-	// committed[i] is the committed offset of the group's i-th partition (-1: none).
-	committed []int64
-	// owner[i] is the consumer owning the i-th partition (-1: none).
-	owner []int32
-	// position[i] is the owner's next offset to read.
-	position []int64
-	// processedMax[i] is the highest offset ever processed.
-	processedMax []int64
-	// processedOK[i] holds the offsets of the i-th partition processed successfully at or
-	// above its committed offset: a processing of one of them again is a duplicate. (Threads
-	// finish records out of order, so an offset below processedMax may be a first.)
-	processedOK []offsetSet
-	// lastCommitMs[c] is when consumer c last committed.
-	lastCommitMs map[int32]int64
-	// doneTo[i] is the accounting frontier of the i-th partition: every offset below it was
-	// committed past, deleted or skipped (-1 before the group first read it).
-	doneTo []int64
-	// readMax[i] is the highest offset ever returned by a poll (first deliveries).
-	readMax []int64
-	// healDoneTo[i] is doneTo[i] when the healing phase started.
-	healDoneTo []int64
-	// rebalancing is set from a membership change until every member rejoined (at its
-	// next poll) or the rebalance timed out; joined lists the members that rejoined, rbToken
-	// names the rebalance for its timeout event, rbStartMs is when it started.
-	rebalancing bool
-	joined      map[int32]bool
-	rbToken     int64
-	rbStartMs   int64
-}
-
-func newClassicGroup(w *World, g *groupState) *classicGroup {
-	n := len(g.parts)
-	cg := &classicGroup{g: g, committed: make([]int64, n), owner: make([]int32, n), position: make([]int64, n),
-		processedMax: make([]int64, n), processedOK: make([]offsetSet, n), lastCommitMs: map[int32]int64{}, doneTo: make([]int64, n), readMax: make([]int64, n)}
-	for i := range cg.committed {
-		cg.committed[i], cg.owner[i], cg.position[i], cg.processedMax[i], cg.doneTo[i], cg.readMax[i] = -1, -1, -1, -1, -1, -1
-	}
-	return cg
-}
-
-// commit sets the committed offset of the group's i-th partition and accounts for the
-// offsets it passes for the first time: records complete now (the produce-to-completion
-// latency of a classic group ends at the commit), offsets without a record are passed.
-func (w *World) classicCommit(g *groupState, i int32, off int64) {
-	cg := g.classic
-	cg.committed[i] = off
-	cg.processedOK[i].raiseFloor(off)
-	from := cg.doneTo[i]
-	if from < 0 || off <= from {
-		return
-	}
-	p := w.parts[g.parts[i]]
-	gc, lat := w.gc(g.idx), &w.metrics.lat[g.idx]
-	for o := from; o < off; o++ {
-		b, ok := p.log.BatchAt(o)
-		switch {
-		case !ok && o < p.log.StartOffset():
-			gc.deletedUndelivered++ // deleted before it was committed
-		case !ok || !p.log.HasRecord(o):
-			w.metrics.gx[g.idx].noRecord++
-		default:
-			gc.completed++
-			if w.inWindow(b.TimestampMs) {
-				lat.completed.Add(w.now - b.TimestampMs)
-			}
-		}
-	}
-	cg.doneTo[i] = off
-}
-
-// classicFirstRead accounts for what lay below the group's first read position of its i-th
-// partition: deleted before the group first read it, or skipped by auto.offset.reset.
-func (w *World) classicFirstRead(g *groupState, i int32, pos int64) {
-	cg := g.classic
-	if cg.doneTo[i] >= 0 {
-		return
-	}
-	p := w.parts[g.parts[i]]
-	gc := w.gc(g.idx)
-	logStart := p.log.StartOffset()
-	gc.deletedUndelivered += min(logStart, pos)
-	gc.deletedBeforeLoad += min(logStart, pos)
-	gc.skippedByReset += max(0, pos-logStart)
-	cg.doneTo[i] = pos
-}
-
-// floor is the lowest offset the group may still read on partition pi.
-func (cg *classicGroup) floor(pi int32) int64 {
-	for i, p := range cg.g.parts {
-		if p == pi {
-			if cg.committed[i] < 0 {
-				return 0
-			}
-			return cg.committed[i]
-		}
-	}
-	return 1 << 62
-}
 
 // The classic consumer, like KafkaConsumer. The application's poll() returns up to
 // max.poll.records records from the client's fetch buffer; when the buffer runs dry it sends
@@ -160,7 +71,7 @@ type classicClient struct {
 	pollTimer  bool
 }
 
-func (w *World) classicClientOf(c *consumer) *classicClient {
+func (cls *classicClients) classicClientOf(c *consumer) *classicClient {
 	if c.cl == nil {
 		c.cl = &classicClient{}
 	}
@@ -169,17 +80,17 @@ func (w *World) classicClientOf(c *consumer) *classicClient {
 
 // classicStart joins a classic consumer and starts its poll loop. A new incarnation starts
 // from the committed offsets of the partitions it still owns.
-func (w *World) classicStart(c *consumer) {
-	g := w.groups[c.group]
+func (cls *classicClients) start(c *consumer) {
+	g := cls.groups[c.group]
 	c.cl = &classicClient{}
 	for _, i := range g.assignment[c.idx] {
 		if g.classic.owner[i] == c.idx {
 			g.classic.position[i] = -1
 		}
 	}
-	w.heartbeatNow(c)
-	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
-	w.classicPoll(c)
+	cls.gcoord.heartbeatNow(c)
+	cls.push(cls.now+cls.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
+	cls.poll(c)
 }
 
 // A classic group rebalances like the eager protocol: a membership change starts a
@@ -189,135 +100,10 @@ func (w *World) classicStart(c *consumer) {
 // the ones that did not, the partitions are assigned by range over the members in join
 // order and the members resume from the committed offsets.
 
-// classicRebalance starts a rebalance (or takes a membership change into the running one).
-func (w *World) classicRebalance(g *groupState) {
-	cg := g.classic
-	if !cg.rebalancing {
-		cg.rebalancing, cg.joined, cg.rbStartMs = true, map[int32]bool{}, w.now
-		cg.rbToken++
-		timeout := int64(300000)
-		if cs := g.cfg.Consumers; len(cs) > 0 {
-			timeout = cs[0].maxPollIntervalMs()
-		}
-		w.push(w.now+timeout, event{kind: evClassicRebalanceTimeout, a: g.idx, x: cg.rbToken})
-		w.line("rebalance").str("group", g.cfg.Name).num("members", int64(len(g.members))).end()
-	}
-	for _, m := range g.members {
-		if c := w.consumers[m]; !cg.joined[m] && c.alive() && (c.cl == nil || c.cl.running == 0) {
-			w.classicJoin(g, c) // waiting in poll(), not processing: rejoins at once
-		}
-	}
-	w.classicMaybeAssign(g)
-}
-
-// classicJoin is member c rejoining during a rebalance: it commits and gives up its
-// partitions and drops what it fetched of them.
-func (w *World) classicJoin(g *groupState, c *consumer) {
-	cg := g.classic
-	cg.joined[c.idx] = true
-	for i, o := range cg.owner {
-		if o != c.idx {
-			continue
-		}
-		if cg.position[i] >= 0 {
-			w.classicCommitNow(g, int32(i), w.classicCommitOffset(c, int32(i)))
-		}
-		if c.cl != nil {
-			c.cl.buf = dropPartition(c.cl.buf, int32(i))
-		}
-		cg.owner[i], cg.position[i] = -1, -1
-	}
-	delete(g.assignment, c.idx)
-}
-
-// classicMaybeAssign ends the rebalance once every member rejoined.
-func (w *World) classicMaybeAssign(g *groupState) {
-	cg := g.classic
-	for _, m := range g.members {
-		if !cg.joined[m] {
-			return
-		}
-	}
-	cg.rebalancing = false
-	n, m := len(g.parts), len(g.members)
-	for i := range cg.owner {
-		if o := cg.owner[i]; o >= 0 {
-			// A partition of a member that left without rejoining: no commit, it is dead or gone.
-			cg.owner[i], cg.position[i] = -1, -1
-			if c := w.consumers[o]; c.cl != nil {
-				c.cl.buf = dropPartition(c.cl.buf, int32(i))
-			}
-		}
-	}
-	g.assignment = map[int32][]int32{}
-	if m > 0 {
-		per, extra := n/m, n%m
-		i := 0
-		for k, mem := range g.members {
-			cnt := per
-			if k < extra {
-				cnt++
-			}
-			for j := 0; j < cnt; j++ {
-				cg.owner[i] = mem
-				g.assignment[mem] = append(g.assignment[mem], int32(i))
-				i++
-			}
-		}
-	}
-	if w.now > cg.rbStartMs {
-		w.mark("classic-rebalance-waited")
-	}
-	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(m)).num("waited", w.now-cg.rbStartMs).end()
-	for _, mem := range g.members {
-		if c := w.consumers[mem]; c.alive() {
-			w.push(w.now, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 3})
-		}
-	}
-}
-
-// classicRebalanceTimeout removes the members that did not rejoin in time.
-func (w *World) classicRebalanceTimeout(e event) {
-	g := w.groups[e.a]
-	cg := g.classic
-	if !cg.rebalancing || cg.rbToken != e.x {
-		return
-	}
-	var late []int32
-	for _, m := range g.members {
-		if !cg.joined[m] {
-			late = append(late, m)
-		}
-	}
-	for _, m := range late {
-		w.mark("classic-rebalance-timeout")
-		w.line("fence-member").str("client", string(w.consumers[m].member)).str("group", g.cfg.Name).end()
-		w.removeMember(g, m)
-	}
-}
-
-func dropPartition(ds []delivery, i int32) []delivery {
-	out := ds[:0]
-	for _, d := range ds {
-		if d.sp != i {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// classicCommitNow applies a commit of offset off for the group's i-th partition at the
-// group coordinator; commits never move the offset back.
-func (w *World) classicCommitNow(g *groupState, i int32, off int64) {
-	if off > g.classic.committed[i] {
-		w.classicCommit(g, i, off)
-	}
-}
-
 // classicCommitOffset is the offset c commits for the group's i-th partition: the lowest
 // offset it fetched but has not finished, else its position.
-func (w *World) classicCommitOffset(c *consumer, i int32) int64 {
-	cg := w.groups[c.group].classic
+func (cls *classicClients) classicCommitOffset(c *consumer, i int32) int64 {
+	cg := cls.groups[c.group].classic
 	off := cg.position[i]
 	cl := c.cl
 	if cl == nil {
@@ -345,23 +131,26 @@ func (w *World) classicCommitOffset(c *consumer, i int32) int64 {
 
 // classicSendCommit sends c's commit for every partition it owns; it reaches the group
 // coordinator one network latency later.
-func (w *World) classicSendCommit(c *consumer) {
-	g := w.groups[c.group]
+func (cls *classicClients) classicSendCommit(c *consumer) {
+	g := cls.groups[c.group]
 	cg := g.classic
-	cg.lastCommitMs[c.idx] = w.now
-	lat := w.cfg.Network.Latency.Sample(w.rNet)
+	cg.lastCommitMs[c.idx] = cls.now
+	lat := cls.net.latency()
 	for _, i := range g.assignment[c.idx] {
 		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
-			if off := w.classicCommitOffset(c, i); off > cg.committed[i] {
-				w.push(w.now+lat, event{kind: evClassicCommit, a: g.idx, b: i, x: off})
+			if off := cls.classicCommitOffset(c, i); off > cg.committed[i] {
+				cls.push(cls.now+lat, event{kind: evClassicCommit, a: g.idx, b: i, x: off})
 			}
 		}
 	}
 }
 
+// commitOnClose is close(): a synchronous commit of every partition c owns.
+func (cls *classicClients) commitOnClose(c *consumer) { cls.classicMaybeCommit(c, true) }
+
 // classicMaybeCommit auto-commits when the interval passed (or always, with force: close).
-func (w *World) classicMaybeCommit(c *consumer, force bool) {
-	g := w.groups[c.group]
+func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
+	g := cls.groups[c.group]
 	interval := g.cfg.AutoCommitIntervalMs
 	if interval <= 0 {
 		interval = 5000
@@ -370,37 +159,37 @@ func (w *World) classicMaybeCommit(c *consumer, force bool) {
 		// close(): a synchronous commit, applied at once.
 		for _, i := range g.assignment[c.idx] {
 			if g.classic.position[i] >= 0 && g.classic.owner[i] == c.idx {
-				w.classicCommitNow(g, i, w.classicCommitOffset(c, i))
+				cls.classicCommitNow(g, i, cls.classicCommitOffset(c, i))
 			}
 		}
 		return
 	}
-	if c.spec.Commit == CommitSync || w.now-g.classic.lastCommitMs[c.idx] < interval {
+	if c.spec.Commit == CommitSync || cls.now-g.classic.lastCommitMs[c.idx] < interval {
 		return
 	}
-	w.classicSendCommit(c)
+	cls.classicSendCommit(c)
 }
 
 // classicPoll is the application calling poll().
-func (w *World) classicPoll(c *consumer) {
+func (cls *classicClients) poll(c *consumer) {
 	if !c.alive() {
 		return
 	}
-	g := w.groups[c.group]
-	cl := w.classicClientOf(c)
+	g := cls.groups[c.group]
+	cl := cls.classicClientOf(c)
 	if !g.isMember(c.idx) {
-		w.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
+		cls.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
-	cl.lastPollMs = w.now
+	cl.lastPollMs = cls.now
 	if !cl.pollTimer {
 		// One timer per incarnation, re-armed when it fires early (like the session check).
 		cl.pollTimer = true
-		w.push(w.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+		cls.push(cls.now+c.spec.maxPollIntervalMs(), event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
 	}
 	if cg := g.classic; cg.rebalancing {
 		if !cg.joined[c.idx] && g.isMember(c.idx) {
-			w.classicJoin(g, c)
-			w.classicMaybeAssign(g)
+			cls.classicJoin(g, c)
+			cls.classicMaybeAssign(g)
 		}
 		if cg.rebalancing {
 			cl.wantData = false
@@ -410,7 +199,7 @@ func (w *World) classicPoll(c *consumer) {
 			return
 		}
 	}
-	w.classicMaybeCommit(c, false)
+	cls.classicMaybeCommit(c, false)
 	if len(g.assignment[c.idx]) == 0 {
 		cl.wantData = false
 		if cl.running == 0 {
@@ -428,118 +217,127 @@ func (w *World) classicPoll(c *consumer) {
 		if cl.running == 0 {
 			c.state = cPolling
 		}
-		w.classicSendFetch(c)
+		cls.classicSendFetch(c)
 		return
 	}
 	cl.wantData = false
 	for _, d := range cl.buf[:n] {
-		w.classicNoteDelivery(c, w.parts[g.parts[d.sp]], d.sp, d.off)
-		d.acquiredMs = w.now
+		cls.metrics.classicDelivered(c, cls.parts[g.parts[d.sp]], d.sp, d.off)
+		d.acquiredMs = cls.now
 		cl.held = append(cl.held, d)
 		cl.done = append(cl.done, false)
 		cl.unfished++
 	}
 	cl.buf = append(cl.buf[:0], cl.buf[n:]...)
 	if len(cl.buf) == 0 {
-		w.classicSendFetch(c) // prefetch
+		cls.classicSendFetch(c) // prefetch
 	}
 	c.state = cProcessing
-	w.classicStartRecords(c)
+	cls.classicStartRecords(c)
 }
 
 // classicStartRecords starts held records on free worker slots, in order.
-func (w *World) classicStartRecords(c *consumer) {
+func (cls *classicClients) classicStartRecords(c *consumer) {
 	cl := c.cl
 	threads := max(c.spec.Threads, 1)
 	for ; cl.nextStart < len(cl.held) && cl.running < threads; cl.nextStart++ {
 		k := cl.nextStart
 		cl.running++
-		cl.held[k].startMs = w.now
-		d := c.spec.Processing.Sample(w.rProc)
+		cl.held[k].startMs = cls.now
+		d := c.spec.Processing.Sample(cls.rProc)
 		if c.spec.SlowFactor != 1 {
 			d = int64(float64(d) * c.spec.SlowFactor)
 		}
-		w.push(w.now+d, event{kind: evClassicDone, a: c.idx, gen: c.gen, x: cl.seqBase + int64(k)})
+		cls.push(cls.now+d, event{kind: evClassicDone, a: c.idx, gen: c.gen, x: cl.seqBase + int64(k)})
 	}
 }
 
 // classicSendFetch sends a fetch for c's partitions unless one is out.
-func (w *World) classicSendFetch(c *consumer) {
+func (cls *classicClients) classicSendFetch(c *consumer) {
 	cl := c.cl
-	g := w.groups[c.group]
+	g := cls.groups[c.group]
 	if cl.fetching || len(g.assignment[c.idx]) == 0 {
 		return
 	}
 	cl.fetching, cl.parked, cl.fetchServed = true, false, false
 	cl.fetchID++
 	cl.resp = cl.resp[:0]
-	at := w.now + w.cfg.Network.Latency.Sample(w.rNet)
-	if c.cutUntil > w.now {
-		at = max(at, c.cutUntil) // the request is retried once the network is back
+	at := cls.now + cls.net.latency()
+	if cls.net.isCut(c) {
+		at = max(at, cls.net.cutEnd(c)) // the request is retried once the network is back
 	}
-	w.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
+	cls.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
 
 // classicFetchArrive is the fetch at the broker: answered now if fetch.min.bytes are there,
 // else held until data arrives or fetch.max.wait.ms passes.
-func (w *World) classicFetchArrive(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicFetchArrive(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x || !c.cl.fetching {
 		return
 	}
-	if bc := w.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
+	if bc := cls.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
 		c.cl.fetchServed = true
-		if d := w.serve(w.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
-			w.push(w.now+d, e)
+		if d := cls.net.serve(cls.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
+			cls.push(cls.now+d, e)
 			return
 		}
 	}
-	if w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
-		w.classicAnswer(c)
+	if cls.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+		cls.classicAnswer(c)
 		return
 	}
 	c.cl.parked = true
-	w.push(w.now+c.spec.MaxWaitMs, event{kind: evClassicFetchWait, a: c.idx, gen: c.gen, x: e.x})
+	cls.push(cls.now+c.spec.MaxWaitMs, event{kind: evClassicFetchWait, a: c.idx, gen: c.gen, x: e.x})
 }
 
 // classicFetchWait ends a held fetch's wait.
-func (w *World) classicFetchWait(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicFetchWait(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || c.cl == nil || c.cl.fetchID != e.x || !c.cl.parked {
 		return
 	}
-	w.classicAnswer(c)
+	cls.classicAnswer(c)
+}
+
+// newData answers classic fetches held on partition p (long poll).
+func (cls *classicClients) newData(p *partition) {
+	for _, gi := range p.readers {
+		if g := cls.groups[gi]; g.classic != nil {
+			cls.classicWake(g, p.idx)
+		}
+	}
 }
 
 // classicWake answers the held fetches of members owning the group's i-th partition once
 // enough data is there (a produce appended to it).
-func (w *World) classicWake(g *groupState, pi int32) {
+func (cls *classicClients) classicWake(g *groupState, pi int32) {
 	cg := g.classic
 	for i, p := range g.parts {
 		if p != pi || cg.owner[i] < 0 {
 			continue
 		}
-		c := w.consumers[cg.owner[i]]
-		if c.cl != nil && c.cl.parked && c.alive() && w.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
-			w.classicAnswer(c)
+		c := cls.consumers[cg.owner[i]]
+		if c.cl != nil && c.cl.parked && c.alive() && cls.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
+			cls.classicAnswer(c)
 		}
 	}
 }
 
 // classicBytesAvailable is what c's partitions hold past its positions, in bytes (records ×
 // the topic's mean record size).
-func (w *World) classicBytesAvailable(c *consumer) int64 {
-	g := w.groups[c.group]
+func (cls *classicClients) classicBytesAvailable(c *consumer) int64 {
+	g := cls.groups[c.group]
 	cg := g.classic
 	var n int64
 	for _, i := range g.assignment[c.idx] {
-		p := w.parts[g.parts[i]]
+		p := cls.parts[g.parts[i]]
 		pos := cg.position[i]
 		if pos < 0 {
 			pos = cg.committed[i]
 		}
 		upTo := p.log.EndOffset()
-		if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+		if cls.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 			upTo = p.log.LastStableOffset()
 		}
 		if pos < 0 {
@@ -548,35 +346,15 @@ func (w *World) classicBytesAvailable(c *consumer) int64 {
 			}
 			continue
 		}
-		n += max(0, upTo-max(pos, p.log.StartOffset())) * w.recordBytes(p.topic)
+		n += max(0, upTo-max(pos, p.log.StartOffset())) * cls.recordBytes(p.topic)
 	}
 	return n
 }
 
-// recordBytes is the mean record size on topic t: the mean of its producers' record sizes.
-func (w *World) recordBytes(t int32) int64 {
-	var sum, k float64
-	for _, p := range w.producers {
-		if p.topic != t {
-			continue
-		}
-		k++
-		if p.cfg.RecordSize != nil {
-			sum += p.cfg.RecordSize.Mean()
-		} else {
-			sum += DefaultRecordBytes
-		}
-	}
-	if k == 0 {
-		return DefaultRecordBytes
-	}
-	return max(1, int64(sum/k))
-}
-
 // classicAnswer reads up to max.poll.records records from c's partitions at the broker and
 // sends them back.
-func (w *World) classicAnswer(c *consumer) {
-	g := w.groups[c.group]
+func (cls *classicClients) classicAnswer(c *consumer) {
+	g := cls.groups[c.group]
 	cg := g.classic
 	cl := c.cl
 	cl.parked = false
@@ -584,37 +362,32 @@ func (w *World) classicAnswer(c *consumer) {
 	owned := g.assignment[c.idx]
 	start := 0
 	if len(owned) > 1 {
-		start = w.rSchedule.Intn(len(owned))
+		start = cls.rSchedule.Intn(len(owned))
 	}
 	for k := 0; k < len(owned) && budget > 0; k++ {
 		i := owned[(start+k)%len(owned)]
-		p := w.parts[g.parts[i]]
+		p := cls.parts[g.parts[i]]
 		pos := cg.position[i]
 		if pos < 0 {
 			pos = cg.committed[i]
 			if pos < 0 {
-				pos, _ = model.ResolveStartOffset(w.cfg.Kafka.AutoOffsetReset, w.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
+				pos, _ = model.ResolveStartOffset(cls.cfg.Kafka.AutoOffsetReset, cls.now, p.log.StartOffset(), p.log.EndOffset(), p.log.OffsetForTime)
 				cg.committed[i] = pos
-				cg.processedOK[i].raiseFloor(pos)
-				w.classicFirstRead(g, i, pos)
+				cls.metrics.classicFirstRead(g, i, pos)
 			}
 		}
 		if start := p.log.StartOffset(); pos < start {
-			// Retention passed the position: what lies between was never read.
-			if cg.doneTo[i] >= 0 && cg.doneTo[i] < start {
-				w.gc(g.idx).deletedUndelivered += start - cg.doneTo[i]
-				cg.doneTo[i] = start
-			}
+			cls.metrics.classicLogStartPassed(g, i, start)
 			pos = start
 		}
 		upTo := p.log.EndOffset()
-		if w.cfg.Kafka.IsolationLevel == model.ReadCommitted {
+		if cls.cfg.Kafka.IsolationLevel == model.ReadCommitted {
 			upTo = p.log.LastStableOffset()
 		}
 		p.readBuf = p.log.Read(pos, int64(budget), upTo, p.readBuf[:0])
 		for _, lb := range p.readBuf {
 			for off := max(lb.First, pos); off <= lb.Last && budget > 0; off++ {
-				if !(lb.Aborted && w.cfg.Kafka.IsolationLevel == model.ReadCommitted) && p.log.HasRecord(off) {
+				if !(lb.Aborted && cls.cfg.Kafka.IsolationLevel == model.ReadCommitted) && p.log.HasRecord(off) {
 					cl.resp = append(cl.resp, delivery{sp: i, off: off})
 					budget--
 				}
@@ -624,33 +397,33 @@ func (w *World) classicAnswer(c *consumer) {
 		cg.position[i] = pos
 	}
 	extra := int64(0)
-	if bc := w.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
-		b := w.classicBroker(c)
+	if bc := cls.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
+		b := cls.classicBroker(c)
 		n := int64(len(cl.resp))
-		extra = max(w.serve(b, bc.ClassicFetchRecordMs*float64(n)), w.transfer(b, n*w.recordBytes(w.parts[g.parts[cl.resp[0].sp]].topic)))
+		extra = max(cls.net.serve(b, bc.ClassicFetchRecordMs*float64(n)), cls.net.transfer(b, n*cls.recordBytes(cls.parts[g.parts[cl.resp[0].sp]].topic)))
 	}
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet)+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
+	cls.push(cls.now+cls.net.latency()+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
 
 // classicBroker is the broker a classic consumer's fetch goes to: the leader of its first
 // partition (the simulator sends one fetch for all of a member's partitions).
-func (w *World) classicBroker(c *consumer) int32 {
-	g := w.groups[c.group]
+func (cls *classicClients) classicBroker(c *consumer) int32 {
+	g := cls.groups[c.group]
 	if owned := g.assignment[c.idx]; len(owned) > 0 {
-		return w.parts[g.parts[owned[0]]].leader
+		return cls.parts[g.parts[owned[0]]].leader
 	}
 	return 0
 }
 
 // classicFetchDone is the answer reaching the client: records of partitions it still owns
 // join the buffer.
-func (w *World) classicFetchDone(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicFetchDone(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x {
 		return
 	}
 	cl := c.cl
-	cg := w.groups[c.group].classic
+	cg := cls.groups[c.group].classic
 	cl.fetching = false
 	for _, d := range cl.resp {
 		if cg.owner[d.sp] == c.idx && cg.position[d.sp] > d.off {
@@ -658,104 +431,83 @@ func (w *World) classicFetchDone(e event) {
 		}
 	}
 	cl.resp = cl.resp[:0]
-	if w.now < c.pausedUntil {
-		w.push(c.pausedUntil, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 2})
+	if cls.now < c.pausedUntil {
+		cls.push(c.pausedUntil, event{kind: evClassicPoll, a: c.idx, gen: c.gen, x: 2})
 		return
 	}
 	if cl.wantData {
-		w.classicPoll(c)
+		cls.poll(c)
 	}
 }
 
 // classicPollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
-func (w *World) classicPollTimeout(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicPollTimeout(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil {
 		return
 	}
-	if due := c.cl.lastPollMs + c.spec.maxPollIntervalMs(); w.now < due {
-		w.push(due, event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
+	if due := c.cl.lastPollMs + c.spec.maxPollIntervalMs(); cls.now < due {
+		cls.push(due, event{kind: evClassicPollTimeout, a: c.idx, gen: c.gen})
 		return
 	}
 	c.cl.pollTimer = false
-	w.mark("max-poll-interval-exceeded")
-	w.leaveGroup(c)
+	cls.mark("max-poll-interval-exceeded")
+	cls.gcoord.leaveGroup(c)
 }
 
 // classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer
 // arrived during a pause).
-func (w *World) classicStep(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicStep(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
 		return
 	}
-	if w.deferIfPaused(c, e) {
+	if cls.procs.deferIfPaused(c, e) {
 		return
 	}
-	cl := w.classicClientOf(c)
+	cl := cls.classicClientOf(c)
 	switch {
 	case e.x == 3:
 		if cl.running == 0 && cl.unfished == 0 || c.spec.Style == StyleContinuous && cl.running < max(c.spec.Threads, 1) {
-			w.classicPoll(c) // the rebalance ended: poll with the new assignment
+			cls.poll(c) // the rebalance ended: poll with the new assignment
 		}
 	case e.x == 2 && !cl.wantData:
 	case c.state == cPolling || c.state == cIdle || cl.wantData:
-		w.classicPoll(c)
+		cls.poll(c)
 	case e.x == 0 && c.state == cProcessing && cl.running == 0 && cl.unfished == 0:
-		w.classicPoll(c) // after a commitSync
+		cls.poll(c) // after a commitSync
 	}
 }
 
 // classicDone is one record's processing ending.
-func (w *World) classicDone(e event) {
-	c := w.consumers[e.a]
+func (cls *classicClients) classicDone(e event) {
+	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
 		return
 	}
-	if w.deferIfPaused(c, e) {
+	if cls.procs.deferIfPaused(c, e) {
 		return
 	}
-	g := w.groups[c.group]
-	cg := g.classic
+	g := cls.groups[c.group]
 	cl := c.cl
 	k := int(e.x - cl.seqBase)
 	d := cl.held[k]
 	cl.running--
 	// Records already polled are processed even if a rebalance moved the partition.
-	p := w.parts[g.parts[d.sp]]
-	gc, cc := w.gc(c.group), w.cc(c.idx)
-	gc.processed++
-	cc.processed++
-	gc.busyMs += w.now - d.startMs
-	cc.busyMs += w.now - d.startMs
+	p := cls.parts[g.parts[d.sp]]
 	if isPoison(p.poison, d.off) && c.spec.OnPoison == FailCrash {
-		gc.failedProcessing++
-		w.mark("consumer-crash")
-		w.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
-		w.classicKill(c, c.spec.RestartAfterCrashMs)
+		cls.metrics.classicProcessed(c, d, p, false)
+		cls.mark("consumer-crash")
+		cls.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
+		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	if (w.outage > 0 || (c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
-		gc.failedProcessing++
-		w.classicKill(c, c.spec.RestartAfterCrashMs)
+	if (cls.procs.outage > 0 || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+		cls.metrics.classicProcessed(c, d, p, false)
+		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	gc.processedOK++
-	cc.processedOK++
-	cg.processedMax[d.sp] = max(cg.processedMax[d.sp], d.off)
-	if before := cg.processedOK[d.sp].add(d.off); before > 0 {
-		if before == 1 {
-			gc.dupRecords++
-		}
-		gc.classicReprocessed++
-		gc.duplicates[DupRewind]++
-		w.mark("classic-reprocessed")
-	} else {
-		if b, ok := p.log.BatchAt(d.off); ok && w.inWindow(b.TimestampMs) {
-			w.metrics.lat[c.group].processed.Add(w.now - b.TimestampMs)
-		}
-	}
-	w.noteOrder(c.group, p.idx, d.off)
+	cls.metrics.classicProcessed(c, d, p, true)
 	cl.done[k] = true
 	cl.unfished--
 	// Pass the finished prefix; copy down once it is more than half the slice.
@@ -770,10 +522,10 @@ func (w *World) classicDone(e event) {
 		cl.nextStart -= cl.head
 		cl.head = 0
 	}
-	w.classicStartRecords(c)
+	cls.classicStartRecords(c)
 	if c.spec.Style == StyleContinuous {
 		if cl.running < max(c.spec.Threads, 1) && cl.unfished < c.spec.heldRecords() && !cl.wantData {
-			w.classicPoll(c)
+			cls.poll(c)
 		}
 		return
 	}
@@ -782,72 +534,11 @@ func (w *World) classicDone(e event) {
 	}
 	if c.spec.Commit == CommitSync {
 		// commitSync, then poll once the answer is back.
-		w.classicSendCommit(c)
-		rtt := w.cfg.Network.Latency.Sample(w.rNet) * 2
-		w.push(w.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
+		cls.classicSendCommit(c)
+		rtt := cls.net.latency() * 2
+		cls.push(cls.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return
 	}
 	c.state = cPolling
-	w.classicPoll(c)
-}
-
-// classicKill ends a classic consumer: no commit; its partitions wait for the session timeout.
-func (w *World) classicKill(c *consumer, restartAfterMs int64) {
-	if c.state == cDead {
-		return
-	}
-	w.line("kill").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	c.state = cDead
-	c.gen++
-	c.cl = nil
-	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
-	}
-}
-
-func (w *World) classicSamples(g *groupState) []PartitionSample {
-	cg := g.classic
-	out := make([]PartitionSample, 0, len(g.parts))
-	for i, pi := range g.parts {
-		p := w.parts[pi]
-		committed := max(cg.committed[i], p.log.StartOffset())
-		out = append(out, PartitionSample{Group: g.cfg.Name, Partition: p.name, StartOffset: committed,
-			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(),
-			Lag: max(0, p.log.EndOffset()-committed), Backlog: max(0, p.log.EndOffset()-committed)})
-	}
-	return out
-}
-
-func (w *World) classicFinal(g *groupState) []FinalState {
-	cg := g.classic
-	var out []FinalState
-	for i, pi := range g.parts {
-		p := w.parts[pi]
-		fs := FinalState{Group: g.cfg.Name, Partition: p.name, StartOffset: cg.committed[i], LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset(), Loaded: true}
-		fs.Drained = cg.committed[i] >= p.log.EndOffset()
-		fs.ProgressedWhileHealing = w.healing && cg.doneTo[i] > cg.healDoneTo[i]
-		out = append(out, fs)
-	}
-	return out
-}
-
-// classicNoteDelivery counts one record a poll returned.
-func (w *World) classicNoteDelivery(c *consumer, p *partition, i int32, off int64) {
-	cg := w.groups[c.group].classic
-	g := w.gc(c.group)
-	if gx := &w.metrics.gx[c.group]; gx.firstDeliveryMs < 0 {
-		gx.firstDeliveryMs = w.now
-	}
-	g.deliveries++
-	w.cc(c.idx).deliveries++
-	if off <= cg.readMax[i] {
-		g.redeliveries++
-		return
-	}
-	cg.readMax[i] = off
-	g.delivered++
-	if b, ok := p.log.BatchAt(off); ok && w.inWindow(b.TimestampMs) {
-		w.metrics.lat[c.group].firstDelivery.Add(w.now - b.TimestampMs)
-	}
+	cls.poll(c)
 }

@@ -60,7 +60,7 @@ func TestClassicContinuousNeverCommitsPastUnprocessed(t *testing.T) {
 				}
 			}
 			for i := range g.parts {
-				if cg.committed[i] > 0 && cg.processedMax[i] < cg.committed[i]-1 && w.parts[g.parts[i]].log.HasRecord(cg.committed[i]-1) {
+				if cg.committed[i] > 0 && w.metrics.cls[g.idx].processedMax[i] < cg.committed[i]-1 && w.parts[g.parts[i]].log.HasRecord(cg.committed[i]-1) {
 					bad = "committed past the highest processed offset"
 				}
 			}

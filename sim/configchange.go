@@ -9,6 +9,21 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// groupConfigs are the share groups' configurations in force and the config-change
+// faults that alter them.
+type groupConfigs struct {
+	*engine
+	*topology
+
+	leaders *leaders
+
+	// groupCfg is each group's configuration in force (config-change faults alter it);
+	// configSteps the run's config changes as ConfigSteps decided them.
+	groupCfg      []model.GroupConfig
+	configSteps   []ConfigStep
+	configChanges []ConfigChange
+}
+
 // Config changes at run time (fault config-change): IncrementalAlterConfigs on a share
 // group, or a change of the broker's bounds on group values. Whether Kafka accepts a
 // change depends only on the configuration and the changes before it, never on the run,
@@ -187,32 +202,32 @@ func LockMsOf(c model.Config) int64 { return c.RecordLockDurationMs }
 
 // buildGroupConfigs gives every group its configuration (the scenario's) and schedules
 // nothing: config-change faults go through the fault queue like every other.
-func (w *World) buildGroupConfigs() {
-	w.groupCfg = make([]model.GroupConfig, len(w.groups))
-	for i := range w.groupCfg {
-		w.groupCfg[i] = model.NewGroupConfig(w.cfg.Kafka)
+func (cf *groupConfigs) buildGroupConfigs() {
+	cf.groupCfg = make([]model.GroupConfig, len(cf.groups))
+	for i := range cf.groupCfg {
+		cf.groupCfg[i] = model.NewGroupConfig(cf.cfg.Kafka)
 	}
-	w.configSteps = w.cfg.ConfigSteps()
+	cf.configSteps = cf.cfg.ConfigSteps()
 }
 
 // kafkaOf is group g's configuration in force.
-func (w *World) kafkaOf(g int32) model.Config { return w.groupCfg[g].Config() }
+func (cf *groupConfigs) kafkaOf(g int32) model.Config { return cf.groupCfg[g].Config() }
 
 // configChange fires config-change fault fi: Kafka's answer was decided by ConfigSteps;
 // an accepted change reaches every share-partition of the group (and the ones built
 // later), each reading the new values at its next use.
-func (w *World) configChange(fi int32) {
+func (cf *groupConfigs) configChange(fi int32) {
 	var st *ConfigStep
-	for i := range w.configSteps {
-		if w.configSteps[i].Fault == int(fi) {
-			st = &w.configSteps[i]
+	for i := range cf.configSteps {
+		if cf.configSteps[i].Fault == int(fi) {
+			st = &cf.configSteps[i]
 		}
 	}
 	if st == nil {
 		return
 	}
 	g := st.Group
-	l := w.line("fault").str("fault", "config-change").str("group", w.groups[g].cfg.Name).str("set", st.Describe())
+	l := cf.line("fault").str("fault", "config-change").str("group", cf.groups[g].cfg.Name).str("set", st.Describe())
 	if st.Err != nil {
 		code, reason := "INVALID_CONFIG", st.Err.Error()
 		var me *model.Error
@@ -220,30 +235,20 @@ func (w *World) configChange(fi int32) {
 			code, reason = me.Code.String(), me.Msg
 		}
 		l.str("error", code).str("reason", reason).end()
-		w.mark("config-change-refused")
-		w.configChanges = append(w.configChanges, ConfigChange{AtMs: w.now, Group: w.groups[g].cfg.Name, Set: st.Describe(), Error: code, Reason: reason})
+		cf.mark("config-change-refused")
+		cf.configChanges = append(cf.configChanges, ConfigChange{AtMs: cf.now, Group: cf.groups[g].cfg.Name, Set: st.Describe(), Error: code, Reason: reason})
 		return
 	}
 	l.str("error", "NONE").num("limit", int64(st.After.DeliveryCountLimit)).num("cap", int64(st.After.PartitionMaxRecordLocks)).num("lock_ms", st.After.RecordLockDurationMs).end()
-	w.configChanges = append(w.configChanges, ConfigChange{AtMs: w.now, Group: w.groups[g].cfg.Name, Set: st.Describe(), Error: "NONE",
+	cf.configChanges = append(cf.configChanges, ConfigChange{AtMs: cf.now, Group: cf.groups[g].cfg.Name, Set: st.Describe(), Error: "NONE",
 		DeliveryCountLimit: st.After.DeliveryCountLimit, PartitionMaxRecordLocks: st.After.PartitionMaxRecordLocks, RecordLockDurationMs: st.After.RecordLockDurationMs})
-	if w.opts.IgnoreConfigChanges {
+	if cf.opts.IgnoreConfigChanges {
 		return
 	}
-	next := w.groupCfg[g]
+	next := cf.groupCfg[g]
 	_ = next.Alter(st.Set) // accepted by ConfigSteps from the same state
-	w.groupCfg[g] = next
-	for _, sp := range w.groups[g].sps {
-		s := w.shares[sp]
-		for _, core := range []*model.SharePartition{s.core, s.initCore} {
-			if core != nil {
-				core.ApplyGroupConfig(next)
-			}
-		}
-		if s.core != nil {
-			w.wake(s)
-		}
-	}
+	cf.groupCfg[g] = next
+	cf.leaders.configChanged(g, next)
 }
 
 // ConfigChange is a config-change fault as it fired, for the summary: Error is NONE for

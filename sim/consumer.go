@@ -1,18 +1,32 @@
 package sim
 
 import (
-	"cmp"
-	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/sharesim/sharesim/model"
 )
 
-// The share consumer (KafkaShareConsumer): a poll loop with max.poll.records, client-side
-// buffering of acquired records, sequential processing, implicit or explicit
-// acknowledgement, commitSync or piggy-backed acknowledgements, RENEW on a cadence, and the
-// ways a consumer dies.
+// Consumer processes. Each consumer slot runs one process at a time (an incarnation, with
+// its own member id and generation); the process runs a share client (shareclient.go) or a
+// classic client (classic.go), as its group is, and a heartbeat thread. Faults end it
+// (kill, host loss, close), freeze it (hang, pause) or cut its network; a dead process
+// restarts after the fault's delay, and every one recovers when the healing phase starts.
+// Events of an older incarnation carry an older generation and are ignored.
+
+// processes is the consumer processes actor.
+type processes struct {
+	*engine
+	*topology
+
+	share   *shareClients
+	classic *classicClients
+	gcoord  *groupCoordinator
+	net     *network
+	metrics *metrics
+	history *history
+
+	outage int // > 0: a downstream outage is on (processing fails)
+}
 
 type cState uint8
 
@@ -26,24 +40,7 @@ const (
 	cHung                     // frozen; connections stay open
 )
 
-// delivery is one record handed to the consumer.
-type delivery struct {
-	sp         int32
-	off        int64
-	dc         int16
-	acquiredMs int64
-	epoch      int32 // leader epoch of the acquisition
-	deadline   int64 // lock deadline as the client knows it
-	startMs    int64 // when its processing started
-}
-
-// ackEntry is one queued acknowledgement.
-type ackEntry struct {
-	sp  int32
-	off int64
-	t   model.AckType
-}
-
+// consumer is one consumer slot: the process running in it now and its client's state.
 type consumer struct {
 	idx         int32
 	group       int32
@@ -54,26 +51,12 @@ type consumer struct {
 	gen         uint32
 	state       cState
 	pausedUntil int64
-	cutUntil    int64
-	assignment  []int32
-	buffer      []delivery
-	batch       []delivery
-	next        int    // next record of the batch to start
-	finished    int    // records of the batch processed
-	running     int    // records being processed now (at most Threads)
-	done        []bool // done[i]: batch[i] processed
-	acks        []ackEntry
-	outstanding int
-	renewing    bool
-	// restartAfterMs is the restart delay of the fault or crash that stopped the instance.
-	restartAfterMs int64
-	// cl is a classic consumer's client state (classic.go).
+	// assignment is the member's assignment as it last learnt it (share-partition ids, or
+	// the classic group's partition indices).
+	assignment []int32
+	// The share client's state (shareclient.go), or a classic client's (cl, classic.go).
+	shareClient
 	cl *classicClient
-	// rotate picks the partition whose leader a record_limit poll fetches from.
-	rotate int
-	// pendingReset: the incarnation died and its brokers have not seen the connections
-	// reset yet (Network.ResetDelayMs, host loss).
-	pendingReset bool
 }
 
 func (c *consumer) connected() bool { return c.state != cDead }
@@ -81,539 +64,71 @@ func (c *consumer) connected() bool { return c.state != cDead }
 // alive reports whether the process runs (not dead, not hung).
 func (c *consumer) alive() bool { return c.state != cDead && c.state != cHung && c.state != cStopped }
 
-var singleType = [5][]model.AckType{{0}, {1}, {2}, {3}, {4}}
+func (ps *processes) isClassic(c *consumer) bool { return ps.groups[c.group].classic != nil }
 
-// consumerStart starts a new incarnation of consumer ci.
-func (w *World) consumerStart(ci int32) {
-	c := w.consumers[ci]
+// start starts a new incarnation in consumer slot ci (evConsumerStart).
+func (ps *processes) start(ci int32) {
+	c := ps.consumers[ci]
 	if c.state != cStopped && c.state != cDead {
 		return
 	}
-	w.applyReset(c) // a restart's new connections come after the old ones were dropped
+	ps.net.reconnect(c) // a restart's new connections come after the old ones were dropped
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
 	c.state = cIdle
-	c.pausedUntil, c.cutUntil = 0, 0
-	w.noteDropped(c)
-	c.buffer, c.batch, c.acks, c.next, c.outstanding = c.buffer[:0], c.batch[:0], c.acks[:0], 0, 0
+	c.pausedUntil = 0
 	c.assignment = nil
-	w.line("start").str("client", string(c.member)).end()
-	if w.groups[c.group].cfg.Type == ClassicGroup {
-		w.classicStart(c)
+	ps.line("start").str("client", string(c.member)).end()
+	if ps.isClassic(c) {
+		ps.classic.start(c)
 		return
 	}
-	w.heartbeatNow(c)
-	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: ci, gen: c.gen})
-	w.poll(c)
+	ps.share.start(c)
 }
 
 // deferIfPaused re-queues a consumer event that arrives while the process is paused.
-func (w *World) deferIfPaused(c *consumer, e event) bool {
-	if w.now < c.pausedUntil {
-		w.push(c.pausedUntil, e)
+func (ps *processes) deferIfPaused(c *consumer, e event) bool {
+	if ps.now < c.pausedUntil {
+		ps.push(c.pausedUntil, e)
 		return true
 	}
 	return false
 }
 
-// poll is KafkaShareConsumer.poll: acknowledge the previous poll's records (implicit mode),
-// then return buffered records or fetch.
-func (w *World) poll(c *consumer) {
-	if !c.alive() {
+// heartbeat is the process's heartbeat thread (evHeartbeat): it reaches the group
+// coordinator unless the network is cut, and an idle client that learns of partitions polls.
+func (ps *processes) heartbeat(e event) {
+	c := ps.consumers[e.a]
+	if c.gen != e.gen || c.state == cDead || c.state == cHung {
 		return
 	}
-	if c.spec.AckMode == AckImplicit {
-		for _, d := range c.batch {
-			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
-		}
-	}
-	c.batch, c.next = c.batch[:0], 0
-	if len(c.buffer) > 0 {
-		w.takeBatch(c)
-		w.sendAcks(c, false, false)
-		w.startProcessing(c)
+	if ps.deferIfPaused(c, e) {
 		return
 	}
-	if len(c.assignment) == 0 {
-		w.sendAcks(c, false, false)
-		c.state = cIdle
-		return // the next heartbeat with an assignment polls again
+	ps.push(ps.now+ps.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
+	if ps.net.isCut(c) {
+		return // the heartbeat is lost
 	}
-	c.state = cPolling
-	w.sendFetches(c)
-}
-
-func (w *World) takeBatch(c *consumer) {
-	n := min(len(c.buffer), c.spec.MaxPollRecords)
-	c.batch = append(c.batch[:0], c.buffer[:n]...)
-	c.buffer = append(c.buffer[:0], c.buffer[n:]...)
-	for _, d := range c.batch {
-		w.metrics.bufferWaitMs += w.now - d.acquiredMs
-	}
-}
-
-// sendFetches sends one ShareFetch per leader of the assigned partitions, carrying the
-// queued acknowledgements for that leader's partitions, and a ShareAcknowledge to other
-// leaders that have acknowledgements waiting.
-func (w *World) sendFetches(c *consumer) {
-	if cap(w.brokerBuf) < len(w.brokers) {
-		w.brokerBuf = make([][]int32, len(w.brokers))
-	}
-	byBroker := w.brokerBuf[:len(w.brokers)]
-	for b := range byBroker {
-		byBroker[b] = byBroker[b][:0]
-	}
-	// record_limit: a ShareFetch goes to one leader per poll, chosen by rotating over the
-	// assigned partitions; another leader gets one only when it carries acknowledgements for
-	// it or opens the share session there (ShareConsumeRequestManager with
-	// canSkipIfRequestEmpty), so most polls acquire from a single leader.
-	fetchFrom := int32(-1)
-	if c.spec.AcquireMode == model.RecordLimit && len(c.assignment) > 0 {
-		fetchFrom = w.parts[w.shares[c.assignment[c.rotate%len(c.assignment)]].part].leader
-		c.rotate++
-	}
-	for _, sp := range c.assignment {
-		b := w.parts[w.shares[sp].part].leader
-		byBroker[b] = append(byBroker[b], sp)
-	}
-	acks := w.groupAcks(c)
-	if fetchFrom >= 0 {
-		for b := range byBroker {
-			_, session := w.brokers[b].sessions[c.idx]
-			if int32(b) != fetchFrom && len(acks[b]) == 0 && session {
-				byBroker[b] = byBroker[b][:0]
-			}
-		}
-	}
-	for b := range w.brokers {
-		if len(byBroker[b]) == 0 && len(acks[b]) == 0 {
-			continue
-		}
-		id := w.newRequest()
-		r := &w.reqs[id]
-		r.kind, r.consumer, r.broker = reqFetch, c.idx, int32(b)
-		if len(byBroker[b]) == 0 {
-			r.kind = reqAck
-		}
-		r.parts = append(r.parts, byBroker[b]...)
-		w.fillAcks(r, acks[b])
-		r.params = model.FetchParams{MaxRecords: c.spec.MaxPollRecords, BatchSize: c.spec.MaxPollRecords, Mode: c.spec.AcquireMode}
-		r.maxWait = c.spec.MaxWaitMs
-		w.send(c, id)
-	}
-	if c.outstanding == 0 {
-		c.state = cIdle
-	}
-}
-
-// sendAcks sends the queued acknowledgements as ShareAcknowledge requests, one per leader.
-// final closes the share sessions (consumer close). sync makes the consumer wait.
-func (w *World) sendAcks(c *consumer, final, sync bool) int {
-	acks := w.groupAcks(c)
-	sent := 0
-	for b := range w.brokers {
-		_, hasSession := w.brokers[b].sessions[c.idx]
-		if len(acks[b]) == 0 && !(final && hasSession) {
-			continue
-		}
-		id := w.newRequest()
-		r := &w.reqs[id]
-		r.kind, r.consumer, r.broker, r.final = reqAck, c.idx, int32(b), final
-		w.fillAcks(r, acks[b])
-		if sync || final {
-			w.send(c, id)
+	had := len(c.assignment)
+	ps.gcoord.heartbeatNow(c)
+	if c.state == cIdle && (len(c.assignment) > 0 || had > 0) {
+		if ps.isClassic(c) {
+			ps.classic.poll(c)
 		} else {
-			w.sendDetached(c, id)
-		}
-		sent++
-	}
-	return sent
-}
-
-// ackSpan is the queued acknowledgements of one share-partition: w.ackBuf[lo:hi].
-type ackSpan struct {
-	sp     int32
-	lo, hi int
-}
-
-// groupAcks sorts the queued acknowledgements by share-partition and offset into w.ackBuf,
-// keeps the last type of an offset acknowledged twice, clears the queue, and returns the
-// spans per current leader (valid until the next call).
-func (w *World) groupAcks(c *consumer) [][]ackSpan {
-	if cap(w.spanBuf) < len(w.brokers) {
-		w.spanBuf = make([][]ackSpan, len(w.brokers))
-	}
-	out := w.spanBuf[:len(w.brokers)]
-	for b := range out {
-		out[b] = out[b][:0]
-	}
-	if len(c.acks) == 0 {
-		return out
-	}
-	buf := append(w.ackBuf[:0], c.acks...)
-	c.acks = c.acks[:0]
-	slices.SortStableFunc(buf, func(x, y ackEntry) int {
-		if x.sp != y.sp {
-			return cmp.Compare(x.sp, y.sp)
-		}
-		return cmp.Compare(x.off, y.off)
-	})
-	n := 0
-	for k, e := range buf {
-		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
-			continue // superseded by a later acknowledgement of the same offset
-		}
-		buf[n] = e
-		n++
-	}
-	buf = buf[:n]
-	w.ackBuf = buf
-	for i := 0; i < len(buf); {
-		j := i
-		for j < len(buf) && buf[j].sp == buf[i].sp {
-			j++
-		}
-		b := w.parts[w.shares[buf[i].sp].part].leader
-		out[b] = append(out[b], ackSpan{sp: buf[i].sp, lo: i, hi: j})
-		i = j
-	}
-	return out
-}
-
-// fillAcks copies the spans' acknowledgements into the request as ascending ranges.
-func (w *World) fillAcks(r *request, spans []ackSpan) {
-	for _, sp := range spans {
-		rs, es := len(r.rangeBuf), len(r.entryBuf)
-		for _, e := range w.ackBuf[sp.lo:sp.hi] {
-			r.entryBuf = append(r.entryBuf, e)
-			if n := len(r.rangeBuf); n > rs && r.rangeBuf[n-1].Last+1 == e.off && r.rangeBuf[n-1].Types[0] == e.t {
-				r.rangeBuf[n-1].Last = e.off
-				continue
-			}
-			r.rangeBuf = append(r.rangeBuf, model.AckRange{First: e.off, Last: e.off, Types: singleType[e.t]})
-		}
-		r.acks = append(r.acks, partAcks{sp: sp.sp, ranges: r.rangeBuf[rs:len(r.rangeBuf):len(r.rangeBuf)], entries: r.entryBuf[es:len(r.entryBuf):len(r.entryBuf)]})
-	}
-}
-
-// send puts a request on the wire; the consumer waits for it.
-func (w *World) send(c *consumer, id int32) {
-	c.outstanding++
-	w.transmit(c, id)
-}
-
-// sendDetached puts a request on the wire without the poll loop waiting for it.
-func (w *World) sendDetached(c *consumer, id int32) {
-	w.reqs[id].detached = true
-	w.transmit(c, id)
-}
-
-func (w *World) transmit(c *consumer, id int32) {
-	r := &w.reqs[id]
-	r.gen, r.member, r.sentMs = c.gen, c.member, w.now
-	w.metrics.requests++
-	if r.kind == reqFetch {
-		w.metrics.shareFetches++
-	} else if r.kind == reqAck {
-		w.metrics.shareAcknowledges++
-	}
-	if r.kind == reqAck || len(r.acks) > 0 {
-		w.metrics.ackRequests++
-	}
-	w.noteAcksSent(r)
-	r.timeoutH = w.push(w.now+w.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
-	if w.now < c.cutUntil {
-		w.mark("request-lost-netcut")
-		return
-	}
-	r.arrived = true
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rNet), event{kind: evRequestArrive, ref: id})
-}
-
-// responseArrive is a response reaching its consumer.
-func (w *World) responseArrive(id int32) {
-	r := &w.reqs[id]
-	r.respPending = false
-	c := w.consumers[r.consumer]
-	if r.done {
-		w.maybeFree(id)
-		return
-	}
-	if c.gen != r.gen || c.state == cDead || c.state == cHung || w.now < c.cutUntil {
-		if c.gen != r.gen || c.state == cDead {
-			r.done = true
-			w.q.Cancel(r.timeoutH)
-			w.maybeFree(id)
-		}
-		return // a hung or cut-off client never reads it; its timeout fires
-	}
-	if w.deferIfPaused(c, event{kind: evResponseArrive, ref: id, gen: r.gen}) {
-		r.respPending = true // re-queued for when the pause ends
-		return
-	}
-	r.done = true
-	w.q.Cancel(r.timeoutH)
-	w.handleResponse(c, r)
-	w.maybeFree(id)
-	if !r.detached {
-		c.outstanding--
-		w.afterResponse(c)
-	}
-}
-
-// requestTimeout is the client giving up on a request whose response never came.
-func (w *World) requestTimeout(id int32) {
-	r := &w.reqs[id]
-	if r.done {
-		return
-	}
-	c := w.consumers[r.consumer]
-	r.done = true
-	w.mark("request-timeout")
-	if c.gen == r.gen && c.state != cDead {
-		for i := range r.acks {
-			w.noteAckOutcome(r, &r.acks[i], model.ErrUnknownServerError, true)
-		}
-		w.recordHistoryLost(r)
-	}
-	w.maybeFree(id)
-	if !r.detached && c.gen == r.gen {
-		c.outstanding--
-		if c.state != cHung && c.state != cDead {
-			w.afterResponse(c)
+			ps.share.poll(c)
 		}
 	}
 }
 
-// maybeFree recycles a request that neither the client nor a broker still needs.
-func (w *World) maybeFree(id int32) {
-	r := &w.reqs[id]
-	if r.inUse && r.done && !r.respPending && (!r.arrived || (r.answered && !r.parked && r.writes == 0 && r.reads == 0)) {
-		w.freeRequest(id)
-	}
-}
+// connectionsMaxIdleMs is connections.max.idle.ms: a broker closes a connection idle that long.
+const connectionsMaxIdleMs = 600_000
 
-// handleResponse buffers the acquired records and takes note of acknowledgement outcomes.
-func (w *World) handleResponse(c *consumer, r *request) {
-	for i := range r.results {
-		res := &r.results[i]
-		if res.hasAck {
-			for k := range r.acks {
-				if r.acks[k].sp == res.sp {
-					w.noteAckResult(r, &r.acks[k], res.ackCode)
-				}
-			}
-		}
-		if len(res.ranges) == 0 {
-			continue
-		}
-		s := w.shares[res.sp]
-		p := w.parts[s.part]
-		lockMs := w.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
-		for _, ar := range res.ranges {
-			for off := ar.First; off <= ar.Last; off++ {
-				if !p.log.HasRecord(off) {
-					c.acks = append(c.acks, ackEntry{sp: res.sp, off: off, t: model.AckGap})
-					continue
-				}
-				c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-				w.noteHeld(s, off)
-			}
-		}
-	}
-	w.recordHistory(r)
-}
-
-// afterResponse moves the poll loop on after one of its requests finished.
-func (w *World) afterResponse(c *consumer) {
-	switch c.state {
-	case cPolling:
-		if len(c.buffer) > 0 {
-			w.takeBatch(c)
-			w.startProcessing(c)
-		} else if c.outstanding == 0 {
-			w.poll(c)
-		}
-	case cCommitting:
-		if c.outstanding == 0 {
-			w.poll(c)
-		}
-	}
-}
-
-// startProcessing hands the batch to the application: Threads records at a time (one by
-// default, as a single-threaded poll loop).
-func (w *World) startProcessing(c *consumer) {
-	c.state = cProcessing
-	c.next, c.finished, c.running = 0, 0, 0
-	c.done = append(c.done[:0], make([]bool, len(c.batch))...)
-	if len(c.batch) == 0 {
-		w.batchDone(c)
-		return
-	}
-	for c.running < c.threads() && c.next < len(c.batch) {
-		w.startRecord(c)
-	}
-	if c.spec.RenewEveryMs > 0 && !c.renewing {
-		c.renewing = true
-		w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
-	}
-}
-
-func (c *consumer) threads() int { return max(1, c.spec.Threads) }
-
-// startRecord starts processing the next record of the batch on a free thread.
-func (w *World) startRecord(c *consumer) {
-	d := c.spec.Processing.Sample(w.rProc)
-	if c.spec.SlowFactor != 1 {
-		d = int64(float64(d) * c.spec.SlowFactor)
-	}
-	w.push(w.now+d, event{kind: evProcessDone, a: c.idx, gen: c.gen, x: int64(c.next)})
-	c.batch[c.next].startMs = w.now
-	c.next++
-	c.running++
-}
-
-// processDone is the application finishing one record (event x is its index in the batch).
-func (w *World) processDone(e event) {
-	c := w.consumers[e.a]
-	if c.gen != e.gen || c.state != cProcessing {
-		return
-	}
-	if w.deferIfPaused(c, e) {
-		return
-	}
-	i := int(e.x)
-	d := c.batch[i]
-	c.done[i] = true
-	c.finished++
-	c.running--
-	action, ok := w.outcome(c, d)
-	w.noteProcessed(c, d, ok, w.now-d.startMs)
-	switch action {
-	case FailCrash:
-		w.line("crash").str("client", string(c.member)).str("p", w.parts[w.shares[d.sp].part].name).num("offset", d.off).end()
-		w.mark("consumer-crash")
-		w.kill(c, c.spec.RestartAfterCrashMs)
-		return
-	case FailRelease:
-		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRelease})
-	case FailReject:
-		c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckReject})
-	default:
-		if c.spec.AckMode == AckExplicit {
-			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
-		}
-	}
-	if c.next < len(c.batch) {
-		w.startRecord(c)
-	}
-	if c.finished == len(c.batch) {
-		w.batchDone(c)
-	}
-}
-
-// outcome decides what processing a record leads to: success (FailSkip, true) or the
-// configured action for a poison record, a downstream outage or a transient failure.
-func (w *World) outcome(c *consumer, d delivery) (FailureAction, bool) {
-	p := w.parts[w.shares[d.sp].part]
-	if isPoison(p.poison, d.off) {
-		return c.spec.OnPoison, false
-	}
-	if w.outage > 0 {
-		return c.spec.OnFailure, false
-	}
-	if c.spec.FailurePerMillion > 0 && w.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {
-		return c.spec.OnFailure, false
-	}
-	return FailSkip, true
-}
-
-func isPoison(list []int64, off int64) bool {
-	i := sort.Search(len(list), func(i int) bool { return list[i] >= off })
-	return i < len(list) && list[i] == off
-}
-
-// batchDone is the end of one poll's records: commitSync, or poll again.
-func (w *World) batchDone(c *consumer) {
-	if c.spec.Commit == CommitSync {
-		if c.spec.AckMode == AckImplicit {
-			for _, d := range c.batch {
-				c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckAccept})
-			}
-			c.batch = c.batch[:0]
-		}
-		if w.sendAcks(c, false, true) > 0 {
-			c.state = cCommitting
-			return
-		}
-	}
-	w.poll(c)
-}
-
-// renew sends RENEW for the records of the current poll not yet acknowledged (KIP-1222).
-func (w *World) renew(e event) {
-	c := w.consumers[e.a]
-	if c.gen != e.gen {
-		return
-	}
-	if w.deferIfPaused(c, e) {
-		return
-	}
-	if c.state != cProcessing || !c.alive() {
-		c.renewing = false
-		if c.alive() && c.state != cDead {
-			// keep the cadence while the consumer lives; it renews when processing again
-			c.renewing = true
-			w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
-		}
-		return
-	}
-	w.push(w.now+c.spec.RenewEveryMs, event{kind: evRenew, a: c.idx, gen: c.gen})
-	if w.renewStall > 0 {
-		w.mark("renew-stalled")
-		return
-	}
-	queued := c.acks
-	c.acks = nil
-	lockMs := w.kafkaOf(c.group).RecordLockDurationMs
-	for i, d := range c.batch {
-		if !c.done[i] {
-			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})
-			c.batch[i].deadline = w.now + lockMs
-		}
-	}
-	w.metrics.renewRequests += int64(w.sendAcks(c, false, false))
-	c.acks = queued
-}
-
-// kill ends the process: its connections drop, so every leader releases what it held.
-func (w *World) kill(c *consumer, restartAfterMs int64) {
-	if c.state == cDead || c.state == cStopped {
-		return
-	}
-	if w.groups[c.group].classic != nil {
-		w.classicKill(c, restartAfterMs)
-		return
-	}
-	w.line("kill").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
-	c.state = cDead
-	c.gen++
-	if d := w.cfg.Network.ResetDelayMs; d > 0 {
-		// The brokers see the connections reset a while later; until then the dead
-		// member's records stay acquired.
-		c.pendingReset = true
-		w.push(w.now+d, event{kind: evConnReset, a: c.idx, gen: c.gen})
-	} else {
-		w.disconnect(c.idx)
-	}
-	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
-	}
+// kill ends the process (a kill fault, a crash, a hung process restarted): its connections
+// drop, seen by the brokers Network.ResetDelayMs later, so every leader releases what the
+// member held.
+func (ps *processes) kill(c *consumer, restartAfterMs int64) {
+	ps.die(c, restartAfterMs, "kill", ps.cfg.Network.ResetDelayMs)
 }
 
 // hostLoss is the consumer's host (or its network) vanishing: the process stops and no
@@ -623,71 +138,101 @@ func (w *World) kill(c *consumer, restartAfterMs int64) {
 // acquired until their locks expire, and drop the stale share session when the broker closes
 // the idle connection (connections.max.idle.ms, 10 minutes). A classic member is the same
 // as killed.
-func (w *World) hostLoss(c *consumer, restartAfterMs int64) {
-	if w.groups[c.group].classic != nil {
-		w.classicKill(c, restartAfterMs)
+func (ps *processes) hostLoss(c *consumer, restartAfterMs int64) {
+	ps.die(c, restartAfterMs, "host-loss", connectionsMaxIdleMs)
+}
+
+// die ends the process (traced as kind): the work it was doing is abandoned, a share
+// member's incarnation ends for the history, and its connections drop resetAfterMs later (a
+// classic member's matter to no leader). It restarts after restartAfterMs (< 0: never).
+func (ps *processes) die(c *consumer, restartAfterMs int64, kind string, resetAfterMs int64) {
+	if c.state == cDead || c.state == cStopped {
 		return
 	}
-	w.line("host-loss").str("client", string(c.member)).end()
-	w.noteAbandoned(c)
-	w.noteConsumerGone(c, causeCrash)
-	w.recordMemberGone(c)
+	classic := ps.isClassic(c)
+	if classic {
+		kind = "kill"
+	}
+	ps.line(kind).str("client", string(c.member)).end()
+	ps.metrics.abandoned(c)
+	if !classic {
+		ps.metrics.consumerGone(c, causeCrash)
+		ps.history.recordMemberGone(c)
+	}
 	c.state = cDead
 	c.gen++
-	c.pendingReset = true
-	w.push(w.now+connectionsMaxIdleMs, event{kind: evConnReset, a: c.idx, gen: c.gen})
-	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+	if classic {
+		c.cl = nil
+	} else {
+		ps.net.dropConnections(c, resetAfterMs)
 	}
+	ps.restartAfter(c, restartAfterMs)
 }
 
-// connectionsMaxIdleMs is connections.max.idle.ms: a broker closes a connection idle that long.
-const connectionsMaxIdleMs = 600_000
-
-// connReset is the brokers seeing a dead process's connections reset.
-func (w *World) connReset(e event) {
-	c := w.consumers[e.a]
-	if c.gen != e.gen || !c.pendingReset {
-		return
-	}
-	w.applyReset(c)
-}
-
-// applyReset drops a dead incarnation's connections (at the reset, when the broker closes
-// the idle connection, or when the instance restarts first).
-func (w *World) applyReset(c *consumer) {
-	if !c.pendingReset {
-		return
-	}
-	c.pendingReset = false
-	w.line("conn-reset").str("client", string(c.member)).end()
-	w.disconnect(c.idx)
-}
-
-// closeConsumer is KafkaShareConsumer.close: send the queued acknowledgements with the final
-// session epoch (the leaders then release everything else the member holds), leave the group.
-func (w *World) closeConsumer(c *consumer, restartAfterMs int64) {
+// close is the consumer's close(): a share consumer sends the queued acknowledgements with
+// the final session epoch (the leaders then release everything else the member holds), a
+// classic one commits; then the member leaves the group.
+func (ps *processes) close(c *consumer, restartAfterMs int64) {
 	if !c.alive() {
 		return
 	}
-	w.line("close").str("client", string(c.member)).end()
-	if w.groups[c.group].classic != nil {
-		w.classicMaybeCommit(c, true)
-		w.leaveGroup(c)
-		c.state = cDead
-		c.gen++
-		if restartAfterMs >= 0 {
-			w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
-		}
-		return
+	ps.line("close").str("client", string(c.member)).end()
+	if ps.isClassic(c) {
+		ps.classic.commitOnClose(c)
+	} else {
+		ps.metrics.consumerGone(c, causeClose)
+		ps.share.sendAcks(c, true, false)
+		ps.history.recordMemberGone(c)
 	}
-	w.noteConsumerGone(c, causeClose)
-	w.sendAcks(c, true, false)
-	w.recordMemberGone(c)
-	w.leaveGroup(c)
+	ps.gcoord.leaveGroup(c)
 	c.state = cDead
 	c.gen++
+	ps.restartAfter(c, restartAfterMs)
+}
+
+// restartAfter queues the start of c's next incarnation after ms (< 0: none).
+func (ps *processes) restartAfter(c *consumer, ms int64) {
+	if ms >= 0 {
+		ps.push(ps.now+ms, event{kind: evConsumerStart, a: c.idx})
+	}
+}
+
+// hang freezes the process (hang fault): its connections stay open, nothing it holds is
+// released; fault fi's end (after restartAfterMs, < 0: never) restarts it.
+func (ps *processes) hang(c *consumer, fi int32, restartAfterMs int64) {
+	if !ps.isClassic(c) {
+		ps.metrics.consumerGone(c, causeCrash)
+	}
+	c.state = cHung
 	if restartAfterMs >= 0 {
-		w.push(w.now+restartAfterMs, event{kind: evConsumerStart, a: c.idx})
+		ps.push(ps.now+restartAfterMs, event{kind: evFaultEnd, a: fi, b: c.idx, x: int64(c.gen)})
+	}
+}
+
+// pause stops the process for durationMs (a GC pause): its events wait until then.
+func (ps *processes) pause(c *consumer, durationMs int64) {
+	c.pausedUntil = max(c.pausedUntil, ps.now+durationMs)
+}
+
+// restartHung kills a hung process (its connections drop) and starts a new one.
+func (ps *processes) restartHung(c *consumer) {
+	c.state = cProcessing // let kill run its course
+	ps.kill(c, 0)
+}
+
+// downstreamOutage starts (+1) or ends (-1) a downstream outage: processing fails.
+func (ps *processes) downstreamOutage(dir int) { ps.outage += dir }
+
+// heal is the healing phase starting: pauses end, hung processes restart, dead ones start.
+func (ps *processes) heal() {
+	ps.outage = 0
+	for _, c := range ps.consumers {
+		c.pausedUntil = 0
+		switch c.state {
+		case cHung:
+			ps.restartHung(c)
+		case cDead:
+			ps.push(ps.now, event{kind: evConsumerStart, a: c.idx})
+		}
 	}
 }

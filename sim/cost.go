@@ -48,51 +48,51 @@ type brokerLoad struct {
 	busyMs     float64   // handler-thread time spent
 }
 
-func (w *World) loadOf(b int32) *brokerLoad {
-	if w.loads == nil {
-		n := w.cfg.BrokerCost.IOThreads
-		if n <= 0 {
-			n = 8
+func (n *network) loadOf(b int32) *brokerLoad {
+	if n.loads == nil {
+		threads := n.cfg.BrokerCost.IOThreads
+		if threads <= 0 {
+			threads = 8
 		}
-		w.loads = make([]brokerLoad, len(w.brokers))
-		for i := range w.loads {
-			w.loads[i].threadFree = make([]float64, n)
+		n.loads = make([]brokerLoad, n.cfg.Brokers)
+		for i := range n.loads {
+			n.loads[i].threadFree = make([]float64, threads)
 		}
 	}
-	return &w.loads[b]
+	return &n.loads[b]
 }
 
 // serve runs a job of serviceMs on broker b's first free handler thread and returns the
 // delay, in whole ms from now, until it is done.
-func (w *World) serve(b int32, serviceMs float64) int64 {
-	l := w.loadOf(b)
+func (n *network) serve(b int32, serviceMs float64) int64 {
+	l := n.loadOf(b)
 	k := 0
 	for i, f := range l.threadFree {
 		if f < l.threadFree[k] {
 			k = i
 		}
 	}
-	start := math.Max(float64(w.now), l.threadFree[k])
+	start := math.Max(float64(n.now), l.threadFree[k])
 	l.threadFree[k] = start + serviceMs
 	l.busyMs += serviceMs
-	return w.costDelay(l.threadFree[k])
+	return n.costDelay(l.threadFree[k])
 }
 
 // transfer moves bytes over broker b's network and returns the delay until they are through.
-func (w *World) transfer(b int32, bytes int64) int64 {
-	bw := w.cfg.BrokerCost.BandwidthBytesPerSec
+func (n *network) transfer(b int32, bytes int64) int64 {
+	bw := n.cfg.BrokerCost.BandwidthBytesPerSec
 	if bw <= 0 || bytes <= 0 {
 		return 0
 	}
-	l := w.loadOf(b)
-	l.netFree = math.Max(float64(w.now), l.netFree) + float64(bytes)*1000/bw
-	return w.costDelay(l.netFree)
+	l := n.loadOf(b)
+	l.netFree = math.Max(float64(n.now), l.netFree) + float64(bytes)*1000/bw
+	return n.costDelay(l.netFree)
 }
 
-func (w *World) costDelay(doneMs float64) int64 {
-	d := int64(math.Ceil(doneMs-1e-9)) - w.now
+func (n *network) costDelay(doneMs float64) int64 {
+	d := int64(math.Ceil(doneMs-1e-9)) - n.now
 	if d > 0 {
-		w.metrics.brokerDelayMs += d
+		n.metrics.brokerDelay(d)
 	}
 	return max(0, d)
 }
@@ -100,9 +100,9 @@ func (w *World) costDelay(doneMs float64) int64 {
 // shareRequestCost charges a share request on arrival (per request, plus per acknowledged
 // record) and reports whether it must wait: then it is queued again for when its service
 // ends.
-func (w *World) shareRequestCost(id int32) bool {
-	bc := w.cfg.BrokerCost
-	r := &w.reqs[id]
+func (n *network) shareRequestCost(id int32) bool {
+	bc := n.cfg.BrokerCost
+	r := n.reqs.at(id)
 	if bc == nil || r.costPaid {
 		return false
 	}
@@ -117,8 +117,8 @@ func (w *World) shareRequestCost(id int32) bool {
 	} else {
 		ms += bc.AcknowledgeRequestMs
 	}
-	if d := w.serve(r.broker, ms); d > 0 {
-		w.push(w.now+d, event{kind: evRequestArrive, ref: id})
+	if d := n.serve(r.broker, ms); d > 0 {
+		n.push(n.now+d, event{kind: evRequestArrive, ref: id})
 		return true
 	}
 	return false
@@ -126,16 +126,16 @@ func (w *World) shareRequestCost(id int32) bool {
 
 // shareResponseCost is the extra time a share fetch's response takes: its records' service
 // time and their bytes on the network.
-func (w *World) shareResponseCost(r *request) int64 {
-	bc := w.cfg.BrokerCost
+func (n *network) shareResponseCost(r *request) int64 {
+	bc := n.cfg.BrokerCost
 	if bc == nil || r.kind != reqFetch || r.acquired == 0 {
 		return 0
 	}
-	d := w.serve(r.broker, bc.ShareFetchRecordMs*float64(r.acquired))
+	d := n.serve(r.broker, bc.ShareFetchRecordMs*float64(r.acquired))
 	var bytes int64
 	for _, sp := range r.parts {
-		bytes = w.recordBytes(w.parts[w.shares[sp].part].topic)
+		bytes = n.recordBytes(n.parts[n.shares[sp].part].topic)
 		break
 	}
-	return max(d, w.transfer(r.broker, bytes*int64(r.acquired)))
+	return max(d, n.transfer(r.broker, bytes*int64(r.acquired)))
 }

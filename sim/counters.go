@@ -147,29 +147,29 @@ func measurementWindow(cfg *Config) (startMs, endMs int64) {
 	return startMs, endMs
 }
 
-func (w *World) initWindows() {
-	start, end := measurementWindow(&w.cfg)
-	w.win.atMs = [snapPoints]int64{start, start + (end-start)/2, end}
-	w.win.nextMs = start
+func (m *metrics) initWindows() {
+	start, end := measurementWindow(&m.cfg)
+	m.win.atMs = [snapPoints]int64{start, start + (end-start)/2, end}
+	m.win.nextMs = start
 }
 
 // takeSnapshotsBefore takes every window point due before an event at atMs runs: a point
 // at t covers the events before t.
-func (w *World) takeSnapshotsBefore(atMs int64) {
-	for w.win.next < snapPoints && atMs >= w.win.atMs[w.win.next] {
-		i := w.win.next
+func (m *metrics) takeSnapshotsBefore(atMs int64) {
+	for m.win.next < snapPoints && atMs >= m.win.atMs[m.win.next] {
+		i := m.win.next
 		snap := snapshot{
-			groups:    append([]counters(nil), w.metrics.g...),
-			consumers: append([]consumerCounters(nil), w.metrics.c...),
+			groups:    append([]counters(nil), m.g...),
+			consumers: append([]consumerCounters(nil), m.c...),
 		}
-		for gi := range w.groups {
-			snap.backlog = append(snap.backlog, w.groupBacklog(int32(gi)))
+		for gi := range m.groups {
+			snap.backlog = append(snap.backlog, m.groupBacklog(int32(gi)))
 		}
-		w.win.taken[i] = snap
-		w.win.next++
-		w.win.nextMs = math.MaxInt64
-		if w.win.next < snapPoints {
-			w.win.nextMs = w.win.atMs[w.win.next]
+		m.win.taken[i] = snap
+		m.win.next++
+		m.win.nextMs = math.MaxInt64
+		if m.win.next < snapPoints {
+			m.win.nextMs = m.win.atMs[m.win.next]
 		}
 	}
 }
@@ -177,14 +177,14 @@ func (w *World) takeSnapshotsBefore(atMs int64) {
 // groupBacklog is the number of offsets of a group's partitions not yet finished: below the
 // log end and not accepted, archived, deleted or skipped (share groups: from the leaders'
 // state; classic groups: the log end minus the committed offset).
-func (w *World) groupBacklog(gi int32) int64 {
+func (m *metrics) groupBacklog(gi int32) int64 {
 	var n int64
-	g := w.groups[gi]
+	g := m.groups[gi]
 	for _, sp := range g.sps {
-		n += w.partitionSample(w.shares[sp]).Backlog
+		n += m.partitionSample(m.shares[sp]).Backlog
 	}
 	if g.classic != nil {
-		for _, ps := range w.classicSamples(g) {
+		for _, ps := range m.classicSamples(g) {
 			n += ps.Backlog
 		}
 	}
@@ -230,7 +230,7 @@ func onlyInt64s(t reflect.Type) error {
 }
 
 // gc returns group g's counters.
-func (w *World) gc(g int32) *counters { return &w.metrics.g[g] }
+func (m *metrics) gc(g int32) *counters { return &m.g[g] }
 
 // cc returns consumer slot c's counters.
-func (w *World) cc(c int32) *consumerCounters { return &w.metrics.c[c] }
+func (m *metrics) cc(c int32) *consumerCounters { return &m.c[c] }

@@ -7,6 +7,24 @@ import (
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
+// dlqManager is the leaders' dead-letter queue manager (Kafka 4.4): produce attempts to
+// the dead-letter topic, retries, and the ARCHIVED write that ends a step.
+type dlqManager struct {
+	*engine
+	*topology
+
+	coord   *shareCoordinator
+	leaders *leaders
+	metrics *metrics
+
+	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
+	dlqs    []dlqRec
+	freeDLQ []int32
+	dlqBuf  []model.DLQRequest
+	dlqFail int   // > 0: DLQ produce attempts fail
+	dlqSlow int64 // > 0: DLQ produce latency override
+}
+
 // The dead-letter topic of Kafka 4.4 (KIP-1191). A share-partition whose DLQ step starts
 // asks for a produce (model.DLQRequest); the leader's DLQ manager performs it: each attempt
 // takes DeadLetterQueue.ProduceLatency and fails while a dlq-fail fault is on (or at random
@@ -25,33 +43,6 @@ type DeadLetterQueue struct {
 	ProduceFailPerMillion int64
 }
 
-// DLQMetrics are a group's dead-letter-queue figures (Kafka 4.4 with the queue on).
-type DLQMetrics struct {
-	// RecordsRejected and RecordsDeliveryLimit count records produced to the dead-letter
-	// topic by cause (Kafka's CLIENT_REJECT and DELIVERY_COUNT_EXCEEDED); together they are
-	// Kafka's DeadLetterQueueRecordCount.
-	RecordsRejected      int64 `json:"records_rejected"`
-	RecordsDeliveryLimit int64 `json:"records_delivery_limit"`
-	// ProduceFailed counts records archived after every produce attempt failed (no DLQ
-	// record); ProduceRequests and FailedProduceRequests count attempts (Kafka's
-	// DeadLetterQueueTotalProduceRequestsPerSec and ...FailedProduceRequestsPerSec).
-	ProduceFailed         int64 `json:"produce_failed"`
-	ProduceRequests       int64 `json:"produce_requests"`
-	FailedProduceRequests int64 `json:"failed_produce_requests"`
-	// Duplicates counts records produced again (a new leader resumed a step whose record
-	// already reached the topic, or the old leader's produce finished after a failover).
-	Duplicates int64 `json:"duplicates"`
-	// BypassedAtLimit counts records archived at the delivery limit, or rejected, with the
-	// queue on but never produced: a failed write whose lock had fired (Kafka's rollback
-	// archives with no DLQ step).
-	BypassedAtLimit int64 `json:"bypassed"`
-	// Unexplained counts the records BypassedAtLimit cannot explain by such a rollback: the
-	// dlq-exactly-once check fails on them.
-	Unexplained int64 `json:"unexplained"`
-	// HeldMaxMs is the longest a DLQ step took (ARCHIVING, holding SPSO), in virtual ms.
-	HeldMaxMs int64 `json:"held_max_ms"`
-}
-
 // dlqRec is one DLQ step on its way.
 type dlqRec struct {
 	sp       int32
@@ -65,194 +56,78 @@ type dlqRec struct {
 var errDLQProduce = errors.New("dead-letter queue produce failed after every attempt")
 
 // takeDLQ starts the DLQ steps core asked for.
-func (w *World) takeDLQ(s *sharePart, core *model.SharePartition) {
-	if w.cfg.Kafka.Version < model.Kafka44 {
+func (dm *dlqManager) takeDLQ(s *sharePart, core *model.SharePartition) {
+	if dm.cfg.Kafka.Version < model.Kafka44 {
 		return
 	}
-	w.dlqBuf = core.TakeDLQRequests(w.dlqBuf[:0])
-	for _, q := range w.dlqBuf {
+	dm.dlqBuf = core.TakeDLQRequests(dm.dlqBuf[:0])
+	for _, q := range dm.dlqBuf {
 		var id int32
-		if n := len(w.freeDLQ); n > 0 {
-			id = w.freeDLQ[n-1]
-			w.freeDLQ = w.freeDLQ[:n-1]
+		if n := len(dm.freeDLQ); n > 0 {
+			id = dm.freeDLQ[n-1]
+			dm.freeDLQ = dm.freeDLQ[:n-1]
 		} else {
-			w.dlqs = append(w.dlqs, dlqRec{})
-			id = int32(len(w.dlqs) - 1)
+			dm.dlqs = append(dm.dlqs, dlqRec{})
+			id = int32(len(dm.dlqs) - 1)
 		}
-		w.dlqs[id] = dlqRec{sp: s.id, core: core, q: q, startMs: w.now, inUse: true}
-		w.line("dlq").str("p", w.parts[s.part].name).num("first", q.First).num("last", q.Last).str("cause", q.Cause.String()).end()
-		w.push(w.now+w.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+		dm.dlqs[id] = dlqRec{sp: s.id, core: core, q: q, startMs: dm.now, inUse: true}
+		dm.line("dlq").str("p", dm.parts[s.part].name).num("first", q.First).num("last", q.Last).str("cause", q.Cause.String()).end()
+		dm.push(dm.now+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
 	}
 }
 
-func (w *World) dlqLatency() int64 {
-	if w.dlqSlow > 0 {
-		return w.dlqSlow
+func (dm *dlqManager) dlqLatency() int64 {
+	if dm.dlqSlow > 0 {
+		return dm.dlqSlow
 	}
-	if w.cfg.DeadLetterQueue.ProduceLatency == nil {
+	if dm.cfg.DeadLetterQueue.ProduceLatency == nil {
 		return 5
 	}
-	return w.cfg.DeadLetterQueue.ProduceLatency.Sample(w.rNet)
+	return dm.cfg.DeadLetterQueue.ProduceLatency.Sample(dm.rNet)
 }
 
 // dlqAttempt is one produce attempt's answer.
-func (w *World) dlqAttempt(id int32) {
-	d := &w.dlqs[id]
-	s := w.shares[d.sp]
-	st := w.dlqStats(s.group)
+func (dm *dlqManager) dlqAttempt(id int32) {
+	d := &dm.dlqs[id]
+	s := dm.shares[d.sp]
 	d.attempts++
-	st.ProduceRequests++
-	fail := w.dlqFail > 0 || (w.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && w.rFault.Bool(uint64(w.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	fail := dm.dlqFail > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	dm.metrics.dlqAttempted(s, fail)
 	if fail {
-		st.FailedProduceRequests++
 		if d.attempts < model.DLQMaxAttempts {
 			back := model.DLQBackoffMs(d.attempts)
 			j := int64(float64(back) * model.DLQBackoffJitterRatio)
-			back += w.rFault.Int63n(2*j+1) - j
-			w.push(w.now+min(back, model.DLQBackoffMaxMs)+w.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+			back += dm.rFault.Int63n(2*j+1) - j
+			dm.push(dm.now+min(back, model.DLQBackoffMaxMs)+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
 			return
 		}
 	}
 	rec := *d
-	w.dlqs[id] = dlqRec{}
-	w.freeDLQ = append(w.freeDLQ, id)
+	dm.dlqs[id] = dlqRec{}
+	dm.freeDLQ = append(dm.freeDLQ, id)
 	q := rec.q
-	n := q.Last - q.First + 1
 	var perr error
 	if fail {
 		perr = errDLQProduce
-		st.ProduceFailed += n
-		w.mark("dlq-failed")
-	} else {
-		if q.Cause == model.CauseRejected {
-			st.RecordsRejected += n
-		} else {
-			st.RecordsDeliveryLimit += n
-		}
-		w.noteDLQProduced(s, q)
+		dm.mark("dlq-failed")
 	}
-	st.HeldMaxMs = max(st.HeldMaxMs, w.now-rec.startMs)
-	w.noteDLQDone(s, q, !fail)
+	dm.metrics.dlqStepEnded(s, q, !fail, rec.startMs)
 	code := model.ErrNone
 	if fail {
 		code = model.ErrUnknownServerError
 	}
-	w.line("dlq-done").str("p", w.parts[s.part].name).num("first", q.First).num("last", q.Last).num("attempts", int64(rec.attempts)).str("code", code.String()).end()
-	wr, err := rec.core.CompleteDLQ(w.now, q.ID, perr)
+	dm.line("dlq-done").str("p", dm.parts[s.part].name).num("first", q.First).num("last", q.Last).num("attempts", int64(rec.attempts)).str("code", code.String()).end()
+	wr, err := rec.core.CompleteDLQ(dm.now, q.ID, perr)
 	if err != nil {
 		return // the share-partition was reset meanwhile: nothing to archive
 	}
 	if rec.core != s.core {
 		// The old share-partition's ARCHIVED write still goes to the share coordinator,
 		// which fences it if a newer leader has read the state since.
-		w.sendWriteFrom(s, rec.core, wr, -1)
+		dm.coord.sendWriteFrom(s, rec.core, wr, -1)
 		return
 	}
-	w.sendWrite(s, wr, -1)
-	w.afterCoreOp(s)
-	w.wake(s)
-}
-
-// dlqStats returns a group's DLQ figures.
-func (w *World) dlqStats(g int32) *DLQMetrics {
-	for int(g) >= len(w.dlqMetrics) {
-		w.dlqMetrics = append(w.dlqMetrics, DLQMetrics{})
-		w.dlqRollbacks = append(w.dlqRollbacks, 0)
-	}
-	return &w.dlqMetrics[g]
-}
-
-// dlqMetricsOf returns group g's DLQ figures, or nil when the queue is off.
-func (w *World) dlqMetricsOf(g int) *DLQMetrics {
-	if !w.cfg.Kafka.DLQEnabled() && !w.dlqEverOn(int32(g)) {
-		return nil
-	}
-	m := *w.dlqStats(int32(g))
-	return &m
-}
-
-// noteDLQProduced counts records produced again as duplicates: already produced and not
-// yet finished, or already finished (below the accounting frontier).
-func (w *World) noteDLQProduced(s *sharePart, q model.DLQRequest) {
-	st := w.dlqStats(s.group)
-	for off := q.First; off <= q.Last; off++ {
-		if off < s.frontier || s.dlqDone[off]&dlqProduced != 0 {
-			st.Duplicates++
-			w.mark("dlq-duplicate")
-		}
-	}
-}
-
-const (
-	dlqProduced uint8 = 1 << iota
-	dlqEnded
-)
-
-// noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
-func (w *World) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
-	if s.dlqDone == nil {
-		s.dlqDone = map[int64]uint8{}
-	}
-	mark := dlqEnded
-	if produced {
-		mark |= dlqProduced
-	}
-	for off := max(q.First, s.frontier); off <= q.Last; off++ {
-		s.dlqDone[off] |= mark
-	}
-}
-
-// noteDLQFinal checks an offset range leaving the cache with the queue on: a record
-// rejected or archived at the limit must have ended a DLQ step; rollbacks after a fired
-// lock explain the ones that did not (model.Stats.ArchivedNoDLQ).
-func (w *World) noteDLQFinal(s *sharePart, f model.Finalized) {
-	if !w.cfg.Kafka.DLQEnabled() || w.dlqToggled(s.group) {
-		return
-	}
-	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
-	st := w.dlqStats(s.group)
-	for off := f.First; off <= f.Last; off++ {
-		v := s.dlqDone[off]
-		if dlqCause && v&dlqEnded == 0 {
-			st.BypassedAtLimit++
-		}
-		if v != 0 {
-			delete(s.dlqDone, off)
-		}
-	}
-	st.Unexplained = max(0, st.BypassedAtLimit-w.dlqRollbacks[s.group])
-}
-
-// noteDLQRollbacks counts the records a completed write's rollback archived at the limit
-// with the queue on (before is the core's count before CompleteWrite).
-func (w *World) noteDLQRollbacks(s *sharePart, core *model.SharePartition, before int64) {
-	if n := core.Stats().ArchivedNoDLQ - before; n > 0 {
-		w.dlqStats(s.group)
-		for int(s.group) >= len(w.dlqRollbacks) {
-			w.dlqRollbacks = append(w.dlqRollbacks, 0)
-		}
-		w.dlqRollbacks[s.group] += n
-	}
-}
-
-// dlqEverOn reports whether a config change turned group g's dead-letter queue on.
-func (w *World) dlqEverOn(g int32) bool {
-	for _, st := range w.configSteps {
-		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
-			return true
-		}
-	}
-	return false
-}
-
-// dlqToggled reports whether a config change turned group g's dead-letter queue off or
-// on during the run. The accounting of records that bypassed the queue then does not
-// apply: a record rejected while the queue was off rightly never reaches it.
-func (w *World) dlqToggled(g int32) bool {
-	for _, st := range w.configSteps {
-		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
-			return true
-		}
-	}
-	return false
+	dm.coord.sendWrite(s, wr, -1)
+	dm.leaders.afterCoreOp(s)
+	dm.leaders.wake(s)
 }

@@ -2,8 +2,30 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
+
+// faultInjector fires the configured and swarm faults and starts the healing phase.
+type faultInjector struct {
+	*engine
+	*topology
+
+	procs   *processes
+	share   *shareClients
+	net     *network
+	logs    *logs
+	leaders *leaders
+	coord   *shareCoordinator
+	dlq     *dlqManager
+	configs *groupConfigs
+	gcoord  *groupCoordinator
+	metrics *metrics
+	history *history
+
+	scheduled []faultState
+}
 
 // Faults on a schedule (at, every, with probability) and, for swarm testing, drawn from the
 // seed. Each firing is counted as a mark "fault-<kind>". The healing phase stops them all.
@@ -11,25 +33,27 @@ import (
 type faultState struct {
 	cfg   Fault
 	fired int64
+	// waiting: a holding fault is waiting for its target to hold records (holding.go).
+	waiting bool
 }
 
-func (w *World) buildFaults() error {
-	for _, f := range w.cfg.Faults {
-		if err := w.checkTarget(f); err != nil {
+func (fj *faultInjector) buildFaults() error {
+	for i, f := range fj.cfg.Faults {
+		if err := fj.checkTarget(f, i); err != nil {
 			return err
 		}
-		w.faults = append(w.faults, faultState{cfg: f})
+		fj.scheduled = append(fj.scheduled, faultState{cfg: f})
 	}
-	if sw := w.cfg.Swarm; sw != nil && len(sw.Kinds) > 0 {
+	if sw := fj.cfg.Swarm; sw != nil && len(sw.Kinds) > 0 {
 		for i := 0; i < sw.Count; i++ {
-			k := sw.Kinds[w.rFault.Intn(len(sw.Kinds))]
-			f := Fault{Kind: k, AtMs: w.rFault.Int63n(max(1, w.cfg.DurationMs)), RestartAfterMs: 5000 + w.rFault.Int63n(30000),
-				DurationMs: 1000 + w.rFault.Int63n(60000), ValueMs: 1 + w.rFault.Int63n(1000)}
-			w.faults = append(w.faults, faultState{cfg: f})
+			k := sw.Kinds[fj.rFault.Intn(len(sw.Kinds))]
+			f := Fault{Kind: k, AtMs: fj.rFault.Int63n(max(1, fj.cfg.DurationMs)), RestartAfterMs: 5000 + fj.rFault.Int63n(30000),
+				DurationMs: 1000 + fj.rFault.Int63n(60000), ValueMs: 1 + fj.rFault.Int63n(1000)}
+			fj.scheduled = append(fj.scheduled, faultState{cfg: f})
 		}
 	}
-	for i, f := range w.faults {
-		w.push(f.cfg.AtMs, event{kind: evFault, a: int32(i)})
+	for i, f := range fj.scheduled {
+		fj.push(f.cfg.AtMs, event{kind: evFault, a: int32(i)})
 	}
 	return nil
 }
@@ -50,28 +74,48 @@ func isPartitionFault(k FaultKind) bool {
 	return false
 }
 
-// checkTarget verifies that a fault's target names something in the world.
-func (w *World) checkTarget(f Fault) error {
+// checkTarget verifies that fault fi's target names something in the world when it first
+// fires: a partition added by an add-partitions fault is a target from its addition on.
+func (fj *faultInjector) checkTarget(f Fault, fi int) error {
 	if f.Target == "" {
 		return nil
 	}
 	switch {
 	case isConsumerFault(f.Kind):
-		if len(w.consumersNamed(f.Target)) == 0 {
+		if len(fj.consumersNamed(f.Target)) == 0 {
 			return fmt.Errorf("fault %s: no consumer named %q", f.Kind, f.Target)
 		}
 	case isPartitionFault(f.Kind):
-		if w.partitionNamed(f.Target) == nil {
-			return fmt.Errorf("fault %s: no partition %q (expected topic/number)", f.Kind, f.Target)
+		topic, num := splitPartitionName(f.Target)
+		n := fj.cfg.PartitionsAt(topic, f.AtMs, fi)
+		if num < 0 || num >= n {
+			if n < 0 || num < 0 || num >= fj.cfg.PartitionsAt(topic, math.MaxInt64, len(fj.cfg.Faults)) {
+				return fmt.Errorf("fault %s: no partition %q (expected topic/number)", f.Kind, f.Target)
+			}
+			return fmt.Errorf("fault %s: partition %q does not exist yet at %s (an add-partitions fault adds it later)", f.Kind, f.Target, FormatMs(f.AtMs))
 		}
 	}
 	return nil
 }
 
+// splitPartitionName splits a partition target, topic/number or a topic alone (its
+// partition 0); num is -1 when the number is not a plain non-negative integer.
+func splitPartitionName(name string) (topic string, num int) {
+	topic, s, ok := strings.Cut(name, "/")
+	if !ok {
+		return topic, 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || strconv.Itoa(n) != s {
+		return topic, -1
+	}
+	return topic, n
+}
+
 // consumersNamed returns the instances matching an instance or spec name.
-func (w *World) consumersNamed(name string) []*consumer {
+func (fj *faultInjector) consumersNamed(name string) []*consumer {
 	var out []*consumer
-	for _, c := range w.consumers {
+	for _, c := range fj.consumers {
 		if c.name == name || c.spec.Name == name {
 			out = append(out, c)
 		}
@@ -79,9 +123,9 @@ func (w *World) consumersNamed(name string) []*consumer {
 	return out
 }
 
-func (w *World) partitionNamed(name string) *partition {
-	for _, p := range w.parts {
-		if !w.live(p) {
+func (fj *faultInjector) partitionNamed(name string) *partition {
+	for _, p := range fj.parts {
+		if !fj.live(p) {
 			continue // reserved for an add-partitions fault (partitions.go)
 		}
 		if p.name == name || (!strings.Contains(name, "/") && p.name == name+"/0") {
@@ -91,229 +135,175 @@ func (w *World) partitionNamed(name string) *partition {
 	return nil
 }
 
-// pickConsumer resolves a consumer target, preferring running instances.
-func (w *World) pickConsumer(target string) *consumer {
-	cands := w.consumers
+// pickConsumer resolves a consumer target, preferring running instances; holding: only
+// running instances that hold records (holding.go).
+func (fj *faultInjector) pickConsumer(target string, holding bool) *consumer {
+	cands := fj.consumers
 	if target != "" {
-		cands = w.consumersNamed(target)
+		cands = fj.consumersNamed(target)
 	}
 	var alive []*consumer
 	for _, c := range cands {
-		if c.alive() {
+		if c.alive() && (!holding || fj.holdsRecords(c)) {
 			alive = append(alive, c)
 		}
 	}
-	if len(alive) > 0 {
+	if len(alive) > 0 || holding {
 		cands = alive
 	}
 	if len(cands) == 0 {
 		return nil
 	}
-	return cands[w.rFault.Intn(len(cands))]
+	return cands[fj.rFault.Intn(len(cands))]
 }
 
-func (w *World) pickPartition(target string) *partition {
+func (fj *faultInjector) pickPartition(target string) *partition {
 	if target != "" {
-		return w.partitionNamed(target)
+		return fj.partitionNamed(target)
 	}
-	parts := w.liveParts()
+	parts := fj.liveParts()
 	if len(parts) == 0 {
 		return nil
 	}
-	return parts[w.rFault.Intn(len(parts))]
+	return parts[fj.rFault.Intn(len(parts))]
 }
 
 // fault fires one scheduled fault.
-func (w *World) fault(e event) {
-	fs := &w.faults[e.a]
+func (fj *faultInjector) fault(e event) {
+	fs := &fj.scheduled[e.a]
 	f := fs.cfg
-	if w.healing {
+	if fj.healing {
 		return
 	}
-	if f.EveryMs > 0 {
-		until := f.UntilMs
-		if until <= 0 {
-			until = w.cfg.DurationMs
+	if e.b != faultRetry { // a scheduled firing, not a holding fault's wait (holding.go)
+		if f.EveryMs > 0 {
+			until := f.UntilMs
+			if until <= 0 {
+				until = fj.cfg.DurationMs
+			}
+			if fj.now+f.EveryMs < until {
+				fj.push(fj.now+f.EveryMs, event{kind: evFault, a: e.a})
+			}
 		}
-		if w.now+f.EveryMs < until {
-			w.push(w.now+f.EveryMs, event{kind: evFault, a: e.a})
+		if f.PerMillion > 0 && !fj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+			return
 		}
 	}
-	if f.PerMillion > 0 && !w.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+	if f.Holding && !fj.holdingReady(fs, e) {
 		return
 	}
 	fs.fired++
-	w.mark("fault-" + f.Kind.String())
+	fj.mark("fault-" + f.Kind.String())
 	switch {
 	case isConsumerFault(f.Kind):
-		w.consumerFault(f, e.a)
+		fj.consumerFault(f, e.a)
 	case isPartitionFault(f.Kind):
-		w.partitionFault(f)
+		fj.partitionFault(f)
 	case f.Kind == FaultConfigChange:
-		w.configChange(e.a)
+		fj.configs.configChange(e.a)
 	case f.Kind == FaultAddPartitions:
-		w.addPartitions(f)
+		fj.gcoord.addPartitions(f)
 	default:
-		w.windowFault(f, e.a, +1)
+		fj.windowFault(f, e.a, +1)
 	}
 }
 
-func (w *World) consumerFault(f Fault, fi int32) {
-	c := w.pickConsumer(f.Target)
+func (fj *faultInjector) consumerFault(f Fault, fi int32) {
+	c := fj.pickConsumer(f.Target, f.Holding)
 	if c == nil || !c.alive() {
 		return
 	}
-	w.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
+	fj.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
 	switch f.Kind {
 	case FaultKill:
-		w.kill(c, f.RestartAfterMs)
+		fj.procs.kill(c, f.RestartAfterMs)
 	case FaultHostLoss:
-		w.hostLoss(c, f.RestartAfterMs)
+		fj.procs.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
-		w.closeConsumer(c, f.RestartAfterMs)
+		fj.procs.close(c, f.RestartAfterMs)
 	case FaultHang:
-		if w.groups[c.group].classic == nil {
-			w.noteConsumerGone(c, causeCrash)
-		}
-		c.state = cHung
-		if f.RestartAfterMs >= 0 {
-			w.push(w.now+f.RestartAfterMs, event{kind: evFaultEnd, a: fi, b: c.idx, x: int64(c.gen)})
-		}
+		fj.procs.hang(c, fi, f.RestartAfterMs)
 	case FaultNetCut:
-		c.cutUntil = max(c.cutUntil, w.now+f.DurationMs)
+		fj.net.cut(c, f.DurationMs)
 	case FaultPause:
-		c.pausedUntil = max(c.pausedUntil, w.now+f.DurationMs)
+		fj.procs.pause(c, f.DurationMs)
 	}
 }
 
-func (w *World) partitionFault(f Fault) {
-	p := w.pickPartition(f.Target)
+func (fj *faultInjector) partitionFault(f Fault) {
+	p := fj.pickPartition(f.Target)
 	if p == nil {
 		return
 	}
 	switch f.Kind {
 	case FaultLeaderFailover:
-		old := p.leader
-		p.leader = (p.leader + 1) % int32(len(w.brokers))
-		p.leaderEpoch++
-		w.line("fault").str("fault", "leader-failover").str("p", p.name).num("from", int64(old)).num("to", int64(p.leader)).num("epoch", int64(p.leaderEpoch)).end()
-		for _, sp := range p.shares {
-			w.evict(w.shares[sp], "failover")
-		}
+		fj.leaders.failover(p)
 	case FaultDeleteRecords:
-		to := p.log.DeleteRecords(p.log.StartOffset() + max(1, f.ValueMs))
-		w.line("fault").str("fault", "delete-records").str("p", p.name).num("start", to).end()
+		fj.logs.deleteRecords(p, max(1, f.ValueMs))
 	case FaultLockExpiry:
-		w.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
-		for _, sp := range p.shares {
-			s := w.shares[sp]
-			if s.core == nil {
-				continue
-			}
-			w.recordHidden(HiddenLockExpiry, s, 0, 0)
-			before, timers := s.core.Stats().AcquisitionLockTimeouts, s.core.Stats().LockTimerOffsets
-			ws := s.core.ExpireLocks(w.now+w.cfg.Kafka.RecordLockDurationMs*1000, nil)
-			w.noteLockTimers(s, timers)
-			// Every lock fired, as if its timer had run out: Kafka counts each timeout.
-			if n := s.core.Stats().AcquisitionLockTimeouts - before; n > 0 {
-				w.gc(s.group).lockTimeouts += n
-				w.noteExpired(s, ws)
-			}
-			for _, wr := range ws {
-				w.sendWrite(s, wr, -1)
-			}
-			w.afterCoreOp(s)
-			w.wake(s)
-		}
+		fj.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
+		fj.leaders.expireAll(p)
 	}
 }
 
 // windowFault starts (+1) or ends (-1) a fault that lasts DurationMs.
-func (w *World) windowFault(f Fault, fi int32, dir int) {
+func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
-		w.writeFail += dir
-		if dir > 0 {
-			w.writeFailCode = f.Error
-		}
-		if f.Reads {
-			w.readFail += dir
-			if dir > 0 {
-				w.readFailCode = f.Error
-			}
-		}
+		fj.coord.failWrites(dir, f.Error, f.Reads)
 	case FaultCoordinatorSlow:
 		if dir > 0 {
-			w.coordSlow = max(1, f.ValueMs)
+			fj.coord.slowWrites(max(1, f.ValueMs))
 		} else {
-			w.coordSlow = 0
+			fj.coord.slowWrites(0)
 		}
 	case FaultDLQFail:
-		w.dlqFail += dir
+		fj.dlq.dlqFail += dir
 	case FaultDLQSlow:
 		if dir > 0 {
-			w.dlqSlow = max(1, f.ValueMs)
+			fj.dlq.dlqSlow = max(1, f.ValueMs)
 		} else {
-			w.dlqSlow = 0
+			fj.dlq.dlqSlow = 0
 		}
 	case FaultDownstreamOutage:
-		w.outage += dir
+		fj.procs.downstreamOutage(dir)
 	case FaultRenewStall:
-		w.renewStall += dir
+		fj.share.stallRenewals(dir)
 	}
 	state := "start"
 	if dir < 0 {
 		state = "end"
 	}
-	w.line("fault").str("fault", f.Kind.String()).str("window", state).end()
+	fj.line("fault").str("fault", f.Kind.String()).str("window", state).end()
 	if dir > 0 {
-		w.push(w.now+f.DurationMs, event{kind: evFaultEnd, a: fi, b: -1})
+		fj.push(fj.now+f.DurationMs, event{kind: evFaultEnd, a: fi, b: -1})
 	}
 }
 
 // faultEnd ends a window fault, or restarts a hung consumer.
-func (w *World) faultEnd(e event) {
-	f := w.faults[e.a].cfg
+func (fj *faultInjector) faultEnd(e event) {
+	f := fj.scheduled[e.a].cfg
 	if e.b >= 0 {
-		c := w.consumers[e.b]
+		c := fj.consumers[e.b]
 		if c.state == cHung && int64(c.gen) == e.x {
-			w.restartHung(c)
+			fj.procs.restartHung(c)
 		}
 		return
 	}
-	if w.healing {
+	if fj.healing {
 		return // heal() already cleared every window
 	}
-	w.windowFault(f, e.a, -1)
-}
-
-// restartHung kills a hung process (its connections drop) and starts a new one.
-func (w *World) restartHung(c *consumer) {
-	c.state = cProcessing // let kill run its course
-	w.kill(c, 0)
+	fj.windowFault(f, e.a, -1)
 }
 
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
-func (w *World) heal() {
-	w.healing = true
-	for _, s := range w.shares {
-		s.healFrontier = s.frontier
-	}
-	for _, g := range w.groups {
-		if g.classic != nil {
-			g.classic.healDoneTo = append([]int64(nil), g.classic.doneTo...)
-		}
-	}
-	w.writeFail, w.coordSlow, w.outage, w.renewStall, w.readFail = 0, 0, 0, 0, 0
-	w.dlqFail, w.dlqSlow = 0, 0
-	w.line("heal").end()
-	for _, c := range w.consumers {
-		c.cutUntil, c.pausedUntil = 0, 0
-		switch c.state {
-		case cHung:
-			w.restartHung(c)
-		case cDead:
-			w.push(w.now, event{kind: evConsumerStart, a: c.idx})
-		}
-	}
+func (fj *faultInjector) heal() {
+	fj.healing = true
+	fj.metrics.healStarted()
+	fj.coord.heal()
+	fj.share.heal()
+	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
+	fj.line("heal").end()
+	fj.net.heal()
+	fj.procs.heal()
 }

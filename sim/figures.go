@@ -219,21 +219,21 @@ func (a *Accounting) add(m *map[string]int64, k string, n int64) {
 }
 
 // accounting classifies every offset of group gi at the end of the run.
-func (w *World) accounting(gi int32) Accounting {
-	g, c := w.groups[gi], w.gc(gi)
+func (m *metrics) accounting(gi int32) Accounting {
+	g, c := m.groups[gi], m.gc(gi)
 	a := Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{},
 		DeletedUndelivered: c.deletedUndelivered, DeletedBeforeFirstLoad: c.deletedBeforeLoad,
-		SkippedByOffsetReset: c.skippedByReset, SilentLoss: c.silentLoss, NoRecord: w.metrics.gx[gi].noRecord}
+		SkippedByOffsetReset: c.skippedByReset, SilentLoss: c.silentLoss, NoRecord: m.gx[gi].noRecord}
 	for cause, n := range c.finished {
 		if n > 0 {
 			a.Finished[model.Cause(cause).String()] = n
 		}
 	}
 	for _, sp := range g.sps {
-		w.accountShare(&a, w.shares[sp])
+		m.accountShare(&a, m.shares[sp])
 	}
 	if g.classic != nil {
-		w.accountClassic(&a, g)
+		m.accountClassic(&a, g)
 	}
 	for _, n := range a.Unfinished {
 		a.UnfinishedTotal += n
@@ -251,18 +251,18 @@ func (w *World) accounting(gi int32) Accounting {
 
 // accountShare adds one share-partition's end state: offsets at or above its frontier (every
 // offset below it was counted as it finished, was deleted or skipped).
-func (w *World) accountShare(a *Accounting, s *sharePart) {
-	p := w.parts[s.part]
+func (m *metrics) accountShare(a *Accounting, s *sharePart) {
+	p := m.parts[s.part]
 	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
 	a.Offsets += logEnd
-	if s.frontier < 0 {
+	if m.st(s).frontier < 0 {
 		// Never loaded: what retention removed was deleted before the first load.
 		a.DeletedUndelivered += logStart
 		a.DeletedBeforeFirstLoad += logStart
 		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
 		return
 	}
-	from := s.frontier
+	from := m.st(s).frontier
 	if s.core == nil {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.
@@ -318,20 +318,20 @@ func (w *World) accountShare(a *Accounting, s *sharePart) {
 }
 
 // accountClassic adds a classic group's end state.
-func (w *World) accountClassic(a *Accounting, g *groupState) {
-	cg := g.classic
-	a.add(&a.Finished, "committed", w.gc(g.idx).completed)
+func (m *metrics) accountClassic(a *Accounting, g *groupState) {
+	doneTo := m.cls[g.idx].doneTo
+	a.add(&a.Finished, "committed", m.gc(g.idx).completed)
 	for i, pi := range g.parts {
-		p := w.parts[pi]
+		p := m.parts[pi]
 		logEnd := p.log.EndOffset()
 		a.Offsets += logEnd
-		if cg.doneTo[i] < 0 {
+		if doneTo[i] < 0 {
 			a.DeletedUndelivered += p.log.StartOffset()
 			a.DeletedBeforeFirstLoad += p.log.StartOffset()
 			a.add(&a.Unfinished, "not-loaded", logEnd-p.log.StartOffset())
 			continue
 		}
-		a.add(&a.Unfinished, "uncommitted", logEnd-cg.doneTo[i])
+		a.add(&a.Unfinished, "uncommitted", logEnd-doneTo[i])
 	}
 }
 
@@ -357,8 +357,13 @@ type KeepUp struct {
 	Top10Share float64 `json:"top10_share"`
 	// MeanBusy is the mean over consumers of the fraction of thread time spent processing.
 	MeanBusy float64 `json:"mean_busy"`
-	// Limits are the capacity bounds that follow from the configuration, in records/s.
+	// Limits are the capacity bounds that follow from the configuration, in records/s: over
+	// the whole window, time-weighted over the configurations in force when config-change
+	// or add-partitions faults move them (capphases.go).
 	Limits []Limit `json:"limits"`
+	// Phases are the bounds of each stretch of the window with one configuration in force,
+	// when there are several (absent otherwise).
+	Phases []LimitPhase `json:"phases,omitempty"`
 	// Reason says in one line why it did not keep up, and Advice what would help (empty when
 	// it kept up).
 	Reason string `json:"reason,omitempty"`
@@ -389,8 +394,8 @@ type ConsumerFigures struct {
 // keepUpTolerance is the share of the second half's arrivals the backlog may grow by.
 const keepUpTolerance = 0.05
 
-func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigures) KeepUp {
-	wt := &w.win
+func (m *metrics) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigures) KeepUp {
+	wt := &m.win
 	k := KeepUp{ArrivalPerSec: perSec(in.produced, win.LengthMs()), FinishedPerSec: perSec(finishedTotal(in), win.LengthMs()),
 		Consumers: len(cons)}
 	if len(wt.taken[snapEnd].backlog) > int(gi) {
@@ -404,7 +409,7 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 		arrivedHalf = wt.taken[snapEnd].groups[gi].produced - wt.taken[snapMid].groups[gi].produced
 	}
 	var slack int64 // one poll per consumer of the group
-	for _, cs := range w.groups[gi].cfg.Consumers {
+	for _, cs := range m.groups[gi].cfg.Consumers {
 		slack += int64(max(cs.Count, 1) * cs.MaxPollRecords)
 	}
 	var oks []int64
@@ -436,10 +441,10 @@ func (w *World) keepUp(gi int32, win Window, in *counters, cons []ConsumerFigure
 	// what arrived (plus one poll per consumer, for a window with few arrivals).
 	completedOK := 2*(in.completed+slack) >= in.produced
 	k.KeptUp = backlogOK && completedOK
-	k.Limits = w.capacityLimits(gi, in)
+	k.Limits, k.Phases = m.capacityLimits(gi, in, win)
 	switch {
 	case !backlogOK:
-		k.Reason, k.Advice = w.explainOverload(gi, k)
+		k.Reason, k.Advice = m.explainOverload(gi, k)
 	case !completedOK:
 		k.Reason = fmt.Sprintf("the backlog did not grow, but only %.1f of the %.1f records/s that arrived completed: %.1f/s ended otherwise (%s)",
 			perSec(in.completed, win.LengthMs()), k.ArrivalPerSec, math.Max(0, k.FinishedPerSec-perSec(in.completed, win.LengthMs())), endedOtherwise(in))
@@ -474,18 +479,34 @@ func endedOtherwise(in *counters) string {
 // divided by the deliveries each record needed in the window. The in-flight cap bound: a
 // share-partition holds at most group.share.partition.max.record.locks records, each for
 // about the time its consumer takes for a whole poll (blocking style: max.poll.records ×
-// mean ÷ threads), so each partition finishes at most cap ÷ that time.
-func (w *World) capacityLimits(gi int32, in *counters) []Limit {
-	g := w.groups[gi]
+// mean ÷ threads), so each partition finishes at most cap ÷ that time. The cap, the lock
+// and the partitions are those in force: each phase of the window in which they stay put
+// gets its own bounds, and the window's are their time-weighted means (capphases.go).
+func (m *metrics) capacityLimits(gi int32, in *counters, win Window) ([]Limit, []LimitPhase) {
+	phases := m.capPhasesOf(gi, win.StartMs, win.EndMs)
+	per := make([][]Limit, len(phases))
+	var out []LimitPhase
+	for i := range phases {
+		per[i] = m.phaseLimits(gi, in, &phases[i])
+		if len(phases) > 1 {
+			out = append(out, LimitPhase{FromMs: phases[i].fromMs, ToMs: phases[i].toMs, Limits: per[i]})
+		}
+	}
+	return combinePhaseLimits(phases, per), out
+}
+
+// phaseLimits are capacityLimits for one phase of the window.
+func (m *metrics) phaseLimits(gi int32, in *counters, ph *capPhase) []Limit {
+	g := m.groups[gi]
 	var slots, rate float64 // rate: records per ms all slots together can process
 	var mpr, threads, count int
 	for _, cs := range g.cfg.Consumers {
 		n := max(cs.Count, 1)
 		t := max(cs.Threads, 1)
-		m := cs.Processing.Mean() * slowFactor(&cs)
+		mean := cs.Processing.Mean() * slowFactor(&cs)
 		slots += float64(n * t)
-		if m > 0 {
-			rate += float64(n*t) / m
+		if mean > 0 {
+			rate += float64(n*t) / mean
 		}
 		mpr += cs.MaxPollRecords * n
 		threads += t * n
@@ -503,8 +524,8 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 		out = append(out, Limit{Name: "processing", RecordsPerSec: slots * 1000 / meanMs / perRecord,
 			Explain: fmt.Sprintf("%.0f processing slots ÷ mean processing %.0f ms ÷ %.2f deliveries per record", slots, meanMs, perRecord)})
 	}
-	parts := len(g.parts)
-	if l, ok := w.stragglerLimit(gi, perRecord); ok {
+	parts := ph.parts
+	if l, ok := m.stragglerLimit(gi, perRecord, parts); ok {
 		out = append(out, l)
 	}
 	if g.cfg.Type == ClassicGroup {
@@ -515,12 +536,12 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 		}
 		return out
 	}
-	capRecs := float64(w.cfg.Kafka.PartitionMaxRecordLocks)
+	capRecs := float64(ph.cfg.PartitionMaxRecordLocks)
 	poll := float64(mpr) / float64(count)
-	hold := w.recordsPerFetch(gi, poll)
+	hold := m.recordsPerFetch(gi, poll)
 	perThread := float64(threads) / float64(count)
 	if meanMs > 0 && hold > 0 {
-		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		lock := float64(ph.cfg.RecordLockDurationMs)
 		pollMs := hold * meanMs / perThread // a blocking consumer acknowledges a poll when it has processed all of it
 		if pollMs > lock {
 			out = append(out, Limit{Name: "lock-duration", RecordsPerSec: 0,
@@ -540,9 +561,9 @@ func (w *World) capacityLimits(gi int32, in *counters) []Limit {
 // when every record of its poll is done, so a poll of h records on t threads takes at least
 // max(h × mean ÷ t, E[the slowest of h processing times]) and the consumer finishes at most
 // h records per that time. Only blocking specs count; a classic group's consumers without a
-// partition do nothing, so a spec counts for at most its share of the partitions.
-func (w *World) stragglerLimit(gi int32, perRecord float64) (Limit, bool) {
-	g := w.groups[gi]
+// partition do nothing, so a spec counts for at most its share of the parts partitions.
+func (m *metrics) stragglerLimit(gi int32, perRecord float64, parts int) (Limit, bool) {
+	g := m.groups[gi]
 	var rate float64 // records per ms
 	var explain []string
 	tighter := false // the slowest record, not the sum of the poll, sets some spec's pace
@@ -555,13 +576,13 @@ func (w *World) stragglerLimit(gi int32, perRecord float64) (Limit, bool) {
 			return Limit{}, false // a continuous client does not wait for its slowest record
 		}
 		n := float64(max(cs.Count, 1))
-		if g.cfg.Type == ClassicGroup && total > len(g.parts) {
-			n = n * float64(len(g.parts)) / float64(total)
+		if g.cfg.Type == ClassicGroup && total > parts {
+			n = n * float64(parts) / float64(total)
 		}
 		t := float64(max(cs.Threads, 1))
 		h := float64(max(cs.MaxPollRecords, 1))
 		if g.cfg.Type != ClassicGroup {
-			h = w.recordsPerFetch(gi, h)
+			h = m.recordsPerFetch(gi, h)
 		}
 		f := slowFactor(&cs)
 		mean := cs.Processing.Mean() * f
@@ -598,11 +619,11 @@ func expectedMax(d dist.Dist, n int) float64 {
 
 // recordsPerFetch is how many records one fetch of a consumer asking for poll records
 // holds: in batch_optimized mode whole producer batches, so at least one batch.
-func (w *World) recordsPerFetch(gi int32, poll float64) float64 {
-	if w.groupAcquireMode(gi) == model.RecordLimit {
+func (m *metrics) recordsPerFetch(gi int32, poll float64) float64 {
+	if m.groupAcquireMode(gi) == model.RecordLimit {
 		return poll
 	}
-	b := w.producerBatch(gi)
+	b := m.producerBatch(gi)
 	if b <= 0 {
 		return poll
 	}
@@ -610,14 +631,14 @@ func (w *World) recordsPerFetch(gi int32, poll float64) float64 {
 }
 
 // producerBatch is the mean records per producer batch on the group's topics (0: none).
-func (w *World) producerBatch(gi int32) float64 {
-	g := w.groups[gi]
+func (m *metrics) producerBatch(gi int32) float64 {
+	g := m.groups[gi]
 	var n, sum float64
-	for i, p := range w.cfg.Producers {
+	for i, p := range m.cfg.Producers {
 		for _, t := range g.cfg.Topics {
 			if p.Topic == t {
 				n++
-				sum += w.producers[i].meanBatchRecords()
+				sum += m.producers[i].meanBatchRecords()
 			}
 		}
 	}
@@ -629,7 +650,7 @@ func (w *World) producerBatch(gi int32) float64 {
 
 // explainOverload names the tightest capacity bound below the arrival rate, and what would
 // lift it.
-func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
+func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 	var tight *Limit
 	for i := range k.Limits {
 		l := &k.Limits[i]
@@ -637,8 +658,14 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 			tight = l
 		}
 	}
-	win := w.win.atMs
-	if first, ok := w.firstConsumerStart(gi); !ok || first >= win[snapEnd] {
+	win := m.win.atMs
+	if p, l, ok := phaseBelow(k, win[snapMid]); ok && (tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec) {
+		// No bound of the whole window is below the arrival rate, but one of a phase in the
+		// second half (where the backlog grew) is: that phase's configuration held it back.
+		tight = &Limit{Name: l.Name, RecordsPerSec: l.RecordsPerSec,
+			Explain: fmt.Sprintf("from %s to %s, with the configuration then in force: %s", FormatMs(p.FromMs), FormatMs(p.ToMs), l.Explain)}
+	}
+	if first, ok := m.firstConsumerStart(gi); !ok || first >= win[snapEnd] {
 		at := "never"
 		if ok {
 			at = "at " + FormatMs(first)
@@ -662,7 +689,7 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		tight.Name, tight.RecordsPerSec, tight.Explain, k.ArrivalPerSec, k.FinishedPerSec)
 	if k.FinishedPerSec < 0.8*tight.RecordsPerSec {
 		// Far below even the tightest bound: something else held the group back as well.
-		if stuck := w.metrics.gx[gi].spsoStuckMaxMs; stuck > 0 && w.groups[gi].classic == nil {
+		if stuck := m.gx[gi].spsoStuckMaxMs; stuck > 0 && m.groups[gi].classic == nil {
 			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", FormatMs(stuck))
 		} else {
 			reason += ", well below that bound: something else held it back too (faults, lock expiries, rebalances?)"
@@ -676,29 +703,50 @@ func (w *World) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 	case "blocking-straggler":
 		advice = fmt.Sprintf("about %.1f× the throughput: a consumer waits for the slowest record of each poll, so smaller polls (max.poll.records), more consumers, or processing that does not wait for the whole poll (continuous style, or acknowledging each record as it finishes)", need)
 	case "lock-duration":
-		lock := float64(w.cfg.Kafka.RecordLockDurationMs)
+		// The shortest lock in force in the window: the one a poll outlasted.
+		lo, _ := m.configs.groupInForce(gi).Range(m.win.atMs[snapStart], m.win.atMs[snapEnd], LockMsOf)
+		lock := float64(lo)
 		// The largest poll whose processing fits in the lock, for the slowest consumer spec.
 		most := math.Inf(1)
-		for _, cs := range w.groups[gi].cfg.Consumers {
-			if m := cs.Processing.Mean() * slowFactor(&cs); m > 0 {
-				most = math.Min(most, math.Floor(lock*float64(max(cs.Threads, 1))/m))
+		for _, cs := range m.groups[gi].cfg.Consumers {
+			if mean := cs.Processing.Mean() * slowFactor(&cs); mean > 0 {
+				most = math.Min(most, math.Floor(lock*float64(max(cs.Threads, 1))/mean))
 			}
 		}
 		return reason, fmt.Sprintf("max.poll.records of at most %.0f, a share.record.lock.duration.ms above the poll's processing time, more threads per consumer, or acknowledging each record as it finishes", math.Max(1, most))
 	case "in-flight-cap":
 		hint := "raise group.share.partition.max.record.locks or lower max.poll.records"
-		if w.groupAcquireMode(gi) != model.RecordLimit && w.producerBatch(gi) > 1 {
-			hint += ", or share.acquire.mode=record_limit (producer batches of " + fmt.Sprintf("%.0f", w.producerBatch(gi)) + " records are acquired whole)"
+		if m.groupAcquireMode(gi) != model.RecordLimit && m.producerBatch(gi) > 1 {
+			hint += ", or share.acquire.mode=record_limit (producer batches of " + fmt.Sprintf("%.0f", m.producerBatch(gi)) + " records are acquired whole)"
 		}
 		advice = fmt.Sprintf("about %.1f× the in-flight capacity: %s, or more partitions", need, hint)
 	}
 	return reason, advice
 }
 
+// phaseBelow returns the tightest bound below the arrival rate among the phases that reach
+// into the window's second half (after midMs), and its phase.
+func phaseBelow(k KeepUp, midMs int64) (LimitPhase, Limit, bool) {
+	var bp LimitPhase
+	var bl Limit
+	found := false
+	for _, p := range k.Phases {
+		if p.ToMs <= midMs {
+			continue
+		}
+		for _, l := range p.Limits {
+			if l.RecordsPerSec < k.ArrivalPerSec && (!found || l.RecordsPerSec < bl.RecordsPerSec) {
+				bp, bl, found = p, l, true
+			}
+		}
+	}
+	return bp, bl, found
+}
+
 // firstConsumerStart is when the group's first consumer instance starts (false: none).
-func (w *World) firstConsumerStart(gi int32) (int64, bool) {
+func (m *metrics) firstConsumerStart(gi int32) (int64, bool) {
 	first, ok := int64(0), false
-	for _, cs := range w.groups[gi].cfg.Consumers {
+	for _, cs := range m.groups[gi].cfg.Consumers {
 		if !ok || cs.StartMs < first {
 			first, ok = cs.StartMs, true
 		}
@@ -720,8 +768,8 @@ func FormatMs(ms int64) string {
 }
 
 // groupAcquireMode is the share.acquire.mode of the group's first consumer spec.
-func (w *World) groupAcquireMode(gi int32) model.AcquireMode {
-	if cs := w.groups[gi].cfg.Consumers; len(cs) > 0 {
+func (m *metrics) groupAcquireMode(gi int32) model.AcquireMode {
+	if cs := m.groups[gi].cfg.Consumers; len(cs) > 0 {
 		return cs[0].AcquireMode
 	}
 	return model.BatchOptimized

@@ -41,18 +41,18 @@ type HiddenEvent struct {
 }
 
 // recordHidden notes a hidden event on share-partition s.
-func (w *World) recordHidden(kind string, s *sharePart, off, last int64) {
-	if !w.recordsHistory() {
+func (h *history) recordHidden(kind string, s *sharePart, off, last int64) {
+	if !h.recordsHistory() {
 		return
 	}
-	w.emitHidden(HiddenEvent{TimeMs: w.now, Kind: kind, Group: w.groups[s.group].cfg.Name,
-		Partition: w.parts[s.part].name, Offset: off, Last: last})
+	h.emitHidden(HiddenEvent{TimeMs: h.now, Kind: kind, Group: h.groups[s.group].cfg.Name,
+		Partition: h.parts[s.part].name, Offset: off, Last: last})
 }
 
 // recordCompaction notes that the batch starting at first was compacted away, for every
 // share-partition reading p.
-func (w *World) recordCompaction(p *partition, first int64) {
-	if !w.recordsHistory() {
+func (h *history) recordCompaction(p *partition, first int64) {
+	if !h.recordsHistory() {
 		return
 	}
 	b, ok := p.log.BatchAt(first)
@@ -60,42 +60,42 @@ func (w *World) recordCompaction(p *partition, first int64) {
 		return
 	}
 	for _, sp := range p.shares {
-		w.recordHidden(HiddenCompaction, w.shares[sp], b.First, b.Last)
+		h.recordHidden(HiddenCompaction, h.shares[sp], b.First, b.Last)
 	}
 }
 
 // recordMemberGone notes that share consumer c's incarnation ends now. It must run before
 // the incarnation's generation changes: requests of that generation the client never heard
 // back from will not appear in the history.
-func (w *World) recordMemberGone(c *consumer) {
-	if !w.recordsHistory() {
+func (h *history) recordMemberGone(c *consumer) {
+	if !h.recordsHistory() {
 		return
 	}
-	from := w.now
-	for id := range w.reqs {
-		r := &w.reqs[id]
+	from := h.now
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if r.inUse && !r.done && r.consumer == c.idx && r.gen == c.gen {
 			from = min(from, r.sentMs)
 		}
 	}
-	w.emitHidden(HiddenEvent{TimeMs: w.now, Kind: HiddenMemberGone, Group: w.groups[c.group].cfg.Name,
+	h.emitHidden(HiddenEvent{TimeMs: h.now, Kind: HiddenMemberGone, Group: h.groups[c.group].cfg.Name,
 		Member: string(c.member), FromMs: from})
 }
 
 // recordUnanswered records, at the end of the run, every request of a live client that has
 // no outcome yet as lost: the client never heard back, and the request may or may not have
 // taken effect.
-func (w *World) recordUnanswered() {
-	if !w.recordsHistory() {
+func (h *history) recordUnanswered() {
+	if !h.recordsHistory() {
 		return
 	}
-	for id := range w.reqs {
-		r := &w.reqs[id]
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if !r.inUse || r.done {
 			continue
 		}
-		if c := w.consumers[r.consumer]; c.gen == r.gen && c.state != cDead {
-			w.recordHistoryLost(r)
+		if c := h.consumers[r.consumer]; c.gen == r.gen && c.state != cDead {
+			h.recordHistoryLost(r)
 		}
 	}
 }

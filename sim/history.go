@@ -1,6 +1,8 @@
 package sim
 
-import "github.com/sharesim/sharesim/model"
+import (
+	"github.com/sharesim/sharesim/model"
+)
 
 // Op is one client-visible operation on one share-partition: a fetch result or an
 // acknowledgement outcome, with the virtual times the client issued it and learnt its
@@ -18,55 +20,68 @@ type Op struct {
 	Code      string                `json:"code"`
 }
 
+// history is the client-visible history's observer: it records the operations the clients
+// saw and the hidden events a history checker needs (Options.RecordHistory, OnHistory,
+// OnHidden), and what the current event did for Options.Observer (Departures, AppliedWrites).
+type history struct {
+	*engine
+	*topology
+
+	reqs *requests
+	// added records the share-partitions add-partitions faults created (addedBy: index by
+	// share-partition id), for AddedSharePartitions.
+	added    []addedShare
+	addedBy  map[int32]int
+	ops      []Op
+	hidden   []HiddenEvent
+	obsNotes eventNotes // what the current event did, for observers (observe.go)
+}
+
 // recordsHistory reports whether the run records the history (kept or handed over).
-func (w *World) recordsHistory() bool { return w.opts.RecordHistory || w.opts.OnHistory != nil }
+func (h *history) recordsHistory() bool { return h.opts.RecordHistory || h.opts.OnHistory != nil }
 
 // emit hands op to Options.OnHistory, or keeps it in the result.
-func (w *World) emit(op Op) {
-	if w.opts.OnHistory != nil {
-		w.opts.OnHistory(&op)
+func (h *history) emit(op Op) {
+	if h.opts.OnHistory != nil {
+		h.opts.OnHistory(&op)
 		return
 	}
-	w.history = append(w.history, op)
+	h.ops = append(h.ops, op)
 }
 
 // emitHidden hands ev to Options.OnHidden, or keeps it in the result.
-func (w *World) emitHidden(ev HiddenEvent) {
-	if w.opts.OnHidden != nil {
-		w.opts.OnHidden(&ev)
+func (h *history) emitHidden(ev HiddenEvent) {
+	if h.opts.OnHidden != nil {
+		h.opts.OnHidden(&ev)
 		return
 	}
-	if w.opts.RecordHistory {
-		w.hidden = append(w.hidden, ev)
+	if h.opts.RecordHistory {
+		h.hidden = append(h.hidden, ev)
 	}
 }
 
-// HistoryHorizonMs is a lower bound of everything the history has still to show: every
-// operation recorded from now on has a call time at or after it, and every hidden event a
-// time (and FromMs) at or after it. It is the earliest send time of a live incarnation's
-// request whose outcome is not recorded yet, or now. O(requests in flight).
-func (w *World) HistoryHorizonMs() int64 {
-	h := w.now
-	for id := range w.reqs {
-		r := &w.reqs[id]
+func (h *history) historyHorizon() int64 {
+	horizon := h.now
+	for id := range h.reqs.all {
+		r := &h.reqs.all[id]
 		if !r.inUse || r.done {
 			continue
 		}
-		if c := w.consumers[r.consumer]; c.gen == r.gen && c.state != cDead {
-			h = min(h, r.sentMs)
+		if c := h.consumers[r.consumer]; c.gen == r.gen && c.state != cDead {
+			horizon = min(horizon, r.sentMs)
 		}
 	}
-	return h
+	return horizon
 }
 
-func (w *World) recordHistory(r *request) {
-	if !w.recordsHistory() {
+func (h *history) recordHistory(r *request) {
+	if !h.recordsHistory() {
 		return
 	}
 	for i := range r.acks {
 		pa := &r.acks[i]
 		res := r.result(pa.sp)
-		w.emit(w.op(r, pa.sp, "ack", w.now, nil, pa.ranges, res.ackCode.String()))
+		h.emit(h.op(r, pa.sp, "ack", h.now, nil, pa.ranges, res.ackCode.String()))
 	}
 	if r.kind != reqFetch {
 		return
@@ -76,27 +91,27 @@ func (w *World) recordHistory(r *request) {
 		if len(res.ranges) == 0 && res.err == model.ErrNone {
 			continue
 		}
-		w.emit(w.op(r, res.sp, "fetch", w.now, append([]model.AcquiredRange(nil), res.ranges...), nil, res.err.String()))
+		h.emit(h.op(r, res.sp, "fetch", h.now, append([]model.AcquiredRange(nil), res.ranges...), nil, res.err.String()))
 	}
 }
 
-func (w *World) recordHistoryLost(r *request) {
-	if !w.recordsHistory() {
+func (h *history) recordHistoryLost(r *request) {
+	if !h.recordsHistory() {
 		return
 	}
 	for i := range r.acks {
 		pa := &r.acks[i]
-		w.emit(w.op(r, pa.sp, "ack", -1, nil, pa.ranges, "LOST"))
+		h.emit(h.op(r, pa.sp, "ack", -1, nil, pa.ranges, "LOST"))
 	}
 	if r.kind == reqFetch {
 		for _, sp := range r.parts {
-			w.emit(w.op(r, sp, "fetch", -1, nil, nil, "LOST"))
+			h.emit(h.op(r, sp, "fetch", -1, nil, nil, "LOST"))
 		}
 	}
 }
 
-func (w *World) op(r *request, sp int32, kind string, ret int64, acq []model.AcquiredRange, acks []model.AckRange, code string) Op {
-	s := w.shares[sp]
-	return Op{Client: string(r.member), Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+func (h *history) op(r *request, sp int32, kind string, ret int64, acq []model.AcquiredRange, acks []model.AckRange, code string) Op {
+	s := h.shares[sp]
+	return Op{Client: string(r.member), Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name,
 		Kind: kind, CallMs: r.sentMs, ReturnMs: ret, Acquired: acq, Acks: append([]model.AckRange(nil), acks...), Code: code}
 }

@@ -56,58 +56,53 @@ type kafkaPart struct {
 	loadWaiters int64
 }
 
-func (w *World) initKafkaMetrics() {
-	w.metrics.kx = make([]kafkaGroup, len(w.cfg.Groups))
-}
-
-func (w *World) kpart(s *sharePart) *kafkaPart {
-	for int(s.id) >= len(w.metrics.kp) {
-		w.metrics.kp = append(w.metrics.kp, kafkaPart{})
+func (m *metrics) kpart(s *sharePart) *kafkaPart {
+	for int(s.id) >= len(m.kp) {
+		m.kp = append(m.kp, kafkaPart{})
 	}
-	return &w.metrics.kp[s.id]
+	return &m.kp[s.id]
 }
 
-// noteLockTimers adds the offsets of the lock timers that fired on s since the core's
-// LockTimerOffsets stat was before.
-func (w *World) noteLockTimers(s *sharePart, before int64) {
-	w.gc(s.group).kafka.lockTimerOffsets += s.core.Stats().LockTimerOffsets - before
+// locksFired follows acquisition locks firing on s: the offsets of the lock timers that
+// fired since the core's LockTimerOffsets stat was timersBefore (Kafka's
+// AcquisitionLockTimeoutPerSec), and n records whose lock timed out with their writes ws.
+func (m *metrics) locksFired(s *sharePart, timersBefore, n int64, ws []*model.Write) {
+	m.gc(s.group).kafka.lockTimerOffsets += s.core.Stats().LockTimerOffsets - timersBefore
+	if n > 0 {
+		m.gc(s.group).lockTimeouts += n
+		m.expired(s, ws)
+	}
 }
 
-// noteGauges follows the gauges' maxima after a core operation.
-func (w *World) noteGauges(s *sharePart) {
-	kx := &w.metrics.kx[s.group]
+// gauges follows the gauges' maxima after a core operation.
+func (m *metrics) gauges(s *sharePart) {
+	kx := &m.kx[s.group]
 	kx.inFlightMsgMax = max(kx.inFlightMsgMax, s.core.InFlightCount())
 	kx.inFlightBatchMax = max(kx.inFlightBatchMax, int64(s.core.CachedBatchCount()))
 }
 
-// fetchLockTake is a fetch taking s's fetch lock to read and acquire (Kafka's
-// maybeAcquireFetchLock, only on an initialized share-partition). It reports false when a
-// log read in flight holds the lock.
-func (w *World) fetchLockTake(s *sharePart) bool {
-	if s.fetching != nil && s.fetching == s.core {
-		return false
-	}
-	kp := w.kpart(s)
-	kp.lockHeld, kp.lockFromMs = true, w.now
+// fetchLockTaken is a fetch taking s's fetch lock to read and acquire.
+func (m *metrics) fetchLockTaken(s *sharePart) {
+	kp := m.kpart(s)
+	kp.lockHeld, kp.lockFromMs = true, m.now
 	kp.idleMs = 0
 	if kp.released {
-		kp.idleMs = w.now - kp.releasedMs
+		kp.idleMs = m.now - kp.releasedMs
 	}
-	return true
 }
 
-// fetchLockRelease ends the hold and records FetchLockTimeMs and FetchLockRatio as
+// fetchLockReleased ends the hold and records FetchLockTimeMs and FetchLockRatio as
 // SharePartition.releaseFetchLock does.
-func (w *World) fetchLockRelease(s *sharePart) {
-	kp := w.kpart(s)
+func (m *metrics) fetchLockReleased(s *sharePart) {
+	kp := m.kpart(s)
 	if !kp.lockHeld {
 		return
 	}
-	held := w.now - kp.lockFromMs
-	kx := &w.metrics.kx[s.group]
+	held := m.now - kp.lockFromMs
+	kx := &m.kx[s.group]
 	kx.fetchLockMs.Add(held)
 	kx.fetchLockRatio.Add(fetchLockRatio(held, kp.idleMs))
-	kp.lockHeld, kp.released, kp.releasedMs = false, true, w.now
+	kp.lockHeld, kp.released, kp.releasedMs = false, true, m.now
 }
 
 // fetchLockRatio is Kafka's FetchLockRatio sample, in percent truncated to an integer: the
@@ -127,38 +122,38 @@ func fetchLockRatio(heldMs, idleMs int64) int64 {
 }
 
 // fetchLockReset forgets the fetch lock's history: a new share-partition on a new leader.
-func (w *World) fetchLockReset(s *sharePart) {
-	kp := w.kpart(s)
+func (m *metrics) fetchLockReset(s *sharePart) {
+	kp := m.kpart(s)
 	kp.lockHeld, kp.released = false, false
 }
 
-// noteLoadStart records when a share-partition's load began.
-func (w *World) noteLoadStart(s *sharePart) {
-	kp := w.kpart(s)
-	kp.loadStartMs = w.now
-	w.fetchLockReset(s)
+// loadStarted records when a share-partition's load began.
+func (m *metrics) loadStarted(s *sharePart) {
+	kp := m.kpart(s)
+	kp.loadStartMs = m.now
+	m.fetchLockReset(s)
 }
 
-// noteLoadWaiter records a ShareFetch that arrived while s was loading.
-func (w *World) noteLoadWaiter(s *sharePart) { w.kpart(s).loadWaiters++ }
+// loadWaiting records a ShareFetch that arrived while s was loading.
+func (m *metrics) loadWaiting(s *sharePart) { m.kpart(s).loadWaiters++ }
 
-// noteLoadDone adds one PartitionLoadTimeMs sample per ShareFetch that waited for the load
+// loadEnded adds one PartitionLoadTimeMs sample per ShareFetch that waited for the load
 // (Kafka records one per fetch whose initialization future was not done, also when the
 // load failed).
-func (w *World) noteLoadDone(s *sharePart) {
-	kp := w.kpart(s)
-	kx := &w.metrics.kx[s.group]
+func (m *metrics) loadEnded(s *sharePart) {
+	kp := m.kpart(s)
+	kx := &m.kx[s.group]
 	for ; kp.loadWaiters > 0; kp.loadWaiters-- {
-		kx.loadMs.Add(w.now - kp.loadStartMs)
+		kx.loadMs.Add(m.now - kp.loadStartMs)
 	}
 }
 
-// noteAcksSent counts the offsets a request carries acknowledgements for, as the share
+// acksSent counts the offsets a request carries acknowledgements for, as the share
 // consumer's acknowledgements-send-total does when it sends them.
-func (w *World) noteAcksSent(r *request) {
+func (m *metrics) acksSent(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
-		w.gc(w.shares[pa.sp].group).kafka.acksSent += int64(len(pa.entries))
+		m.gc(m.shares[pa.sp].group).kafka.acksSent += int64(len(pa.entries))
 	}
 }
 
@@ -269,12 +264,12 @@ func kafkaHistogram(h *hist.Hist) KafkaHistogram {
 var kafkaAckTypes = map[model.AckType]string{model.AckAccept: "Accept", model.AckRelease: "Release", model.AckReject: "Reject", model.AckRenew: "Renew"}
 
 // kafkaMetrics derives share group gi's Kafka figures (nil for a classic group).
-func (w *World) kafkaMetrics(gi int32, win Window, in *counters) *KafkaMetrics {
-	g := w.groups[gi]
+func (m *metrics) kafkaMetrics(gi int32, win Window, in *counters) *KafkaMetrics {
+	g := m.groups[gi]
 	if g.classic != nil {
 		return nil
 	}
-	tot, kx := &w.metrics.g[gi], &w.metrics.kx[gi]
+	tot, kx := &m.g[gi], &m.kx[gi]
 	ms := win.LengthMs()
 	k := &KafkaMetrics{}
 	sp := &k.SharePartition
@@ -294,8 +289,8 @@ func (w *World) kafkaMetrics(gi int32, win Window, in *counters) *KafkaMetrics {
 	sg.PartitionLoadTimeMs = kafkaHistogram(&kx.loadMs)
 	k.Lag.Max = kx.lagMax
 	for _, si := range g.sps {
-		s := w.shares[si]
-		ps := w.partitionSample(s)
+		s := m.shares[si]
+		ps := m.partitionSample(s)
 		if ps.Lag < 0 {
 			k.Lag.Unknown++
 		} else {
@@ -330,15 +325,15 @@ type KafkaSample struct {
 }
 
 // kafkaSample fills group gi's Kafka sample from its partitions' samples.
-func (w *World) kafkaSample(gi int32, parts []PartitionSample) KafkaSample {
-	c := w.gc(gi)
+func (m *metrics) kafkaSample(gi int32, parts []PartitionSample) KafkaSample {
+	c := m.gc(gi)
 	ks := KafkaSample{Lag: -1, AcquisitionLockTimeoutCount: c.kafka.lockTimerOffsets,
 		AcceptCount: c.acks[model.AckAccept], ReleaseCount: c.acks[model.AckRelease], RejectCount: c.acks[model.AckReject],
 		RenewCount: c.acks[model.AckRenew], AcksSentTotal: c.kafka.acksSent, AcksErrorTotal: c.ackErrors + c.acksLost}
-	if w.groups[gi].classic != nil {
+	if m.groups[gi].classic != nil {
 		return ks
 	}
-	name := w.groups[gi].cfg.Name
+	name := m.groups[gi].cfg.Name
 	for i := range parts {
 		p := &parts[i]
 		if p.Group != name {
@@ -350,7 +345,7 @@ func (w *World) kafkaSample(gi int32, parts []PartitionSample) KafkaSample {
 			ks.Lag = max(ks.Lag, 0) + p.Lag
 		}
 	}
-	kx := &w.metrics.kx[gi]
+	kx := &m.kx[gi]
 	kx.lagMax = max(kx.lagMax, ks.Lag)
 	return ks
 }

@@ -100,62 +100,62 @@ type accumulator struct {
 	wakeAt   int64 // the pending wake-up event's time (-1: none)
 }
 
-func (w *World) newAccumulator(p *producerState) *accumulator {
-	t := w.topics[p.topic]
-	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, len(w.brokers)), wakeAt: -1}
-	a.stopMs = w.cfg.DurationMs
+func (pc *producerClients) newAccumulator(p *producerState) *accumulator {
+	t := pc.topics[p.topic]
+	a := &accumulator{queues: make([]accQueue, t.cfg.Partitions), inflight: make([]int, pc.cfg.Brokers), wakeAt: -1}
+	a.stopMs = pc.cfg.DurationMs
 	if p.cfg.StopMs > 0 {
-		a.stopMs = min(p.cfg.StopMs, w.cfg.DurationMs)
+		a.stopMs = min(p.cfg.StopMs, pc.cfg.DurationMs)
 	}
 	a.nextArr = float64(p.cfg.StartMs)
 	if p.cfg.Rate == RatePoisson {
-		a.nextArr += w.rProd.ExpFloat64() * 1000 / p.cfg.RecordsPerSecond
+		a.nextArr += pc.rProd.ExpFloat64() * 1000 / p.cfg.RecordsPerSecond
 	}
 	if t.cfg.Partitions > 1 {
-		a.sticky = int32(w.rProd.Intn(t.cfg.Partitions))
+		a.sticky = int32(pc.rProd.Intn(t.cfg.Partitions))
 	}
 	return a
 }
 
 // accWake handles a producer wake-up: records sent until now join batches, sendable
 // batches are drained, and the next wake-up is scheduled.
-func (w *World) accWake(p *producerState, e event) {
+func (pc *producerClients) accWake(p *producerState, e event) {
 	a := p.acc
 	if e.x != a.wakeAt {
 		return // superseded by an earlier wake-up
 	}
 	a.wakeAt = -1
-	if !a.closing && (w.healing || w.now >= a.stopMs) {
+	if !a.closing && (pc.healing || pc.now >= a.stopMs) {
 		a.closing = true
 	}
 	if !a.closing {
-		w.accArrivals(p)
-		if w.err != nil {
+		pc.accArrivals(p)
+		if pc.err != nil {
 			return
 		}
-		if w.now >= a.stopMs {
+		if pc.now >= a.stopMs {
 			a.closing = true
 		}
 	}
-	w.accDrain(p)
-	w.accSchedule(p)
+	pc.accDrain(p)
+	pc.accSchedule(p)
 }
 
 // accArrivals adds every record sent before now+1 (and before the stop) to the batches.
-func (w *World) accArrivals(p *producerState) {
+func (pc *producerClients) accArrivals(p *producerState) {
 	a, cfg := p.acc, p.cfg
-	limit := float64(w.now + 1)
+	limit := float64(pc.now + 1)
 	stop := float64(a.stopMs)
 	perRec := 1000 / cfg.RecordsPerSecond
 	for a.nextArr < limit && a.nextArr < stop {
-		w.accAdd(p, int64(a.nextArr))
+		pc.accAdd(p, int64(a.nextArr))
 		switch cfg.Rate {
 		case RateConstant:
 			// Record k at start + k × interval, computed from k so rounding never drifts.
 			a.k++
 			a.nextArr = float64(cfg.StartMs) + float64(a.k)*perRec
 		case RatePoisson:
-			a.nextArr += w.rProd.ExpFloat64() * perRec
+			a.nextArr += pc.rProd.ExpFloat64() * perRec
 		case RateBursts:
 			a.burstAt++
 			if a.burstAt >= int64(cfg.BurstRecords) {
@@ -164,30 +164,30 @@ func (w *World) accArrivals(p *producerState) {
 				a.nextArr = float64(cfg.StartMs + a.k*cfg.BurstEveryMs)
 			}
 		}
-		if w.err != nil {
+		if pc.err != nil {
 			return
 		}
 	}
 	if a.waiting > p.cfg.bufferMemory() {
-		w.err = fmt.Errorf("producer %q: %d bytes wait to be sent at %d ms, more than buffer.memory (%d): it cannot send %.0f records/s to %d partitions with batch.size=%d, linger.ms=%d, max.in.flight.requests.per.connection=%d and this network latency (Kafka would block send()); raise batch.size, linger.ms or max.in.flight.requests.per.connection, or lower the rate",
-			cfg.Name, a.waiting, w.now, cfg.bufferMemory(), cfg.RecordsPerSecond, len(a.queues), cfg.BatchBytes, cfg.lingerMs(), cfg.maxInFlight())
+		pc.err = fmt.Errorf("producer %q: %d bytes wait to be sent at %d ms, more than buffer.memory (%d): it cannot send %.0f records/s to %d partitions with batch.size=%d, linger.ms=%d, max.in.flight.requests.per.connection=%d and this network latency (Kafka would block send()); raise batch.size, linger.ms or max.in.flight.requests.per.connection, or lower the rate",
+			cfg.Name, a.waiting, pc.now, cfg.bufferMemory(), cfg.RecordsPerSecond, len(a.queues), cfg.BatchBytes, cfg.lingerMs(), cfg.maxInFlight())
 	}
 }
 
 // accAdd appends one record sent at ms to its partition's last batch, or a new one.
-func (w *World) accAdd(p *producerState, ms int64) {
+func (pc *producerClients) accAdd(p *producerState, ms int64) {
 	a, cfg := p.acc, p.cfg
 	size := int64(DefaultRecordBytes)
 	if cfg.RecordSize != nil {
-		size = max(1, cfg.RecordSize.Sample(w.rProd))
+		size = max(1, cfg.RecordSize.Sample(pc.rProd))
 	}
 	if size+RecordBatchOverhead > cfg.maxRequestBytes() {
-		w.err = fmt.Errorf("producer %q: a record of %d bytes exceeds max.request.size (%d); Kafka refuses it (RecordTooLargeException)", cfg.Name, size, cfg.maxRequestBytes())
+		pc.err = fmt.Errorf("producer %q: a record of %d bytes exceeds max.request.size (%d); Kafka refuses it (RecordTooLargeException)", cfg.Name, size, cfg.maxRequestBytes())
 		return
 	}
 	var part int32
 	if cfg.Keys > 0 {
-		part = int32(w.rProd.Intn(cfg.Keys) % len(a.queues))
+		part = int32(pc.rProd.Intn(cfg.Keys) % len(a.queues))
 	} else {
 		part = a.sticky
 		a.stickyBytes += size
@@ -195,7 +195,7 @@ func (w *World) accAdd(p *producerState, ms int64) {
 			// Kafka's built-in partitioner moves on after batch.size bytes, to a random
 			// partition other than the current one.
 			a.stickyBytes = 0
-			next := int32(w.rProd.Intn(len(a.queues) - 1))
+			next := int32(pc.rProd.Intn(len(a.queues) - 1))
 			if next >= a.sticky {
 				next++
 			}
@@ -204,7 +204,7 @@ func (w *World) accAdd(p *producerState, ms int64) {
 	}
 	q := &a.queues[part]
 	if q.len() == 0 || q.last().bytes+size > cfg.BatchBytes {
-		first := w.topics[p.topic].first
+		first := pc.topics[p.topic].first
 		q.bs = append(q.bs, accBatch{part: first + part, createdMs: ms, bytes: RecordBatchOverhead})
 		a.waiting += RecordBatchOverhead
 	}
@@ -215,18 +215,18 @@ func (w *World) accAdd(p *producerState, ms int64) {
 }
 
 // sendable says whether the first batch of q may be drained now.
-func (w *World) sendable(p *producerState, q *accQueue) bool {
+func (pc *producerClients) sendable(p *producerState, q *accQueue) bool {
 	if q.len() == 0 {
 		return false
 	}
 	b := q.first()
-	return p.acc.closing || q.len() > 1 || b.bytes >= p.cfg.BatchBytes || w.now >= b.createdMs+p.cfg.lingerMs()
+	return p.acc.closing || q.len() > 1 || b.bytes >= p.cfg.BatchBytes || pc.now >= b.createdMs+p.cfg.lingerMs()
 }
 
 // accDrain sends produce requests on every connection with a free slot.
-func (w *World) accDrain(p *producerState) {
+func (pc *producerClients) accDrain(p *producerState) {
 	a := p.acc
-	first := w.topics[p.topic].first
+	first := pc.topics[p.topic].first
 	n := len(a.queues)
 	for b := range a.inflight {
 		for a.inflight[b] < p.cfg.maxInFlight() {
@@ -235,7 +235,7 @@ func (w *World) accDrain(p *producerState) {
 			for k := 0; k < n; k++ {
 				i := (a.drainFrom + k) % n
 				q := &a.queues[i]
-				if w.parts[first+int32(i)].leader != int32(b) || !w.sendable(p, q) {
+				if pc.parts[first+int32(i)].leader != int32(b) || !pc.sendable(p, q) {
 					continue
 				}
 				if len(req.batches) > 0 && bytes+q.first().bytes > p.cfg.maxRequestBytes() {
@@ -250,13 +250,13 @@ func (w *World) accDrain(p *producerState) {
 			a.drainFrom = (a.drainFrom + 1) % n
 			req.broker = int32(b)
 			a.inflight[b]++
-			ri := w.newProdRequest(a, req)
-			w.push(w.now+w.cfg.Network.Latency.Sample(w.rProd), event{kind: evProduceArrive, a: p.idx, ref: ri})
+			ri := pc.newProdRequest(a, req)
+			pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceArrive, a: p.idx, ref: ri})
 		}
 	}
 }
 
-func (w *World) newProdRequest(a *accumulator, req prodRequest) int32 {
+func (pc *producerClients) newProdRequest(a *accumulator, req prodRequest) int32 {
 	if n := len(a.freeReqs); n > 0 {
 		ri := a.freeReqs[n-1]
 		a.freeReqs = a.freeReqs[:n-1]
@@ -270,7 +270,7 @@ func (w *World) newProdRequest(a *accumulator, req prodRequest) int32 {
 
 // accSchedule queues the next wake-up: the next record's send time, or the earliest
 // linger deadline of a partition whose connection has a free slot.
-func (w *World) accSchedule(p *producerState) {
+func (pc *producerClients) accSchedule(p *producerState) {
 	a := p.acc
 	next := int64(math.MaxInt64)
 	if !a.closing {
@@ -280,52 +280,52 @@ func (w *World) accSchedule(p *producerState) {
 			next = a.stopMs
 		}
 	}
-	first := w.topics[p.topic].first
+	first := pc.topics[p.topic].first
 	for i := range a.queues {
 		q := &a.queues[i]
-		if q.len() == 0 || a.inflight[w.parts[first+int32(i)].leader] >= p.cfg.maxInFlight() {
+		if q.len() == 0 || a.inflight[pc.parts[first+int32(i)].leader] >= p.cfg.maxInFlight() {
 			continue
 		}
-		next = min(next, max(w.now+1, q.first().createdMs+p.cfg.lingerMs()))
+		next = min(next, max(pc.now+1, q.first().createdMs+p.cfg.lingerMs()))
 	}
 	if next == math.MaxInt64 || (a.wakeAt >= 0 && a.wakeAt <= next) {
 		return
 	}
-	a.wakeAt = max(next, w.now)
-	w.push(a.wakeAt, event{kind: evProduce, a: p.idx, x: a.wakeAt})
+	a.wakeAt = max(next, pc.now)
+	pc.push(a.wakeAt, event{kind: evProduce, a: p.idx, x: a.wakeAt})
 }
 
 // produceArrive appends a produce request's batches at the leader and sends the answer.
-func (w *World) produceArrive(e event) {
-	p := w.producers[e.a]
+func (pc *producerClients) produceArrive(e event) {
+	p := pc.producers[e.a]
 	req := &p.acc.reqs[e.ref]
-	if bc := w.cfg.BrokerCost; bc != nil && !req.served {
+	if bc := pc.cfg.BrokerCost; bc != nil && !req.served {
 		req.served = true
 		var n, bytes int64
 		for _, b := range req.batches {
 			n += int64(b.n)
 			bytes += b.bytes
 		}
-		if d := max(w.serve(req.broker, bc.ProduceRequestMs+bc.ProduceRecordMs*float64(n)), w.transfer(req.broker, bytes)); d > 0 {
-			w.push(w.now+d, e)
+		if d := max(pc.net.serve(req.broker, bc.ProduceRequestMs+bc.ProduceRecordMs*float64(n)), pc.net.transfer(req.broker, bytes)); d > 0 {
+			pc.push(pc.now+d, e)
 			return
 		}
 	}
 	for _, b := range req.batches {
-		w.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
+		pc.appendBatch(p, b.part, b.n, b.bytes, b.createdMs)
 		p.acc.waiting -= b.bytes
 	}
-	w.push(w.now+w.cfg.Network.Latency.Sample(w.rProd), event{kind: evProduceResponse, a: e.a, ref: e.ref})
+	pc.push(pc.now+pc.net.produceLatency(), event{kind: evProduceResponse, a: e.a, ref: e.ref})
 }
 
 // produceResponse frees the request's connection slot and drains again.
-func (w *World) produceResponse(e event) {
-	p := w.producers[e.a]
+func (pc *producerClients) produceResponse(e event) {
+	p := pc.producers[e.a]
 	a := p.acc
 	a.inflight[a.reqs[e.ref].broker]--
 	a.freeReqs = append(a.freeReqs, e.ref)
-	w.accDrain(p)
-	w.accSchedule(p)
+	pc.accDrain(p)
+	pc.accSchedule(p)
 }
 
 func (p *Producer) lingerMs() int64 { return max(0, p.LingerMs) }

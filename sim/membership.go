@@ -1,5 +1,19 @@
 package sim
 
+// groupCoordinator is the group coordinator: membership, heartbeats, session timeouts,
+// assignment, and share-partitions of partitions added during the run.
+type groupCoordinator struct {
+	*engine
+	*topology
+
+	classic *classicClients
+	coord   *shareCoordinator
+	metrics *metrics
+	history *history
+
+	grown partitionGrowth // partitions added during the run (partitions.go)
+}
+
 // Group membership: heartbeats, the session timeout, and Kafka's simple assignor for share
 // groups (several members per partition when members outnumber partitions). Leaders never
 // consult the assignment: it only decides whom a member fetches from.
@@ -31,73 +45,60 @@ func (g *groupState) isMember(c int32) bool {
 	return false
 }
 
+// newShare creates group g's share-partition of partition p, whose durable state starts at
+// start (-1: unset); it is not assignable yet (g.sps).
+func (gc *groupCoordinator) newShare(g *groupState, p *partition, start int64) *sharePart {
+	s := &sharePart{id: int32(len(gc.shares)), group: g.idx, part: p.idx}
+	gc.coord.addStore(s, start)
+	gc.metrics.shareAdded(s)
+	gc.shares = append(gc.shares, s)
+	p.shares = append(p.shares, s.id)
+	return s
+}
+
 // heartbeatNow is a ShareGroupHeartbeat reaching the group coordinator: join if needed,
 // refresh the session, and learn the target assignment.
-func (w *World) heartbeatNow(c *consumer) {
-	g := w.groups[c.group]
-	g.lastHB[c.idx] = w.now
-	w.shareGroupHeartbeatGrowth(g) // new partitions (partitions.go)
+func (gc *groupCoordinator) heartbeatNow(c *consumer) {
+	g := gc.groups[c.group]
+	g.lastHB[c.idx] = gc.now
+	gc.shareGroupHeartbeatGrowth(g) // new partitions (partitions.go)
 	if !g.isMember(c.idx) {
 		g.members = append(g.members, c.idx)
 		g.token[c.idx]++
-		w.line("join").str("client", string(c.member)).str("group", g.cfg.Name).end()
-		w.reassign(g)
-		w.push(w.now+w.cfg.Membership.SessionTimeoutMs, event{kind: evSessionCheck, a: c.idx, x: g.token[c.idx]})
+		gc.line("join").str("client", string(c.member)).str("group", g.cfg.Name).end()
+		gc.reassign(g)
+		gc.push(gc.now+gc.cfg.Membership.SessionTimeoutMs, event{kind: evSessionCheck, a: c.idx, x: g.token[c.idx]})
 	}
 	c.assignment = g.assignment[c.idx]
 }
 
-// heartbeat is the periodic heartbeat of a consumer.
-func (w *World) heartbeat(e event) {
-	c := w.consumers[e.a]
-	if c.gen != e.gen || c.state == cDead || c.state == cHung {
-		return
-	}
-	if w.deferIfPaused(c, e) {
-		return
-	}
-	w.push(w.now+w.cfg.Membership.HeartbeatIntervalMs, event{kind: evHeartbeat, a: c.idx, gen: c.gen})
-	if w.now < c.cutUntil {
-		return // the heartbeat is lost
-	}
-	had := len(c.assignment)
-	w.heartbeatNow(c)
-	if c.state == cIdle && (len(c.assignment) > 0 || had > 0) {
-		if w.groups[c.group].classic != nil {
-			w.classicPoll(c)
-		} else {
-			w.poll(c)
-		}
-	}
-}
-
 // sessionCheck fences a member whose heartbeats stopped for the session timeout.
-func (w *World) sessionCheck(e event) {
-	c := w.consumers[e.a]
-	g := w.groups[c.group]
+func (gc *groupCoordinator) sessionCheck(e event) {
+	c := gc.consumers[e.a]
+	g := gc.groups[c.group]
 	if !g.isMember(c.idx) || g.token[c.idx] != e.x {
 		return
 	}
-	due := g.lastHB[c.idx] + w.cfg.Membership.SessionTimeoutMs
-	if w.now < due {
-		w.push(due, event{kind: evSessionCheck, a: c.idx, x: e.x})
+	due := g.lastHB[c.idx] + gc.cfg.Membership.SessionTimeoutMs
+	if gc.now < due {
+		gc.push(due, event{kind: evSessionCheck, a: c.idx, x: e.x})
 		return
 	}
-	w.mark("member-session-timeout")
-	w.line("fence-member").str("client", string(c.member)).str("group", g.cfg.Name).end()
-	w.removeMember(g, c.idx)
+	gc.mark("member-session-timeout")
+	gc.line("fence-member").str("client", string(c.member)).str("group", g.cfg.Name).end()
+	gc.removeMember(g, c.idx)
 }
 
 // leaveGroup is a heartbeat with member epoch -1.
-func (w *World) leaveGroup(c *consumer) {
-	g := w.groups[c.group]
+func (gc *groupCoordinator) leaveGroup(c *consumer) {
+	g := gc.groups[c.group]
 	if g.isMember(c.idx) {
-		w.line("leave").str("client", string(c.member)).str("group", g.cfg.Name).end()
-		w.removeMember(g, c.idx)
+		gc.line("leave").str("client", string(c.member)).str("group", g.cfg.Name).end()
+		gc.removeMember(g, c.idx)
 	}
 }
 
-func (w *World) removeMember(g *groupState, ci int32) {
+func (gc *groupCoordinator) removeMember(g *groupState, ci int32) {
 	for i, m := range g.members {
 		if m == ci {
 			g.members = append(g.members[:i], g.members[i+1:]...)
@@ -106,14 +107,14 @@ func (w *World) removeMember(g *groupState, ci int32) {
 	}
 	g.token[ci]++
 	delete(g.assignment, ci)
-	w.reassign(g)
+	gc.reassign(g)
 }
 
 // reassign recomputes the target assignment of a group.
-func (w *World) reassign(g *groupState) {
+func (gc *groupCoordinator) reassign(g *groupState) {
 	g.epoch++
 	if g.cfg.Type == ClassicGroup {
-		w.classicRebalance(g)
+		gc.classic.classicRebalance(g)
 		return
 	}
 	g.assignment = map[int32][]int32{}
@@ -124,7 +125,7 @@ func (w *World) reassign(g *groupState) {
 		}
 		g.assignment[g.members[i]] = list
 	}
-	w.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(len(g.members))).end()
+	gc.line("assign").str("group", g.cfg.Name).num("epoch", int64(g.epoch)).num("members", int64(len(g.members))).end()
 }
 
 // ShareAssignment is the simple share assignor for m members (in join order) and p

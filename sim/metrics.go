@@ -54,6 +54,9 @@ type recInfo struct {
 	seen        bool
 	back        BackCause // why it is available again (counted on its redelivery); backHeld while acquired
 	tl          int32     // slot in the record sample (0: not followed)
+	// producer is the producer of its batch + 1 as its first delivery found it (0: a marker,
+	// or no batch), which keyOfDelivered needs instead of a log lookup.
+	producer int32
 }
 
 // recTrack holds recInfo for offsets base .. base+len(infos)-1.
@@ -106,6 +109,56 @@ func (t *recTrack) trimTo(off int64) {
 	}
 }
 
+// start sizes the per-group figures for groups groups.
+func (m *metrics) start(groups int) {
+	m.lastKey = make([][]keyLast, groups)
+	m.keys = rng.NewDeriver(m.seed, "key")
+	m.g = make([]counters, groups)
+	m.gx = make([]groupExtra, groups)
+	for gi := range m.gx {
+		m.gx[gi].firstDeliveryMs = -1
+	}
+	m.kx = make([]kafkaGroup, groups)
+	m.lat = make([]latencies, groups)
+	m.silentLossFirst = -1
+	m.initWindows()
+}
+
+// consumerAdded sizes the per-consumer counters for consumer slot c.
+func (m *metrics) consumerAdded(c *consumer) {
+	for len(m.c) <= int(c.idx) {
+		m.c = append(m.c, consumerCounters{})
+	}
+}
+
+// shareStats are what the metrics follow about one share-partition.
+type shareStats struct {
+	track recTrack
+	// lsoCounted is the highest log start offset whose deleted offsets were counted.
+	lsoCounted int64
+	// frontier is the next offset not yet accounted for as finished (-1 before the first
+	// load); every offset below it was finalized, deleted, skipped by the offset reset, or
+	// held no record.
+	frontier int64
+	spso     spsoTracker
+	// healFrontier is frontier when the healing phase started.
+	healFrontier int64
+	// lingering follows records that left the cache while clients held them.
+	lingering map[int64]lingering
+	// dlqDone marks offsets at or above frontier whose DLQ step ended (dlq.go).
+	dlqDone map[int64]uint8
+}
+
+// st returns what the metrics follow about s.
+func (m *metrics) st(s *sharePart) *shareStats { return &m.sps[s.id] }
+
+// shareAdded starts following a new share-partition.
+func (m *metrics) shareAdded(s *sharePart) {
+	for len(m.sps) <= int(s.id) {
+		m.sps = append(m.sps, shareStats{frontier: -1})
+	}
+}
+
 // spsoTracker measures how long SPSO stays put while records after it are in flight.
 type spsoTracker struct {
 	last    int64
@@ -114,30 +167,39 @@ type spsoTracker struct {
 	marked  bool
 }
 
-func (t *spsoTracker) observe(w *World, s *sharePart) {
+func (t *spsoTracker) observe(m *metrics, s *sharePart) {
 	core := s.core
 	spso := core.StartOffset()
 	if !t.init || spso != t.last {
-		t.last, t.sinceMs, t.init, t.marked = spso, w.now, true, false
+		t.last, t.sinceMs, t.init, t.marked = spso, m.now, true, false
 		return
 	}
 	if core.InFlightCount() <= 1 {
 		// Nothing waits behind the start offset: time idle is not time stuck.
-		t.sinceMs, t.marked = w.now, false
+		t.sinceMs, t.marked = m.now, false
 		return
 	}
-	{
-		stuck := w.now - t.sinceMs
-		gx := &w.metrics.gx[s.group]
-		gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-		if !t.marked && stuck > w.cfg.Kafka.RecordLockDurationMs {
-			t.marked = true
-			w.mark("spso-stuck")
-		}
+	stuck := m.now - t.sinceMs
+	gx := &m.gx[s.group]
+	gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
+	if !t.marked && stuck > m.configs.kafkaOf(s.group).RecordLockDurationMs {
+		t.marked = true
+		m.mark("spso-stuck")
 	}
 }
 
 type metrics struct {
+	*engine
+	*topology
+
+	logs *logs
+
+	configs *groupConfigs
+	coord   *shareCoordinator
+
+	sps []shareStats   // by share-partition
+	cls []classicStats // by group (classic groups)
+
 	// World-wide counts (requests and writes are not any one group's).
 	produced, producedBatches int64
 	writes, writesFailed      int64
@@ -160,6 +222,11 @@ type metrics struct {
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
 	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
+
+	win          windows
+	dlqMetrics   []DLQMetrics
+	dlqRollbacks []int64
+	sample       *sampler // Options.SampleRecords
 }
 
 // groupExtra are one group's distributions and extremes over the whole run.
@@ -185,29 +252,73 @@ type keyLast struct {
 
 // inWindow reports whether a record produced at producedMs counts in the latency figures:
 // those cover records produced inside the measurement window.
-func (w *World) inWindow(producedMs int64) bool {
-	return producedMs >= w.win.atMs[snapStart] && producedMs < w.win.atMs[snapEnd]
+func (m *metrics) inWindow(producedMs int64) bool {
+	return producedMs >= m.win.atMs[snapStart] && producedMs < m.win.atMs[snapEnd]
 }
 
-// noteDelivery records the records a fetch acquired.
-func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
-	p := w.parts[s.part]
-	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
+// appended counts n records a producer appended to p.
+func (m *metrics) appended(p *partition, n int) {
+	m.produced += int64(n)
+	m.producedBatches++
+	for _, gi := range p.readers {
+		m.gc(gi).produced += int64(n)
+	}
+}
+
+// markerAppended counts a transaction marker appended to p (an offset without a record).
+func (m *metrics) markerAppended(p *partition) {
+	for _, gi := range p.readers {
+		m.gc(gi).controls++
+	}
+}
+
+// polled counts the time the records a poll returned waited in the client's buffer.
+func (m *metrics) polled(batch []delivery) {
+	for _, d := range batch {
+		m.bufferWaitMs += m.now - d.acquiredMs
+	}
+}
+
+// renewsSent counts n ShareAcknowledge requests carrying RENEW.
+func (m *metrics) renewsSent(n int) { m.renewRequests += int64(n) }
+
+// requestSent counts a share request a client sends, and the acknowledgements it carries
+// (Kafka's acknowledgements-send-total).
+func (m *metrics) requestSent(r *request) {
+	m.requests++
+	if r.kind == reqFetch {
+		m.shareFetches++
+	} else if r.kind == reqAck {
+		m.shareAcknowledges++
+	}
+	if r.kind == reqAck || len(r.acks) > 0 {
+		m.ackRequests++
+	}
+	m.acksSent(r)
+}
+
+// brokerDelay counts ms the broker cost model added to a request or a response.
+func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
+
+// delivered records the records a fetch acquired.
+func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
+	p := m.parts[s.part]
+	g, gx := m.gc(s.group), &m.gx[s.group]
 	n := ar.Last - ar.First + 1
 	if gx.firstDeliveryMs < 0 {
-		gx.firstDeliveryMs = w.now
+		gx.firstDeliveryMs = m.now
 	}
 	g.deliveries += n
-	w.cc(r.consumer).deliveries += n
+	m.cc(r.consumer).deliveries += n
 	if ar.DeliveryCount > 1 {
 		g.redeliveries += n
-		w.mark("redelivery")
+		m.mark("redelivery")
 	}
 	var b plog.Batch // the batch holding off, once looked up (b.Last < off: not yet)
 	found := false
 	b.Last = ar.First - 1
 	for off := ar.First; off <= ar.Last; off++ {
-		info := s.track.get(off)
+		info := m.st(s).track.get(off)
 		if !info.seen {
 			info.seen = true
 			if off > b.Last {
@@ -218,10 +329,13 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			}
 			if found {
 				info.producedMs = b.TimestampMs
+				if !b.Control {
+					info.producer = b.Producer + 1
+				}
 			}
 			g.delivered++
-			if ar.DeliveryCount == 1 && w.inWindow(info.producedMs) {
-				w.metrics.lat[s.group].firstDelivery.Add(w.now - info.producedMs)
+			if ar.DeliveryCount == 1 && m.inWindow(info.producedMs) {
+				m.lat[s.group].firstDelivery.Add(m.now - info.producedMs)
 			}
 		}
 		info.deliveries++
@@ -235,7 +349,7 @@ func (w *World) noteDelivery(s *sharePart, r *request, ar model.AcquiredRange) {
 			gx.redeliverBy[cause]++
 		}
 		info.back = backHeld
-		w.lifeAcquired(s, info, r.member, ar.DeliveryCount)
+		m.lifeAcquired(s, info, r.member, ar.DeliveryCount)
 	}
 }
 
@@ -248,93 +362,93 @@ type lingering struct {
 	held    uint16
 }
 
-// noteHeld records a delivery reaching its client.
-func (w *World) noteHeld(s *sharePart, off int64) {
-	if info := s.track.peek(off); info != nil {
+// received records a delivery reaching its client.
+func (m *metrics) received(s *sharePart, off int64) {
+	if info := m.st(s).track.peek(off); info != nil {
 		info.held++
-	} else if l, ok := s.lingering[off]; ok {
+	} else if l, ok := m.st(s).lingering[off]; ok {
 		l.held++
-		s.lingering[off] = l
+		m.st(s).lingering[off] = l
 	}
 }
 
-// noteUnheld records that a client finished (or dropped) a delivery.
-func (w *World) noteUnheld(s *sharePart, off int64) {
-	if info := s.track.peek(off); info != nil {
+// unheld records that a client finished (or dropped) a delivery.
+func (m *metrics) unheld(s *sharePart, off int64) {
+	if info := m.st(s).track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
 		}
 		return
 	}
-	if l, ok := s.lingering[off]; ok {
+	if l, ok := m.st(s).lingering[off]; ok {
 		if l.held <= 1 {
-			delete(s.lingering, off)
+			delete(m.st(s).lingering, off)
 			return
 		}
 		l.held--
-		s.lingering[off] = l
+		m.st(s).lingering[off] = l
 	}
 }
 
-// noteDropped records that a restarting consumer lost the deliveries it held.
-func (w *World) noteDropped(c *consumer) {
-	if w.groups[c.group].classic != nil {
+// dropped records that a restarting consumer lost the deliveries it held.
+func (m *metrics) dropped(c *consumer) {
+	if m.groups[c.group].classic != nil {
 		return
 	}
 	for _, d := range c.buffer {
-		w.noteUnheld(w.shares[d.sp], d.off)
+		m.unheld(m.shares[d.sp], d.off)
 	}
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
-			w.noteUnheld(w.shares[d.sp], d.off)
+			m.unheld(m.shares[d.sp], d.off)
 		}
 	}
 }
 
-// noteAbandoned adds the processing time a dying consumer spent on records it will never
+// abandoned adds the processing time a dying consumer spent on records it will never
 // finish: its threads were busy until now (busy time is otherwise counted when a
 // processing ends).
-func (w *World) noteAbandoned(c *consumer) {
+func (m *metrics) abandoned(c *consumer) {
 	var ms int64
 	if cl := c.cl; cl != nil {
 		for k := cl.head; k < cl.nextStart && k < len(cl.held); k++ {
 			if !cl.done[k] {
-				ms += w.now - cl.held[k].startMs
+				ms += m.now - cl.held[k].startMs
 			}
 		}
 	} else {
 		for i := 0; i < c.next && i < len(c.batch); i++ {
 			if i >= len(c.done) || !c.done[i] {
-				ms += w.now - c.batch[i].startMs
+				ms += m.now - c.batch[i].startMs
 			}
 		}
 	}
-	w.gc(c.group).busyMs += ms
-	w.cc(c.idx).busyMs += ms
+	m.gc(c.group).busyMs += ms
+	m.cc(c.idx).busyMs += ms
 }
 
-// noteProcessed records one processing completion that took durMs.
-func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
-	g, cc := w.gc(c.group), w.cc(c.idx)
+// processed records one processing completion that took durMs.
+func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
+	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
 	g.busyMs += durMs
 	cc.busyMs += durMs
-	s := w.shares[d.sp]
-	late := w.now > d.deadline
-	if d.off < s.track.base || s.track.peek(d.off) == nil {
+	s := m.shares[d.sp]
+	late := m.now > d.deadline
+	if d.off < m.st(s).track.base || m.st(s).track.peek(d.off) == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
-		l, known := s.lingering[d.off]
-		w.noteUnheld(s, d.off)
+		l, known := m.st(s).lingering[d.off]
+		m.unheld(s, d.off)
 		if !ok {
 			g.failedProcessing++
 			return
 		}
 		if late {
 			g.processedLate++
-			w.mark("processed-after-lock-expiry")
+			m.mark("processed-after-lock-expiry")
 		}
 		g.processedOK++
 		cc.processedOK++
@@ -343,20 +457,20 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 				g.dupRecords++ // unknown: it may have been counted before (an upper bound then)
 			}
 			g.duplicates[DupLockExpiry]++
-			w.mark("duplicate-processing")
+			m.mark("duplicate-processing")
 		}
 		if known {
-			if cur, still := s.lingering[d.off]; still {
+			if cur, still := m.st(s).lingering[d.off]; still {
 				cur.okCount++
-				s.lingering[d.off] = cur
+				m.st(s).lingering[d.off] = cur
 			}
 		}
-		w.noteOrder(s.group, s.part, d.off)
+		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	w.noteUnheld(s, d.off)
-	info := s.track.get(d.off)
-	w.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	m.unheld(s, d.off)
+	info := m.st(s).track.get(d.off)
+	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
 	if !ok {
 		g.failedProcessing++
 		return
@@ -364,8 +478,8 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 	g.processedOK++
 	cc.processedOK++
 	info.okCount++
-	if info.okCount == 1 && info.seen && w.inWindow(info.producedMs) {
-		w.metrics.lat[s.group].processed.Add(w.now - info.producedMs)
+	if info.okCount == 1 && info.seen && m.inWindow(info.producedMs) {
+		m.lat[s.group].processed.Add(m.now - info.producedMs)
 	}
 	if info.okCount == 2 {
 		g.dupRecords++
@@ -376,19 +490,21 @@ func (w *World) noteProcessed(c *consumer, d delivery, ok bool, durMs int64) {
 			cause = DupLockExpiry // this processing is the one that outlived its lock
 		}
 		g.duplicates[cause]++
-		w.mark("duplicate-processing")
+		m.mark("duplicate-processing")
 	}
 	info.lostCause = DupOther
-	if d.epoch != w.parts[s.part].leaderEpoch {
+	if d.epoch != m.parts[s.part].leaderEpoch {
 		info.lostCause = DupFailover // acquired from a former leader: the ack cannot stick
 	}
 	info.pendingOK, info.okBy = true, c.idx
 	if late {
 		g.processedLate++
 		info.lostCause = DupLockExpiry
-		w.mark("processed-after-lock-expiry")
+		m.mark("processed-after-lock-expiry")
 	}
-	w.noteOrder(s.group, s.part, d.off)
+	p := m.parts[s.part]
+	key, keyed := m.logs.keyOfDelivered(p, d.off, info)
+	m.noteKeyOrder(s.group, d.off, key, keyed)
 }
 
 func processedDetail(ok, late bool) string {
@@ -402,57 +518,64 @@ func processedDetail(ok, late bool) string {
 }
 
 // noteOrder measures reordering among records of the same key (per group).
-func (w *World) noteOrder(gi, pi int32, off int64) {
-	p := w.parts[pi]
-	key, ok := w.keyOf(p, off)
-	if !ok {
+func (m *metrics) noteOrder(gi, pi int32, off int64) {
+	key, ok := m.logs.keyOf(m.parts[pi], off)
+	m.noteKeyOrder(gi, off, key, ok)
+}
+
+// noteKeyOrder is noteOrder for a record whose key is known (keyed false: it has none).
+func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
+	if !keyed {
 		return
 	}
-	g, gx := w.gc(gi), &w.metrics.gx[gi]
+	g, gx := m.gc(gi), &m.gx[gi]
 	g.keyed++
-	keys := w.metrics.lastKey[gi]
+	keys := m.lastKey[gi]
 	for int64(len(keys)) <= key {
 		keys = append(keys, keyLast{off: -1})
 	}
-	w.metrics.lastKey[gi] = keys
+	m.lastKey[gi] = keys
 	last := keys[key]
 	if last.off > off {
 		g.reordered++
 		gx.reorderMaxOffsets = max(gx.reorderMaxOffsets, last.off-off)
-		gx.reorderMaxMs = max(gx.reorderMaxMs, w.now-last.ms)
+		gx.reorderMaxMs = max(gx.reorderMaxMs, m.now-last.ms)
 		gx.reorderDist.Add(last.off - off)
-		w.mark("reordered")
+		m.mark("reordered")
 		return
 	}
-	keys[key] = keyLast{off: off, ms: w.now}
+	keys[key] = keyLast{off: off, ms: m.now}
 }
 
-// noteAckOutcome follows acknowledgements as a broker applies them (or as lost).
-func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, lost bool) {
-	s := w.shares[pa.sp]
-	if lost {
-		w.gc(s.group).acksLost += int64(len(pa.entries))
-		for _, e := range pa.entries {
-			info := s.track.peek(e.off)
-			if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
-				info.lostCause = DupLostAck
-			}
-			w.lifeEvent(info, "ack-lost", r.member, e.t.String())
-		}
-		return
-	}
+// acksLost follows acknowledgements whose request timed out: the client never learns
+// their outcome.
+func (m *metrics) acksLost(r *request, pa *partAcks) {
+	s := m.shares[pa.sp]
+	m.gc(s.group).acksLost += int64(len(pa.entries))
 	for _, e := range pa.entries {
-		info := s.track.peek(e.off)
+		info := m.st(s).track.peek(e.off)
+		if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
+			info.lostCause = DupLostAck
+		}
+		m.lifeEvent(info, "ack-lost", r.member, e.t.String())
+	}
+}
+
+// ackApplied follows acknowledgements as a leader applies them, with code.
+func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
+	s := m.shares[pa.sp]
+	for _, e := range pa.entries {
+		info := m.st(s).track.peek(e.off)
 		if info == nil {
 			continue
 		}
 		if code != model.ErrNone {
-			if w.sample != nil {
-				w.lifeEvent(info, "ack", r.member, e.t.String()+" "+code.String())
+			if m.sample != nil {
+				m.lifeEvent(info, "ack", r.member, e.t.String()+" "+code.String())
 			}
 			continue
 		}
-		w.lifeEvent(info, "ack", r.member, e.t.String())
+		m.lifeEvent(info, "ack", r.member, e.t.String())
 		switch e.t {
 		case model.AckRelease:
 			info.back = BackRelease
@@ -465,61 +588,61 @@ func (w *World) noteAckOutcome(r *request, pa *partAcks, code model.ErrorCode, l
 	}
 }
 
-// noteAcksCompleted counts a request's acknowledgements the way Kafka's
+// acksCompleted counts a request's acknowledgements the way Kafka's
 // RecordAcknowledgementsPerSec does: per partition, once the acknowledgement completed
 // without error, which is after its state write committed. It runs once per request, when
 // its last write completed.
-func (w *World) noteAcksCompleted(r *request) {
+func (m *metrics) acksCompleted(r *request) {
 	for i := range r.acks {
 		pa := &r.acks[i]
 		if r.result(pa.sp).ackCode != model.ErrNone {
 			continue
 		}
-		g := w.gc(w.shares[pa.sp].group)
+		g := m.gc(m.shares[pa.sp].group)
 		for _, e := range pa.entries {
 			g.acks[e.t]++
 		}
 	}
 }
 
-// noteWriteCommitted records the ACCEPTs a state write made durable: their records are
+// writeCommitted records the ACCEPTs a state write made durable: their records are
 // complete now (the produce-to-completion latency ends here, not when a response reaches
 // the client).
-func (w *World) noteWriteCommitted(s *sharePart, wr *model.Write) {
+func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 	if wr.Kind != model.WriteAck {
 		return
 	}
-	g, lat := w.gc(s.group), &w.metrics.lat[s.group]
+	g, lat := m.gc(s.group), &m.lat[s.group]
 	for _, b := range wr.Batches {
 		if b.State != model.Acknowledged {
 			continue
 		}
 		for off := b.First; off <= b.Last; off++ {
-			info := s.track.peek(off)
+			info := m.st(s).track.peek(off)
 			if info == nil || !info.seen || info.completedMs != 0 {
 				continue
 			}
-			info.completedMs = w.now
+			info.completedMs = m.now
 			g.completed++
-			if w.inWindow(info.producedMs) {
-				lat.completed.Add(w.now - info.producedMs)
+			if m.inWindow(info.producedMs) {
+				lat.completed.Add(m.now - info.producedMs)
 			}
 		}
 	}
 }
 
-// noteAckResult records the outcome the client learns for its acknowledgements.
-func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
-	s := w.shares[pa.sp]
+// ackAnswered records the outcome the client learns for its acknowledgements.
+func (m *metrics) ackAnswered(r *request, pa *partAcks, code model.ErrorCode) {
+	s := m.shares[pa.sp]
 	if code != model.ErrNone {
-		w.gc(s.group).ackErrors += int64(len(pa.entries))
-		w.mark("ack-error-" + code.String())
+		m.gc(s.group).ackErrors += int64(len(pa.entries))
+		m.mark("ack-error-" + code.String())
 	}
 	for _, e := range pa.entries {
 		if e.t != model.AckAccept {
 			continue
 		}
-		info := s.track.peek(e.off)
+		info := m.st(s).track.peek(e.off)
 		if info == nil {
 			continue
 		}
@@ -534,83 +657,186 @@ func (w *World) noteAckResult(r *request, pa *partAcks, code model.ErrorCode) {
 	}
 }
 
-func (w *World) noteWriteFailed(s *sharePart, wr *model.Write) { w.mark("ack-write-rolled-back") }
+// writeSent counts a state write sent to the share coordinator.
+func (m *metrics) writeSent() { m.writes++ }
 
-// noteExpired attributes records processed but not yet accepted whose lock expired.
-func (w *World) noteExpired(s *sharePart, ws []*model.Write) {
+// writeDone follows a state write's answer: failed (an acknowledgement's write failing rolls
+// it back), or committed; current says it was issued by s's current core.
+func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bool) {
+	if err != nil {
+		m.writesFailed++
+		if wr.Kind != model.WriteExpiry && wr.Kind != model.WriteDLQ {
+			m.mark("ack-write-rolled-back")
+		}
+		return
+	}
+	if current {
+		m.writeCommitted(s, wr)
+	}
+}
+
+// expired attributes records processed but not yet accepted whose lock expired.
+func (m *metrics) expired(s *sharePart, ws []*model.Write) {
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
-				info := s.track.peek(off)
+				info := m.st(s).track.peek(off)
 				if info != nil && info.pendingOK && info.lostCause == DupOther {
 					info.lostCause = DupLockExpiry
 				}
 				if info != nil {
 					info.back = BackLockExpiry
-					w.lifeEvent(info, "lock-expired", "", "")
+					m.lifeEvent(info, "lock-expired", "", "")
 				}
 			}
 		}
 	}
 }
 
-// noteReleased records why the records a leaving or dead member held are available again.
-func (w *World) noteReleased(s *sharePart, member model.MemberID, wr *model.Write) {
+// released records why the records a leaving or dead member held are available again.
+func (m *metrics) released(s *sharePart, member model.MemberID, wr *model.Write, crash bool) {
 	cause, detail := BackRelease, "leave"
-	if w.crashing {
+	if crash {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {
 		for off := b.First; off <= b.Last; off++ {
-			if info := s.track.peek(off); info != nil {
+			if info := m.st(s).track.peek(off); info != nil {
 				info.back = cause
-				w.lifeEvent(info, "released", member, detail)
+				m.lifeEvent(info, "released", member, detail)
 			}
 		}
 	}
 }
 
-// noteEvicted attributes records processed but not yet accepted when the leader's state is
-// lost.
-func (w *World) noteEvicted(s *sharePart) {
-	for i := s.track.head; i < len(s.track.infos); i++ {
-		info := &s.track.infos[i]
+// evicted is s's core about to be discarded on its leader (failover, eviction). Offsets below
+// the start offset whose cached batch was not dropped yet are final but not logged by the
+// model (it logs whole batches as they go): they are counted now. Records processed but not
+// yet accepted lose their acceptance.
+func (m *metrics) evicted(s *sharePart) {
+	start := s.core.StartOffset()
+	s.core.ForEachRecord(func(v model.RecordView) bool {
+		if v.Offset >= start {
+			return false
+		}
+		cause := v.Cause
+		if cause == model.CauseNone {
+			cause = model.CauseRestored
+		}
+		m.finalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
+		return true
+	})
+	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
+		info := &m.st(s).track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {
 			info.lostCause = DupFailover
 		}
 		if info.back == backHeld {
 			info.back = BackFailover
-			w.lifeEvent(info, "reverted", "", "")
+			m.lifeEvent(info, "reverted", "", "")
 		}
 	}
 }
 
-// noteConsumerGone attributes the records a dying consumer processed but did not get
+// consumerGone attributes the records a dying consumer processed but did not get
 // accepted.
-func (w *World) noteConsumerGone(c *consumer, cause DupCause) {
+func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
 			continue
 		}
-		info := w.shares[d.sp].track.peek(d.off)
+		info := m.sps[d.sp].track.peek(d.off)
 		if info != nil && info.pendingOK && info.okBy == c.idx && info.lostCause == DupOther {
 			info.lostCause = cause
 		}
 	}
 }
 
-// noteFinalized records offsets that left the in-flight cache with their final state.
-func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
-	if f.Last < s.frontier {
+// coreOp follows a leader's operation on s's core: the gauges' maxima, the offsets that
+// left the in-flight cache (finals, drained from the core), and how long the start offset
+// stays put.
+func (m *metrics) coreOp(s *sharePart, finals []model.Finalized) {
+	m.gauges(s)
+	for _, f := range finals {
+		m.noteDLQFinal(s, f)
+		m.finalized(s, f)
+	}
+	m.st(s).spso.observe(m, s)
+}
+
+// logStartMoving is a leader about to move s's start offset to the log start logStart (a
+// fetch found the next fetch offset below it).
+func (m *metrics) logStartMoving(s *sharePart, logStart int64) {
+	core := s.core
+	beyond := core.EndOffset() + 1
+	if core.InFlightCount() == 0 {
+		beyond = core.EndOffset()
+	}
+	// Offsets below m.st(s).lsoCounted were accounted for at an earlier move (the head rule can
+	// step SPSO back below the log start, and the next fetch applies the move again).
+	// They are counted as deleted when the accounting frontier passes them (checkGap).
+	if never := logStart - max(beyond, core.StartOffset(), m.st(s).lsoCounted); never > 0 {
+		m.mark("retention-deleted-undelivered")
+	}
+	m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+}
+
+// loaded is a leader's load of s's state completing with core, from snap.
+func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Snapshot) {
+	m.loadEnded(s)
+	p := m.parts[s.part]
+	if m.st(s).frontier < 0 {
+		// First load: offsets below the start offset were never offered to the group
+		// (share.auto.offset.reset).
+		// Offsets below the log start were deleted before the group first read the
+		// partition; those between the log start and the start offset were skipped.
+		m.st(s).frontier = core.StartOffset()
+		g := m.gc(s.group)
+		logStart := p.log.StartOffset()
+		g.skippedByReset += max(0, core.StartOffset()-logStart)
+		if before := min(logStart, core.StartOffset()); before > 0 {
+			g.deletedUndelivered += before
+			g.deletedBeforeLoad += before
+		}
+		m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+	}
+	// Load's head rule already dropped the terminal prefix of the stored state; those
+	// offsets never come out of DrainFinalized, so they are counted here (finalized
+	// ignores what an earlier leader already finalized).
+	for _, pb := range snap.Batches {
+		first, last := pb.First, min(pb.Last, core.StartOffset()-1)
+		if first <= last && pb.State.Terminal() {
+			cause := model.CauseRestored
+			if pb.State == model.Archived && int(pb.DeliveryCount) >= m.configs.kafkaOf(s.group).DeliveryCountLimit {
+				cause = model.CauseLimit // archived on its last attempt
+			}
+			m.finalized(s, model.Finalized{First: first, Last: last, State: pb.State, DeliveryCount: pb.DeliveryCount, Cause: cause})
+		}
+	}
+}
+
+// healStarted is the healing phase starting: progress is measured from here.
+func (m *metrics) healStarted() {
+	for _, s := range m.shares {
+		m.st(s).healFrontier = m.st(s).frontier
+	}
+	for i := range m.cls {
+		m.cls[i].healDoneTo = append([]int64(nil), m.cls[i].doneTo...)
+	}
+}
+
+// finalized records offsets that left the in-flight cache with their final state.
+func (m *metrics) finalized(s *sharePart, f model.Finalized) {
+	if f.Last < m.st(s).frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}
-	if f.First > s.frontier && s.frontier >= 0 {
-		w.checkGap(s, s.frontier, f.First-1)
+	if f.First > m.st(s).frontier && m.st(s).frontier >= 0 {
+		m.checkGap(s, m.st(s).frontier, f.First-1)
 	}
-	f.First = max(f.First, s.frontier)
-	s.frontier = f.Last + 1
+	f.First = max(f.First, m.st(s).frontier)
+	m.st(s).frontier = f.Last + 1
 	n := f.Last - f.First + 1
-	g, gx := w.gc(s.group), &w.metrics.gx[s.group]
+	g, gx := m.gc(s.group), &m.gx[s.group]
 	g.finished[f.Cause] += n
 	dc := int(f.DeliveryCount)
 	if dc >= len(gx.dcHist) {
@@ -620,454 +846,49 @@ func (w *World) noteFinalized(s *sharePart, f model.Finalized) {
 	if f.Cause != model.CauseAccepted {
 		gx.dcHistArchived[dc] += n
 	}
-	if w.sample != nil {
+	if m.sample != nil {
 		for off := f.First; off <= f.Last; off++ {
-			w.lifeFinished(s, off, s.track.peek(off), f.Cause.String())
+			m.lifeFinished(s, off, m.st(s).track.peek(off), f.Cause.String())
 		}
 	}
 	switch f.Cause {
 	case model.CauseLimit:
-		w.mark("archived-at-limit")
+		m.mark("archived-at-limit")
 	case model.CauseLogStart:
-		w.mark("archived-by-retention")
+		m.mark("archived-by-retention")
 	}
 	for off := f.First; off <= f.Last; off++ {
-		if info := s.track.peek(off); info != nil && info.held > 0 {
-			if s.lingering == nil {
-				s.lingering = map[int64]lingering{}
+		if info := m.st(s).track.peek(off); info != nil && info.held > 0 {
+			if m.st(s).lingering == nil {
+				m.st(s).lingering = map[int64]lingering{}
 			}
-			s.lingering[off] = lingering{okCount: info.okCount, held: info.held}
+			m.st(s).lingering[off] = lingering{okCount: info.okCount, held: info.held}
 		}
 	}
-	s.track.trimTo(f.Last + 1)
+	m.st(s).track.trimTo(f.Last + 1)
 }
 
 // checkGap accounts for offsets SPSO passed without finalizing them: below the log start
 // (deleted before delivery), or holding no record (compaction). A record still in the log
 // would have been lost silently.
-func (w *World) checkGap(s *sharePart, from, to int64) {
-	p := w.parts[s.part]
+func (m *metrics) checkGap(s *sharePart, from, to int64) {
+	p := m.parts[s.part]
 	if del := min(to+1, p.log.StartOffset()) - from; del > 0 {
-		w.gc(s.group).deletedUndelivered += del
+		m.gc(s.group).deletedUndelivered += del
 	}
 	for off := max(from, p.log.StartOffset()); off <= to; off++ {
 		if !p.log.HasRecord(off) {
-			w.metrics.gx[s.group].noRecord++
+			m.gx[s.group].noRecord++
 			continue
 		}
 		{
-			w.gc(s.group).silentLoss++
-			w.mark("silent-loss")
-			if w.metrics.silentLossFirst < 0 {
-				w.metrics.silentLossFirst = off
+			m.gc(s.group).silentLoss++
+			m.mark("silent-loss")
+			if m.silentLossFirst < 0 {
+				m.silentLossFirst = off
 			}
 		}
 	}
-}
-
-// Sample is one point of the metrics time series.
-type Sample struct {
-	TimeMs     int64             `json:"time_ms"`
-	Partitions []PartitionSample `json:"partitions"`
-	Consumers  []ConsumerSample  `json:"consumers"`
-	// Running totals at this time, over every group (Produced: every record of every topic).
-	Deliveries   int64 `json:"deliveries"`
-	Redeliveries int64 `json:"redeliveries"`
-	Duplicates   int64 `json:"duplicates"`
-	LockTimeouts int64 `json:"lock_timeouts"`
-	ProcessedOK  int64 `json:"processed_ok"`
-	Produced     int64 `json:"produced"`
-	// RedeliveriesByCause splits Redeliveries by why the records were available again.
-	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
-	// Groups are each group's running totals; the fields above add up every group.
-	Groups []GroupSample `json:"groups"`
-}
-
-// PartitionSample is one share-partition (or classic group partition) at a sample time.
-type PartitionSample struct {
-	Group     string `json:"group"`
-	Partition string `json:"partition"`
-	// InFlightMessageCount and InFlightBatchCount are Kafka's SharePartitionMetrics.
-	InFlightMessageCount int64 `json:"InFlightMessageCount"`
-	InFlightBatchCount   int64 `json:"InFlightBatchCount"`
-	StartOffset          int64 `json:"start_offset"`
-	LogStartOffset       int64 `json:"log_start_offset"`
-	LogEndOffset         int64 `json:"log_end_offset"`
-	// Lag is KIP-1226's share lag: end offset − persisted SPSO − persisted delivery-complete
-	// count (-1 when unknown).
-	Lag int64 `json:"lag"`
-	// Backlog is the true number of records not yet finished, from the leader's state.
-	Backlog int64 `json:"backlog"`
-	// OldestUnackedMs is the age of the record at the start offset.
-	OldestUnackedMs int64 `json:"oldest_unacked_ms"`
-}
-
-// ConsumerSample is one consumer instance's running count of processed records.
-type ConsumerSample struct {
-	Name      string `json:"name"`
-	Group     string `json:"group"`
-	Processed int64  `json:"processed"`
-}
-
-// GroupSample is one group's running totals at a sample time (see docs/metrics.md).
-type GroupSample struct {
-	Group        string `json:"group"`
-	Produced     int64  `json:"produced"`
-	Deliveries   int64  `json:"deliveries"`
-	Redeliveries int64  `json:"redeliveries"`
-	Duplicates   int64  `json:"duplicates"`
-	ProcessedOK  int64  `json:"processed_ok"`
-	Completed    int64  `json:"completed"`
-	LockTimeouts int64  `json:"lock_timeouts"`
-	Backlog      int64  `json:"backlog"`
-	// Kafka are the group's figures under Kafka's names (zero for a classic group, lag -1).
-	Kafka KafkaSample `json:"kafka"`
-}
-
-// sampleMetrics records one time-series point.
-func (w *World) sampleMetrics() {
-	smp := Sample{TimeMs: w.now, Produced: w.metrics.produced}
-	var redel [backCauses]int64
-	for gi := range w.groups {
-		g := w.gc(int32(gi))
-		gs := GroupSample{Group: w.groups[gi].cfg.Name, Produced: g.produced, Deliveries: g.deliveries,
-			Redeliveries: g.redeliveries, Duplicates: g.duplicatesTotal(), ProcessedOK: g.processedOK,
-			Completed: g.completed, LockTimeouts: g.lockTimeouts}
-		smp.Deliveries += g.deliveries
-		smp.Redeliveries += g.redeliveries
-		smp.Duplicates += gs.Duplicates
-		smp.LockTimeouts += g.lockTimeouts
-		smp.ProcessedOK += g.processedOK
-		for c, n := range w.metrics.gx[gi].redeliverBy {
-			redel[c] += n
-		}
-		smp.Groups = append(smp.Groups, gs)
-	}
-	smp.RedeliveriesByCause = redeliveryCauses(&redel)
-	for _, s := range w.shares {
-		ps := w.partitionSample(s)
-		smp.Groups[s.group].Backlog += ps.Backlog
-		smp.Partitions = append(smp.Partitions, ps)
-	}
-	for gi, g := range w.groups {
-		if g.classic != nil {
-			for _, ps := range w.classicSamples(g) {
-				smp.Groups[gi].Backlog += ps.Backlog
-				smp.Partitions = append(smp.Partitions, ps)
-			}
-		}
-	}
-	for gi := range smp.Groups {
-		smp.Groups[gi].Kafka = w.kafkaSample(int32(gi), smp.Partitions)
-	}
-	for _, c := range w.consumers {
-		smp.Consumers = append(smp.Consumers, ConsumerSample{Name: c.name, Group: w.groups[c.group].cfg.Name, Processed: w.cc(c.idx).processed})
-	}
-	if w.opts.OnSample != nil {
-		w.opts.OnSample(&smp)
-		return
-	}
-	w.metrics.series = append(w.metrics.series, smp)
-}
-
-func (w *World) partitionSample(s *sharePart) PartitionSample {
-	p := w.parts[s.part]
-	ps := PartitionSample{Group: w.groups[s.group].cfg.Name, Partition: p.name,
-		LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), Lag: -1}
-	if st, dcc := s.store.StartOffset(), s.store.DeliveryCompleteCount(); st >= 0 && dcc >= 0 {
-		ps.Lag = p.log.EndOffset() - st - dcc // as the group coordinator computes it: not clamped
-	}
-	if s.core == nil {
-		ps.StartOffset = max(s.store.StartOffset(), 0)
-		ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset()))
-		return ps
-	}
-	ps.InFlightMessageCount = s.core.InFlightCount()
-	ps.InFlightBatchCount = int64(s.core.CachedBatchCount())
-	ps.StartOffset = s.core.StartOffset()
-	ps.Backlog = max(0, p.log.EndOffset()-max(ps.StartOffset, p.log.StartOffset())-s.core.DeliveryCompleteCount())
-	if ps.StartOffset < p.log.EndOffset() {
-		if b, ok := p.log.BatchAt(max(ps.StartOffset, p.log.StartOffset())); ok {
-			ps.OldestUnackedMs = max(0, w.now-b.TimestampMs)
-		}
-	}
-	return ps
-}
-
-// Metrics is the exported summary of a run. The top-level counts add up every group (they
-// are world totals, for tests and the sweep tables of single-group scenarios); Groups holds
-// each group's figures, which is what the reports show.
-type Metrics struct {
-	// Window is the measurement window the groups' rates are over.
-	Window           Window `json:"window"`
-	Produced         int64  `json:"produced"`
-	ProducedBatches  int64  `json:"produced_batches"`
-	Deliveries       int64  `json:"deliveries"`
-	Redeliveries     int64  `json:"redeliveries"`
-	Processed        int64  `json:"processed"`
-	ProcessedOK      int64  `json:"processed_ok"`
-	FailedProcessing int64  `json:"failed_processing"`
-	// Completed counts records whose completion committed (share: ACCEPT written; classic:
-	// committed past).
-	Completed int64 `json:"completed"`
-	// Duplicates counts successful processings beyond the first, by cause.
-	Duplicates        map[string]int64 `json:"duplicates"`
-	DuplicatesTotal   int64            `json:"duplicates_total"`
-	ProcessedLateLock int64            `json:"processed_after_lock_expiry"`
-	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals:
-	// records whose acknowledgement completed without error (GAP is not counted, as in Kafka).
-	RecordAcknowledgements map[string]int64 `json:"RecordAcknowledgements"`
-	AckErrors              int64            `json:"acknowledgements_failed"`
-	AcksLost               int64            `json:"acknowledgements_lost"`
-	// AcquisitionLockTimeouts is Kafka's AcquisitionLockTimeoutPerSec as a total.
-	AcquisitionLockTimeouts int64 `json:"AcquisitionLockTimeouts"`
-	// Finalized counts offsets that left the in-flight cache, by final cause.
-	Finalized          map[string]int64 `json:"finalized"`
-	DeletedUndelivered int64            `json:"deleted_undelivered"`
-	// DeliveryCountHist[i] counts finalized offsets delivered i times (last bucket: or more).
-	DeliveryCountHist []int64 `json:"delivery_count_hist"`
-	StateWrites       int64   `json:"state_writes"`
-	StateWritesFailed int64   `json:"state_writes_failed"`
-	Requests          int64   `json:"requests"`
-	AckRequests       int64   `json:"ack_requests"`
-	// ShareFetchRequests and ShareAcknowledgeRequests split the share consumers' requests
-	// (ShareFetch may carry acknowledgements piggy-backed; ShareAcknowledge carries only them).
-	ShareFetchRequests       int64 `json:"share_fetch_requests"`
-	ShareAcknowledgeRequests int64 `json:"share_acknowledge_requests"`
-	// BrokerCostDelayMs sums the delays the broker cost model added to requests and
-	// responses (0 when it is off).
-	BrokerCostDelayMs int64 `json:"broker_cost_delay_ms"`
-	RenewRequests     int64 `json:"renew_requests"`
-	BufferWaitMs      int64 `json:"buffer_wait_ms"`
-	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
-	E2EP50Ms   int64        `json:"e2e_p50_ms"`
-	E2EP99Ms   int64        `json:"e2e_p99_ms"`
-	E2EMaxMs   int64        `json:"e2e_max_ms"`
-	E2EBuckets []HistBucket `json:"e2e_buckets"`
-	// Reordering among records of the same key.
-	KeyedProcessed    int64 `json:"keyed_processed"`
-	Reordered         int64 `json:"reordered"`
-	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
-	ReorderMaxMs      int64 `json:"reorder_max_ms"`
-	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
-	// SkippedByOffsetReset counts records produced before a share-partition was first
-	// initialised that share.auto.offset.reset put out of reach (latest).
-	SkippedByOffsetReset int64 `json:"skipped_by_offset_reset"`
-	// SilentLoss counts records the start offset passed without any final state: never
-	// expected; the no-silent-loss check fails on it.
-	SilentLoss         int64    `json:"silent_loss"`
-	ClassicReprocessed int64    `json:"classic_reprocessed"`
-	Series             []Sample `json:"-"`
-	// RedeliveriesByCause splits Redeliveries by why the records were available again.
-	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
-	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
-	// (rejected, archived at the limit, by retention, ...).
-	DeliveryCountArchived []int64 `json:"delivery_count_archived"`
-	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window.
-	InFlightCap int64 `json:"in_flight_cap"`
-	// Groups are per-group figures, in the configuration's order.
-	Groups []GroupMetrics `json:"groups"`
-}
-
-// GroupMetrics are one group's figures (docs/metrics.md defines each).
-type GroupMetrics struct {
-	Name string `json:"name"`
-	Type string `json:"type"` // share or classic
-	// Window is the measurement window; InWindow the counts inside it, Totals over the run.
-	Window   Window `json:"window"`
-	Totals   Counts `json:"totals"`
-	InWindow Counts `json:"in_window"`
-	Rates    Rates  `json:"rates"`
-	// DeliveriesPerRecord is deliveries ÷ records delivered at least once, over the run.
-	DeliveriesPerRecord float64    `json:"deliveries_per_record"`
-	Latency             Latencies  `json:"latency"`
-	Accounting          Accounting `json:"accounting"`
-	KeepUp              KeepUp     `json:"keep_up"`
-	// Kafka are the group's figures under Kafka's metric names (share groups only).
-	Kafka *KafkaMetrics `json:"kafka,omitempty"`
-	// Consumers are each consumer slot's figures in the window.
-	Consumers []ConsumerFigures `json:"consumers"`
-	// DeliveryCountHist[i] counts the group's finished offsets delivered i times (last
-	// bucket: or more); DeliveryCountArchived the part that finished without ACCEPT.
-	DeliveryCountHist     []int64          `json:"delivery_count_hist"`
-	DeliveryCountArchived []int64          `json:"delivery_count_archived"`
-	RedeliveriesByCause   RedeliveryCauses `json:"redeliveries_by_cause"`
-	// ReorderedFraction is reordered ÷ keyed successful processings over the run.
-	ReorderedFraction float64 `json:"reordered_fraction"`
-	ReorderMaxOffsets int64   `json:"reorder_max_offsets"`
-	ReorderMaxMs      int64   `json:"reorder_max_ms"`
-	// SPSOStuckMaxMs is the longest a share-partition's start offset stayed put while
-	// records after it were in flight.
-	SPSOStuckMaxMs int64 `json:"spso_stuck_max_ms"`
-	// FirstDeliveryMs is when a consumer of the group was first handed a record (-1: never).
-	// Without a warm-up the window starts before it, so the rates include the group's start
-	// (they read lower than the steady state by about its share of the window).
-	FirstDeliveryMs int64 `json:"first_delivery_ms"`
-	// E2E* repeat Latency.Completed for the plots (0 when nothing completed).
-	E2EP50Ms   int64        `json:"e2e_p50_ms"`
-	E2EP99Ms   int64        `json:"e2e_p99_ms"`
-	E2EMaxMs   int64        `json:"e2e_max_ms"`
-	E2EBuckets []HistBucket `json:"e2e_buckets"`
-	// ReorderBuckets is the distribution of reorder distances in offsets: how far before
-	// the newest processed record of the same key an out-of-order record was (LowMs and
-	// HighMs hold offsets here).
-	ReorderBuckets []HistBucket `json:"reorder_distance_buckets"`
-	// DeadLetterQueue holds the dead-letter-queue figures (Kafka 4.4 with the queue on;
-	// absent otherwise).
-	DeadLetterQueue *DLQMetrics `json:"dead_letter_queue,omitempty"`
-}
-
-// HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
-type HistBucket struct {
-	LowMs  int64 `json:"low_ms"`
-	HighMs int64 `json:"high_ms"`
-	Count  int64 `json:"count"`
-}
-
-func histBuckets(h *hist.Hist) []HistBucket {
-	var out []HistBucket
-	for _, b := range h.Buckets(80) {
-		out = append(out, HistBucket{LowMs: b.Low, HighMs: b.High, Count: b.Count})
-	}
-	return out
-}
-
-func quantileOr0(h *hist.Hist, q float64) int64 {
-	v, _ := h.Quantile(q)
-	return v
-}
-
-func (m *metrics) export(w *World) Metrics {
-	start, end := measurementWindow(&w.cfg)
-	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
-	out := Metrics{
-		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
-		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
-		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
-	}
-	var all counters
-	var e2e hist.Hist
-	var redel [backCauses]int64
-	dc, dca := make([]int64, 12), make([]int64, 12)
-	for gi := range w.groups {
-		all.add(&m.g[gi], 1)
-		e2e.Merge(&m.lat[gi].completed)
-		gx := &m.gx[gi]
-		for c, n := range gx.redeliverBy {
-			redel[c] += n
-		}
-		for i := range dc {
-			dc[i] += gx.dcHist[i]
-			dca[i] += gx.dcHistArchived[i]
-		}
-		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
-		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
-		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
-		out.Groups = append(out.Groups, w.groupMetrics(int32(gi), win))
-	}
-	tot := countsOf(&all)
-	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
-	out.FailedProcessing, out.Completed, out.Duplicates, out.DuplicatesTotal = tot.FailedProcessing, tot.Completed, tot.DuplicatesByCause, tot.Duplicates
-	out.ProcessedLateLock, out.RecordAcknowledgements, out.AckErrors, out.AcksLost = tot.ProcessedAfterLockExpiry, tot.RecordAcknowledgements, tot.AckErrors, tot.AcksLost
-	out.AcquisitionLockTimeouts, out.Finalized, out.DeletedUndelivered = tot.AcquisitionLockTimeouts, tot.Finished, tot.DeletedUndelivered
-	out.KeyedProcessed, out.Reordered, out.SkippedByOffsetReset, out.SilentLoss = tot.KeyedProcessed, tot.Reordered, tot.SkippedByOffsetReset, tot.SilentLoss
-	out.ClassicReprocessed = tot.ClassicReprocessed
-	out.DeliveryCountHist, out.DeliveryCountArchived = dc, dca
-	out.RedeliveriesByCause = redeliveryCauses(&redel)
-	out.E2EP50Ms, out.E2EP99Ms, out.E2EMaxMs, out.E2EBuckets = quantileOr0(&e2e, 0.5), quantileOr0(&e2e, 0.99), e2e.Max(), histBuckets(&e2e)
-	return out
-}
-
-// groupMetrics derives group gi's figures.
-func (w *World) groupMetrics(gi int32, win Window) GroupMetrics {
-	m := &w.metrics
-	g := w.groups[gi]
-	gm := GroupMetrics{Name: g.cfg.Name, Type: g.cfg.Type.String(), Window: win, Totals: countsOf(&m.g[gi])}
-	var in counters
-	if w.win.next == snapPoints {
-		in = w.win.taken[snapEnd].groups[gi]
-		in.add(&w.win.taken[snapStart].groups[gi], -1)
-	}
-	gm.InWindow = countsOf(&in)
-	gm.Rates = ratesOf(&in, win)
-	gm.DeliveriesPerRecord = ratio(m.g[gi].deliveries, m.g[gi].delivered)
-	lat := &m.lat[gi]
-	gm.Latency = Latencies{FirstDelivery: latencyOf(&lat.firstDelivery), Processed: latencyOf(&lat.processed), Completed: latencyOf(&lat.completed)}
-	gm.Accounting = w.accounting(gi)
-	for ci, c := range w.consumers {
-		if c.group != gi {
-			continue
-		}
-		var cc consumerCounters
-		if w.win.next == snapPoints {
-			cc = w.win.taken[snapEnd].consumers[ci]
-			addInt64s(&cc, &w.win.taken[snapStart].consumers[ci], -1)
-		}
-		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
-		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
-			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
-	}
-	gm.KeepUp = w.keepUp(gi, win, &in, gm.Consumers)
-	gm.Kafka = w.kafkaMetrics(gi, win, &in)
-	gx := &m.gx[gi]
-	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
-	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
-	gm.DeadLetterQueue = w.dlqMetricsOf(int(gi))
-	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
-	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
-	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
-	gm.FirstDeliveryMs = gx.firstDeliveryMs
-	gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs = quantileOr0(&lat.completed, 0.5), quantileOr0(&lat.completed, 0.99), lat.completed.Max()
-	gm.E2EBuckets = histBuckets(&lat.completed)
-	gm.ReorderBuckets = histBuckets(&gx.reorderDist)
-	return gm
-}
-
-// FinalState describes one share-partition (or classic group partition) at the end.
-type FinalState struct {
-	Group       string `json:"group"`
-	Partition   string `json:"partition"`
-	StartOffset int64  `json:"start_offset"`
-	LogStart    int64  `json:"log_start_offset"`
-	LogEnd      int64  `json:"log_end_offset"`
-	InFlight    int64  `json:"in_flight"`
-	Acquired    int64  `json:"acquired"`
-	Loaded      bool   `json:"loaded"`
-	Drained     bool   `json:"drained"`
-	// ProgressedWhileHealing: records of the partition finished during the healing phase
-	// (false without one). An undrained partition that made no progress is stuck, not
-	// merely behind.
-	ProgressedWhileHealing bool `json:"progressed_while_healing"`
-}
-
-func (w *World) finalStates() []FinalState {
-	var out []FinalState
-	for _, s := range w.shares {
-		p := w.parts[s.part]
-		fs := FinalState{Group: w.groups[s.group].cfg.Name, Partition: p.name, LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset()}
-		if s.core != nil {
-			fs.Loaded = true
-			fs.StartOffset = s.core.StartOffset()
-			fs.InFlight = s.core.InFlightCount()
-			s.core.ForEachRecord(func(v model.RecordView) bool {
-				if v.State == model.Acquired {
-					fs.Acquired++
-				}
-				return true
-			})
-		} else {
-			fs.StartOffset = s.store.StartOffset()
-		}
-		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
-		fs.ProgressedWhileHealing = w.healing && s.frontier > s.healFrontier
-		out = append(out, fs)
-	}
-	for _, g := range w.groups {
-		if g.classic != nil {
-			out = append(out, w.classicFinal(g)...)
-		}
-	}
-	return out
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

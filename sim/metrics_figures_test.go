@@ -228,7 +228,7 @@ func TestFiguresDuplicatesFixedProcessing(t *testing.T) {
 				g.Totals.Duplicates, g.Totals.DuplicatesByCause, g.Rates.DuplicatesPerHour, wantDup, wantDPH, g.Rates.DuplicateFraction, wantFrac)
 			if tc.procMs > int64(tc.limit)*lockMs && g.Totals.Duplicates == records*lim {
 				t.Fatalf("regression: processing (%d ms) outlives limit × lock (%d ms): every record was archived before any of its processings ended, "+
-					"and noteProcessed (metrics.go) counts a late processing of a record that already left the cache as a duplicate without "+
+					"and processed (metrics.go) counts a late processing of a record that already left the cache as a duplicate without "+
 					"checking that an earlier processing succeeded; so all %d processings of each record count as duplicates "+
 					"(%d, want %d = records × (limit − 1); DuplicatesPerHour %.1f, want %.1f; DuplicateFraction %.3f, want %.3f)",
 					tc.procMs, int64(tc.limit)*lockMs, tc.limit, g.Totals.Duplicates, wantDup, g.Rates.DuplicatesPerHour, wantDPH, g.Rates.DuplicateFraction, wantFrac)
@@ -290,7 +290,7 @@ type figPooled struct {
 // short, so processing starts as soon as a record is acquired), so a record is delivered D
 // times with P(D ≥ k) = p^(k−1), k ≤ limit: E[D] = Σ_{k=0}^{limit−1} p^k.
 //
-// Duplicates (metrics.go noteProcessed): every delivery is processed to its end and succeeds
+// Duplicates (metrics.go processed): every delivery is processed to its end and succeeds
 // (no failures are configured), and every successful processing of a record after the first
 // one to end is a duplicate: counted through okCount ≥ 2 while the record is cached, or as a
 // lock-expiry duplicate when it ends after the record left the cache. So a record processed
@@ -461,7 +461,7 @@ func TestFiguresArchiveFractionAtLimit(t *testing.T) {
 				pAll := math.Pow(p, float64(tc.limit*(tc.limit+1)/2))
 				if dups > redeliveries && float64(dups-redeliveries) <= n*pAll+3*math.Sqrt(n*pAll) {
 					t.Fatalf("regression: duplicates %d > redeliveries %d: %d extra, about the %.0f records (p^%d = %.4f of %d) archived at the limit before any of "+
-						"their processings ended; noteProcessed (metrics.go) counts a late processing of a record that already left the cache as a "+
+						"their processings ended; processed (metrics.go) counts a late processing of a record that already left the cache as a "+
 						"duplicate even when no processing of it had succeeded before, so such a record counts D duplicates instead of D − 1",
 						dups, redeliveries, dups-redeliveries, n*pAll, tc.limit*(tc.limit+1)/2, pAll, records)
 				}

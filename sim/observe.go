@@ -1,6 +1,8 @@
 package sim
 
-import "github.com/sharesim/sharesim/model"
+import (
+	"github.com/sharesim/sharesim/model"
+)
 
 // What an event did that the share-partitions' state alone does not show, for observers
 // (invariant checkers, Options.Observer): which members' share sessions ended, and which
@@ -33,10 +35,10 @@ type eventNotes struct {
 }
 
 // notes returns the current event's notes, cleared when a new event started.
-func (w *World) notes() *eventNotes {
-	n := &w.obsNotes
-	if n.event != w.events {
-		n.event = w.events
+func (h *history) notes() *eventNotes {
+	n := &h.obsNotes
+	if n.event != h.events {
+		n.event = h.events
 		n.departures, n.writes = n.departures[:0], n.writes[:0]
 	}
 	return n
@@ -44,41 +46,107 @@ func (w *World) notes() *eventNotes {
 
 // Departures lists the share sessions that ended during the current event.
 func (w *World) Departures() []Departure {
-	if w.obsNotes.event != w.events {
+	if w.history.obsNotes.event != w.events {
 		return nil
 	}
-	return w.obsNotes.departures
+	return w.history.obsNotes.departures
 }
 
 // AppliedWrites lists the state writes that reached the share coordinator during the
 // current event.
 func (w *World) AppliedWrites() []AppliedWrite {
-	if w.obsNotes.event != w.events {
+	if w.history.obsNotes.event != w.events {
 		return nil
 	}
-	return w.obsNotes.writes
+	return w.history.obsNotes.writes
 }
 
 // observeRelease notes that member's share session on s's leader ended.
-func (w *World) observeRelease(s *sharePart, member model.MemberID) {
-	if w.opts.Observer == nil {
+func (h *history) observeRelease(s *sharePart, member model.MemberID) {
+	if h.opts.Observer == nil {
 		return
 	}
-	n := w.notes()
-	n.departures = append(n.departures, Departure{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name, Member: member})
+	n := h.notes()
+	n.departures = append(n.departures, Departure{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name, Member: member})
 }
 
-// storeWrite sends a write to s's share coordinator, noting its epochs for observers.
-func (w *World) storeWrite(s *sharePart, wr *model.Write) error {
-	if w.opts.Observer == nil {
-		return s.store.Write(wr)
+// writeApplied notes that a state write reached s's share coordinator, which held leader
+// and state epochs leaderEpoch and stateEpoch before it, and accepted it or not.
+func (h *history) writeApplied(s *sharePart, wr *model.Write, leaderEpoch, stateEpoch int32, accepted bool) {
+	if h.opts.Observer == nil {
+		return
 	}
-	aw := AppliedWrite{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+	n := h.notes()
+	n.writes = append(n.writes, AppliedWrite{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name,
 		WriteLeaderEpoch: wr.LeaderEpoch, WriteStateEpoch: wr.StateEpoch,
-		StoreLeaderEpoch: s.store.LeaderEpoch(), StoreStateEpoch: s.store.StateEpoch()}
-	err := s.store.Write(wr)
-	aw.Accepted = err == nil
-	n := w.notes()
-	n.writes = append(n.writes, aw)
-	return err
+		StoreLeaderEpoch: leaderEpoch, StoreStateEpoch: stateEpoch, Accepted: accepted})
+}
+
+// ShareCores appends the leader's in-memory share-partition of every share-partition to
+// dst, in SharePartitions' order (nil while not loaded), and returns it: the cheap way
+// for an observer to see after each event which share-partitions were reloaded.
+func (w *World) ShareCores(dst []*model.SharePartition) []*model.SharePartition {
+	for _, s := range w.shares {
+		dst = append(dst, s.core)
+	}
+	return dst
+}
+
+// HistoryHorizonMs is a lower bound of everything the history has still to show: every
+// operation recorded from now on has a call time at or after it, and every hidden event a
+// time (and FromMs) at or after it. It is the earliest send time of a live incarnation's
+// request whose outcome is not recorded yet, or now. O(requests in flight).
+func (w *World) HistoryHorizonMs() int64 { return w.history.historyHorizon() }
+
+// AddedSharePartition describes a share-partition an add-partitions fault created.
+type AddedSharePartition struct {
+	Group, Partition string
+	// AtMs is when the partition was added; TopicKnown whether the group already read the
+	// topic then (a member had joined), which is what model.InitialStartOffset asks.
+	AtMs       int64
+	TopicKnown bool
+	// StoredStartOffset is the start offset the share coordinator was initialised with
+	// (-1: share.auto.offset.reset decides at the first load).
+	StoredStartOffset int64
+	// Loaded says whether a leader ever loaded it; then LoadStartOffset is the start offset
+	// it began at and LoadLogStart the log start offset at that moment.
+	Loaded          bool
+	LoadStartOffset int64
+	LoadLogStart    int64
+}
+
+// AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
+// order they were created.
+func (w *World) AddedSharePartitions() []AddedSharePartition { return w.history.addedSharePartitions() }
+
+// ConsumerNames lists the consumer instances in creation order.
+func (w *World) ConsumerNames() []string {
+	out := make([]string, len(w.consumers))
+	for i, c := range w.consumers {
+		out[i] = c.name
+	}
+	return out
+}
+
+// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
+type SharePartitionInfo struct {
+	Group     string
+	Partition string
+	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
+	// not change it.
+	Core *model.SharePartition
+	// Store is the share coordinator's durable state for it.
+	Store          *model.StateStore
+	LogStartOffset int64
+	LogEndOffset   int64
+	LeaderEpoch    int32
+}
+
+// SharePartitions calls fn for every share-partition, in a fixed order.
+func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
+	for _, s := range w.shares {
+		p := w.parts[s.part]
+		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: w.coord.store(s),
+			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
+	}
 }

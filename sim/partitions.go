@@ -40,9 +40,6 @@ type addedShare struct {
 
 // partitionGrowth is the world's record of partitions added during the run.
 type partitionGrowth struct {
-	shares []addedShare
-	// byShare maps a share-partition id to its index in shares.
-	byShare map[int32]int
 	// pending[g] lists share group g's new partitions its coordinator has not initialised
 	// yet; initing[g] the share-partitions being initialised, assignable from readyAt[g].
 	pending [][]int32
@@ -50,30 +47,11 @@ type partitionGrowth struct {
 	readyAt []int64
 }
 
-// AddedSharePartition describes a share-partition an add-partitions fault created.
-type AddedSharePartition struct {
-	Group, Partition string
-	// AtMs is when the partition was added; TopicKnown whether the group already read the
-	// topic then (a member had joined), which is what model.InitialStartOffset asks.
-	AtMs       int64
-	TopicKnown bool
-	// StoredStartOffset is the start offset the share coordinator was initialised with
-	// (-1: share.auto.offset.reset decides at the first load).
-	StoredStartOffset int64
-	// Loaded says whether a leader ever loaded it; then LoadStartOffset is the start offset
-	// it began at and LoadLogStart the log start offset at that moment.
-	Loaded          bool
-	LoadStartOffset int64
-	LoadLogStart    int64
-}
-
-// AddedSharePartitions lists the share-partitions created by add-partitions faults, in the
-// order they were created.
-func (w *World) AddedSharePartitions() []AddedSharePartition {
-	out := make([]AddedSharePartition, 0, len(w.grown.shares))
-	for _, a := range w.grown.shares {
-		s := w.shares[a.share]
-		out = append(out, AddedSharePartition{Group: w.groups[s.group].cfg.Name, Partition: w.parts[s.part].name,
+func (h *history) addedSharePartitions() []AddedSharePartition {
+	out := make([]AddedSharePartition, 0, len(h.added))
+	for _, a := range h.added {
+		s := h.shares[a.share]
+		out = append(out, AddedSharePartition{Group: h.groups[s.group].cfg.Name, Partition: h.parts[s.part].name,
 			AtMs: a.atMs, TopicKnown: a.topicKnown, StoredStartOffset: a.stored,
 			Loaded: a.loaded, LoadStartOffset: a.loadStart, LoadLogStart: a.logStart})
 	}
@@ -86,6 +64,29 @@ func (c *Config) addedPartitions(topic string) int {
 	n := 0
 	for _, f := range c.Faults {
 		if f.Kind == FaultAddPartitions && f.Target == topic {
+			n += f.Count
+		}
+	}
+	return n
+}
+
+// PartitionsAt is how many partitions topic has when fault fi (an index in c.Faults) fires
+// at atMs: its first ones and those of the add-partitions faults that fire before it. Faults
+// of the same millisecond fire in the order of the list, so an add-partitions fault at atMs
+// counts when it comes before fi. -1: no such topic. Partitions are numbered in the order
+// they are added, so the topic's partitions at that moment are 0 to PartitionsAt-1.
+func (c *Config) PartitionsAt(topic string, atMs int64, fi int) int {
+	n := -1
+	for _, t := range c.Topics {
+		if t.Name == topic {
+			n = t.Partitions
+		}
+	}
+	if n < 0 {
+		return -1
+	}
+	for j, f := range c.Faults {
+		if f.Kind == FaultAddPartitions && f.Target == topic && f.AtMs < c.DurationMs && (f.AtMs < atMs || f.AtMs == atMs && j < fi) {
 			n += f.Count
 		}
 	}
@@ -121,17 +122,11 @@ func (c *Config) validateAddPartitions(f Fault) error {
 	return fmt.Errorf("fault add-partitions: no topic named %q", f.Target)
 }
 
-// live reports whether partition p exists yet (it is not a reserve of a later
-// add-partitions fault).
-func (w *World) live(p *partition) bool {
-	return p.num < int32(w.topics[p.topic].cfg.Partitions)
-}
-
 // addPartitions fires an add-partitions fault: the next f.Count reserved partitions of the
 // topic come into being and every group reading the topic gets them.
-func (w *World) addPartitions(f Fault) {
+func (gc *groupCoordinator) addPartitions(f Fault) {
 	ti := int32(-1)
-	for i, t := range w.topics {
+	for i, t := range gc.topics {
 		if t.cfg.Name == f.Target {
 			ti = int32(i)
 		}
@@ -139,22 +134,22 @@ func (w *World) addPartitions(f Fault) {
 	if ti < 0 {
 		return // Validate refuses it; nothing to add to
 	}
-	t := w.topics[ti]
+	t := gc.topics[ti]
 	from := t.cfg.Partitions
 	t.cfg.Partitions += f.Count
-	w.line("fault").str("fault", "add-partitions").str("topic", t.cfg.Name).num("from", int64(from)).num("to", int64(t.cfg.Partitions)).end()
-	added := w.parts[t.first+int32(from) : t.first+int32(t.cfg.Partitions)]
+	gc.line("fault").str("fault", "add-partitions").str("topic", t.cfg.Name).num("from", int64(from)).num("to", int64(t.cfg.Partitions)).end()
+	added := gc.parts[t.first+int32(from) : t.first+int32(t.cfg.Partitions)]
 	if t.cfg.Segments {
 		for _, p := range added {
 			p.log.Segmented(t.cfg.segmentBytes(), t.cfg.segmentMs())
 		}
 	}
-	for _, ps := range w.producers {
+	for _, ps := range gc.producers {
 		if ps.topic == ti && ps.acc != nil {
 			ps.acc.queues = append(ps.acc.queues, make([]accQueue, f.Count)...)
 		}
 	}
-	for _, g := range w.groups {
+	for _, g := range gc.groups {
 		if !readsTopic(g.cfg, t.cfg.Name) {
 			continue
 		}
@@ -163,19 +158,20 @@ func (w *World) addPartitions(f Fault) {
 			if g.classic != nil {
 				g.parts = append(g.parts, p.idx)
 				g.classic.grow()
+				gc.metrics.classicGroupAdded(g)
 				continue
 			}
-			w.growthOf(g).pending[g.idx] = append(w.grown.pending[g.idx], p.idx)
+			gc.growthOf(g).pending[g.idx] = append(gc.grown.pending[g.idx], p.idx)
 		}
 		if g.classic != nil && len(g.members) > 0 {
-			w.reassign(g)
+			gc.reassign(g)
 		}
 	}
 }
 
 // growthOf sizes the per-group tables for group g and returns them.
-func (w *World) growthOf(g *groupState) *partitionGrowth {
-	gr := &w.grown
+func (gc *groupCoordinator) growthOf(g *groupState) *partitionGrowth {
+	gr := &gc.grown
 	for len(gr.pending) <= int(g.idx) {
 		gr.pending, gr.initing, gr.readyAt = append(gr.pending, nil), append(gr.initing, nil), append(gr.readyAt, 0)
 	}
@@ -186,24 +182,24 @@ func (w *World) growthOf(g *groupState) *partitionGrowth {
 // partitions, run before the member learns its assignment: share-partitions initialised by
 // an earlier heartbeat whose write completed are assigned (a new group epoch), and new
 // partitions not yet initialised start their initialisation.
-func (w *World) shareGroupHeartbeatGrowth(g *groupState) {
-	gr := &w.grown
+func (gc *groupCoordinator) shareGroupHeartbeatGrowth(g *groupState) {
+	gr := &gc.grown
 	if g.classic != nil || int(g.idx) >= len(gr.pending) {
 		return
 	}
-	if ids := gr.initing[g.idx]; len(ids) > 0 && w.now >= gr.readyAt[g.idx] {
+	if ids := gr.initing[g.idx]; len(ids) > 0 && gc.now >= gr.readyAt[g.idx] {
 		for _, id := range ids {
-			w.insertShare(g, id)
+			gc.insertShare(g, id)
 		}
 		gr.initing[g.idx] = nil
-		w.reassign(g)
+		gc.reassign(g)
 	}
 	if ps := gr.pending[g.idx]; len(ps) > 0 && len(gr.initing[g.idx]) == 0 {
 		for _, pi := range ps {
-			gr.initing[g.idx] = append(gr.initing[g.idx], w.addSharePartition(g, w.parts[pi]))
+			gr.initing[g.idx] = append(gr.initing[g.idx], gc.addSharePartition(g, gc.parts[pi]))
 		}
 		gr.pending[g.idx] = nil
-		gr.readyAt[g.idx] = w.now + w.cfg.Coordinator.WriteLatency.Sample(w.rNet)
+		gr.readyAt[g.idx] = gc.now + gc.cfg.Coordinator.WriteLatency.Sample(gc.rNet)
 	}
 }
 
@@ -221,31 +217,24 @@ func readsTopic(g *Group, topic string) bool {
 // new partition p, returned: the stored start offset follows model.InitialStartOffset. The
 // group knows the topic once a member joined (its coordinator initialised the topic's
 // share-partitions then). The share-partition is not assignable yet (insertShare).
-func (w *World) addSharePartition(g *groupState, p *partition) int32 {
+func (gc *groupCoordinator) addSharePartition(g *groupState, p *partition) int32 {
 	known := g.epoch > 0
-	start := model.InitialStartOffset(w.cfg.Kafka.Version, known)
-	if w.opts.IgnoreNewPartitionStart {
+	start := model.InitialStartOffset(gc.cfg.Kafka.Version, known)
+	if gc.opts.IgnoreNewPartitionStart {
 		start = model.UnsetStartOffset
 	}
-	s := &sharePart{id: int32(len(w.shares)), group: g.idx, part: p.idx,
-		store: model.NewStateStore(0, start).ForConfig(w.cfg.Kafka), frontier: -1}
-	w.shares = append(w.shares, s)
-	p.shares = append(p.shares, s.id)
-	if w.grown.byShare == nil {
-		w.grown.byShare = map[int32]int{}
-	}
-	w.grown.byShare[s.id] = len(w.grown.shares)
-	w.grown.shares = append(w.grown.shares, addedShare{share: s.id, atMs: w.now, topicKnown: known, stored: start})
-	w.line("init-share-partition").str("p", p.name).str("group", g.cfg.Name).num("start", start).str("known", strconv.FormatBool(known)).end()
+	s := gc.newShare(g, p, start)
+	gc.history.shareAdded(s, known, start)
+	gc.line("init-share-partition").str("p", p.name).str("group", g.cfg.Name).num("start", start).str("known", strconv.FormatBool(known)).end()
 	return s.id
 }
 
 // insertShare makes share-partition id assignable in group g; g.sps stays in topic,
 // partition order.
-func (w *World) insertShare(g *groupState, id int32) {
-	part := w.shares[id].part
+func (gc *groupCoordinator) insertShare(g *groupState, id int32) {
+	part := gc.shares[id].part
 	at := len(g.sps)
-	for at > 0 && w.shares[g.sps[at-1]].part > part {
+	for at > 0 && gc.shares[g.sps[at-1]].part > part {
 		at--
 	}
 	g.sps = append(g.sps, 0)
@@ -253,46 +242,24 @@ func (w *World) insertShare(g *groupState, id int32) {
 	g.sps[at] = id
 }
 
-// noteFirstLoad records where an added share-partition began at its first load.
-func (w *World) noteFirstLoad(s *sharePart, start, logStart int64) {
-	i, ok := w.grown.byShare[s.id]
+// loaded records where an added share-partition began at its first load (it is called at
+// every load).
+func (h *history) loaded(s *sharePart, start, logStart int64) {
+	i, ok := h.addedBy[s.id]
 	if !ok {
 		return
 	}
-	if a := &w.grown.shares[i]; !a.loaded {
+	if a := &h.added[i]; !a.loaded {
 		a.loaded, a.loadStart, a.logStart = true, start, logStart
 	}
 }
 
-// grow gives a classic group's bookkeeping a slot for each partition appended to its
-// group's partition list, with nothing committed, owned, read or accounted yet.
-func (cg *classicGroup) grow() {
-	for len(cg.committed) < len(cg.g.parts) {
-		cg.committed = append(cg.committed, -1)
-		cg.owner = append(cg.owner, -1)
-		cg.position = append(cg.position, -1)
-		cg.processedMax = append(cg.processedMax, -1)
-		cg.processedOK = append(cg.processedOK, offsetSet{})
-		cg.doneTo = append(cg.doneTo, -1)
-		cg.readMax = append(cg.readMax, -1)
+// shareAdded records share-partition s, created by an add-partitions fault: whether its
+// group knew the topic, and the start offset its store began with.
+func (h *history) shareAdded(s *sharePart, topicKnown bool, stored int64) {
+	if h.addedBy == nil {
+		h.addedBy = map[int32]int{}
 	}
-}
-
-// liveParts is World.parts without the partitions reserved for add-partitions faults that
-// have not fired yet (World.parts itself when there are none).
-func (w *World) liveParts() []*partition {
-	n := 0
-	for _, t := range w.topics {
-		n += t.cfg.Partitions
-	}
-	if n == len(w.parts) {
-		return w.parts
-	}
-	out := make([]*partition, 0, n)
-	for _, p := range w.parts {
-		if w.live(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	h.addedBy[s.id] = len(h.added)
+	h.added = append(h.added, addedShare{share: s.id, atMs: h.now, topicKnown: topicKnown, stored: stored})
 }

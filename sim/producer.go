@@ -4,6 +4,17 @@ import (
 	"math"
 )
 
+// producerClients are the producers: fixed-batch producers and KafkaProducer-style
+// accumulators (kproducer.go), sending to the partition leaders' logs.
+type producerClients struct {
+	*engine
+	*topology
+
+	logs    *logs
+	net     *network
+	metrics *metrics
+}
+
 // Producers, retention and compaction: the partition logs' side of the world.
 
 type producerState struct {
@@ -61,223 +72,83 @@ func msAt(ms float64) int64 {
 }
 
 // produce writes the batches due now (or one burst) and schedules the next.
-func (w *World) produce(e event) {
-	p := w.producers[e.a]
+func (pc *producerClients) produce(e event) {
+	p := pc.producers[e.a]
 	if p.acc != nil {
-		w.accWake(p, e)
+		pc.accWake(p, e)
 		return
 	}
-	if w.healing || (p.cfg.StopMs > 0 && w.now >= p.cfg.StopMs) || w.now >= w.cfg.DurationMs {
+	if pc.healing || (p.cfg.StopMs > 0 && pc.now >= p.cfg.StopMs) || pc.now >= pc.cfg.DurationMs {
 		return
 	}
 	switch p.cfg.Rate {
 	case RateBursts:
 		for left := p.cfg.BurstRecords; left > 0; left -= p.cfg.BatchRecords {
-			w.produceBatch(p, min(left, p.cfg.BatchRecords))
+			pc.produceBatch(p, min(left, p.cfg.BatchRecords))
 		}
-		w.push(w.now+p.cfg.BurstEveryMs, event{kind: evProduce, a: p.idx})
+		pc.push(pc.now+p.cfg.BurstEveryMs, event{kind: evProduce, a: p.idx})
 	case RatePoisson:
 		perBatchMs := 1000 * float64(p.cfg.BatchRecords) / p.cfg.RecordsPerSecond
 		if p.k == 0 {
-			p.k, p.nextMs = 1, float64(w.now)
+			p.k, p.nextMs = 1, float64(pc.now)
 		}
 		// Exponential gaps accumulate in fractional ms; each batch falls in the ms its time
 		// rounds down to.
-		for msAt(p.nextMs) <= w.now {
-			w.produceBatch(p, p.cfg.BatchRecords)
-			p.nextMs += perBatchMs * w.rWork.ExpFloat64()
+		for msAt(p.nextMs) <= pc.now {
+			pc.produceBatch(p, p.cfg.BatchRecords)
+			p.nextMs += perBatchMs * pc.rWork.ExpFloat64()
 		}
-		w.push(msAt(p.nextMs), event{kind: evProduce, a: p.idx})
+		pc.push(msAt(p.nextMs), event{kind: evProduce, a: p.idx})
 	default:
-		for p.batchAtMs(p.k) <= w.now {
-			w.produceBatch(p, p.cfg.BatchRecords)
+		for p.batchAtMs(p.k) <= pc.now {
+			pc.produceBatch(p, p.cfg.BatchRecords)
 			p.k++
 		}
-		w.push(p.batchAtMs(p.k), event{kind: evProduce, a: p.idx})
+		pc.push(p.batchAtMs(p.k), event{kind: evProduce, a: p.idx})
 	}
 }
 
 // produceBatch writes one fixed-mode batch of n records sent now.
-func (w *World) produceBatch(p *producerState, n int) {
-	t := w.topics[p.topic]
+func (pc *producerClients) produceBatch(p *producerState, n int) {
+	t := pc.topics[p.topic]
 	var pi int32
 	if p.cfg.Keys > 0 {
-		key := int32(w.rWork.Intn(p.cfg.Keys))
+		key := int32(pc.rWork.Intn(p.cfg.Keys))
 		pi = t.first + key%int32(t.cfg.Partitions)
 	} else {
 		pi = t.first + p.next
 		p.next = (p.next + 1) % int32(t.cfg.Partitions)
 	}
-	w.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, w.now)
+	pc.appendBatch(p, pi, n, int64(n)*DefaultRecordBytes+RecordBatchOverhead, pc.now)
 }
 
-// appendBatch appends a producer batch of n records (bytes on disk) with timestamp ts to
-// partition pi and counts it: the one place a producer's records enter a log.
-func (w *World) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
-	part := w.parts[pi]
+// appendBatch sends producer p's batch of n records (bytes on disk) with timestamp ts to
+// partition pi, where it is appended at once: the one place a producer's records enter a
+// log. A transactional producer opens a transaction with its first batch and commits (or
+// aborts) it TxnCommitDelayMs after its TxnBatches-th.
+func (pc *producerClients) appendBatch(p *producerState, pi int32, n int, bytes, ts int64) {
+	part := pc.parts[pi]
 	if p.cfg.Transactional && p.txn == 0 {
 		p.txnSeq++
 		p.txn = int64(p.idx)<<32 | p.txnSeq
 	}
-	b := part.log.AppendSized(n, bytes, ts, p.idx, p.txn)
+	pc.logs.append(part, p, n, bytes, ts)
 	p.records += int64(n)
 	p.batches++
-	w.metrics.produced += int64(n)
-	w.metrics.producedBatches++
-	for _, gi := range part.readers {
-		w.gc(gi).produced += int64(n)
-	}
-	defer w.wakeClassic(part)
-	if p.cfg.PoisonPerMillion > 0 {
-		for off := b.First; off <= b.Last; off++ {
-			if w.rWork.Bool(uint64(p.cfg.PoisonPerMillion), 1_000_000) {
-				part.poison = append(part.poison, off)
-			}
-		}
-	}
-	if p.cfg.CompactedPerMillion > 0 && w.rWork.Bool(uint64(p.cfg.CompactedPerMillion), 1_000_000) {
-		w.push(w.now+compactionLagMs, event{kind: evCompaction, a: pi, x: b.First})
-	}
-	w.line("produce").str("p", part.name).num("first", b.First).num("last", b.Last).end()
 	if p.cfg.Transactional {
 		p.txnBatches++
 		if p.txnBatches >= p.cfg.TxnBatches {
-			w.push(w.now+p.cfg.TxnCommitDelayMs, event{kind: evTxnCommit, a: p.idx, x: p.txn, b: pi})
+			pc.push(pc.now+p.cfg.TxnCommitDelayMs, event{kind: evTxnCommit, a: p.idx, x: p.txn, b: pi})
 			p.txn, p.txnBatches = 0, 0
 		}
 	}
-	w.wakePartition(part)
+	pc.logs.newData(part)
 }
-
-// wakeClassic answers classic fetches held on the partition (long poll).
-func (w *World) wakeClassic(p *partition) {
-	for _, gi := range p.readers {
-		if g := w.groups[gi]; g.classic != nil {
-			w.classicWake(g, p.idx)
-		}
-	}
-}
-
-// compactionLagMs is when the log cleaner removes a batch chosen for compaction.
-const compactionLagMs = 60000
 
 // txnCommit ends a transaction: a control marker on every partition it wrote (we track the
 // last one; the producer keeps each transaction on one partition at a time).
-func (w *World) txnCommit(e event) {
-	p := w.producers[e.a]
-	part := w.parts[e.b]
-	commit := !(p.cfg.AbortPerMillion > 0 && w.rWork.Bool(uint64(p.cfg.AbortPerMillion), 1_000_000))
-	for _, pt := range w.topicParts(p.topic) {
-		if pt.log.IsOpen(e.x) || pt == part {
-			pt.log.AppendControl(w.now, p.idx, e.x, commit)
-			for _, gi := range pt.readers {
-				w.gc(gi).controls++
-			}
-			w.line("txn-end").str("p", pt.name).num("txn", e.x).str("commit", boolStr(commit)).end()
-			if !commit {
-				w.mark("txn-aborted")
-			}
-			w.wakePartition(pt)
-		}
-	}
-}
-
-func (w *World) topicParts(t int32) []*partition {
-	ts := w.topics[t]
-	return w.parts[ts.first : ts.first+int32(ts.cfg.Partitions)]
-}
-
-func boolStr(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
-
-// wakePartition retries fetches parked on the share-partitions of a partition.
-func (w *World) wakePartition(p *partition) {
-	for _, sp := range p.shares {
-		w.wake(w.shares[sp])
-	}
-}
-
-// compaction removes a batch from the log, as the log cleaner would.
-func (w *World) compaction(e event) {
-	p := w.parts[e.a]
-	if p.log.Compact(e.x) {
-		w.mark("compacted")
-		w.line("compact").str("p", p.name).num("offset", e.x).end()
-		w.recordCompaction(p, e.x)
-	}
-}
-
-// retention applies a topic's retention to its partitions.
-func (w *World) retention(ti int32) {
-	t := w.topics[ti]
-	for _, p := range w.topicParts(ti) {
-		var start, deleted int64
-		if t.cfg.Segments {
-			start, deleted = p.log.ApplySegmentRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionBytes)
-		} else {
-			start, deleted = p.log.ApplyRetention(w.now, t.cfg.RetentionMs, t.cfg.RetentionRecords)
-		}
-		if deleted > 0 {
-			w.mark("retention-deleted")
-			w.line("retention").str("p", p.name).num("start", start).num("deleted", deleted).end()
-		}
-		w.forgetLog(p)
-	}
-	w.push(w.now+t.cfg.RetentionCheckIntervalMs, event{kind: evRetention, a: ti})
-}
-
-// forgetLog drops log metadata no reader needs: below every group's start offset.
-func (w *World) forgetLog(p *partition) {
-	floor := p.log.EndOffset()
-	for _, sp := range p.shares {
-		s := w.shares[sp]
-		st := s.store.StartOffset()
-		if s.core != nil {
-			st = min(s.core.StartOffset(), st)
-			if st < 0 {
-				st = s.core.StartOffset()
-			}
-		}
-		if st < 0 {
-			return // a share-partition not yet initialised may read from anywhere
-		}
-		floor = min(floor, st)
-	}
-	for _, g := range w.groups {
-		if g.classic != nil {
-			floor = min(floor, g.classic.floor(p.idx))
-		}
-	}
-	p.log.Forget(floor)
-	i := 0
-	for i < len(p.poison) && p.poison[i] < floor {
-		i++
-	}
-	if i > 0 {
-		p.poison = append(p.poison[:0], p.poison[i:]...)
-	}
-}
-
-// keyOf is the record key of offset off on partition p (keys are a pure function of the
-// offset, so the log stores none).
-func (w *World) keyOf(p *partition, off int64) (int64, bool) {
-	b, ok := p.log.BatchAt(off)
-	if !ok || b.Control {
-		return 0, false
-	}
-	keys := w.producers[b.Producer].cfg.Keys
-	if keys <= 0 {
-		return 0, false
-	}
-	nParts := int64(w.topics[p.topic].cfg.Partitions)
-	perPart := (int64(keys) - int64(p.num) + nParts - 1) / nParts
-	if perPart <= 0 {
-		return 0, false
-	}
-	h := w.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
-	return int64(h%uint64(perPart))*nParts + int64(p.num), true
+func (pc *producerClients) txnCommit(e event) {
+	p := pc.producers[e.a]
+	commit := !(p.cfg.AbortPerMillion > 0 && pc.rWork.Bool(uint64(p.cfg.AbortPerMillion), 1_000_000))
+	pc.logs.endTxn(p, pc.parts[e.b], e.x, commit)
 }

@@ -165,8 +165,8 @@ func (sm *sampler) tap(line []byte) {
 
 // lifeAcquired starts following a record (if the sample still has room) and notes its
 // acquisition.
-func (w *World) lifeAcquired(s *sharePart, info *recInfo, member model.MemberID, dc int16) {
-	sm := w.sample
+func (m *metrics) lifeAcquired(s *sharePart, info *recInfo, member model.MemberID, dc int16) {
+	sm := m.sample
 	if sm == nil {
 		return
 	}
@@ -184,22 +184,22 @@ func (w *World) lifeAcquired(s *sharePart, info *recInfo, member model.MemberID,
 		info.tl = slot
 	}
 	l := &sm.lives[info.tl]
-	l.Events = append(l.Events, RecordEvent{TimeMs: w.now, Kind: "acquired", Member: string(member), Delivery: int(dc)})
+	l.Events = append(l.Events, RecordEvent{TimeMs: m.now, Kind: "acquired", Member: string(member), Delivery: int(dc)})
 }
 
 // lifeEvent notes a step of a followed record.
-func (w *World) lifeEvent(info *recInfo, kind string, member model.MemberID, detail string) {
-	if w.sample == nil || info == nil || info.tl == 0 {
+func (m *metrics) lifeEvent(info *recInfo, kind string, member model.MemberID, detail string) {
+	if m.sample == nil || info == nil || info.tl == 0 {
 		return
 	}
-	l := &w.sample.lives[info.tl]
-	l.Events = append(l.Events, RecordEvent{TimeMs: w.now, Kind: kind, Member: string(member), Detail: detail})
+	l := &m.sample.lives[info.tl]
+	l.Events = append(l.Events, RecordEvent{TimeMs: m.now, Kind: kind, Member: string(member), Detail: detail})
 }
 
 // lifeFinished ends following a record; the sample keeps it if its reservoir (eventful or
 // plain) wants it.
-func (w *World) lifeFinished(s *sharePart, off int64, info *recInfo, cause string) {
-	sm := w.sample
+func (m *metrics) lifeFinished(s *sharePart, off int64, info *recInfo, cause string) {
+	sm := m.sample
 	if sm == nil || info == nil || info.tl == 0 {
 		return
 	}
@@ -207,7 +207,7 @@ func (w *World) lifeFinished(s *sharePart, off int64, info *recInfo, cause strin
 	info.tl = 0
 	l := &sm.lives[slot]
 	if cause != "" {
-		l.Events = append(l.Events, RecordEvent{TimeMs: w.now, Kind: "finished", Detail: cause})
+		l.Events = append(l.Events, RecordEvent{TimeMs: m.now, Kind: "finished", Detail: cause})
 	}
 	r := &sm.plain
 	if eventfulLife(l, cause) {
@@ -217,7 +217,7 @@ func (w *World) lifeFinished(s *sharePart, off int64, info *recInfo, cause strin
 	}
 	if key := sampleKey(s.id, off); r != nil && r.wants(key) {
 		out := *l
-		out.Group, out.Partition, out.Offset, out.Final = w.groups[s.group].cfg.Name, w.parts[s.part].name, off, cause
+		out.Group, out.Partition, out.Offset, out.Final = m.groups[s.group].cfg.Name, m.parts[s.part].name, off, cause
 		out.Events = append([]RecordEvent(nil), l.Events...)
 		r.add(key, out)
 	}
@@ -250,16 +250,16 @@ func eventfulLife(l *RecordLife, cause string) bool {
 
 // sampleResult finishes the sample at the end of a run: followed records still unfinished
 // are kept if they were eventful so far.
-func (w *World) sampleResult() *RecordSample {
-	sm := w.sample
+func (m *metrics) sampleResult() *RecordSample {
+	sm := m.sample
 	if sm == nil {
 		return nil
 	}
-	for _, s := range w.shares {
-		t := &s.track
+	for _, s := range m.shares {
+		t := &m.st(s).track
 		for i := t.head; i < len(t.infos); i++ {
 			if t.infos[i].tl != 0 {
-				w.lifeFinished(s, t.base+int64(i-t.head), &t.infos[i], "")
+				m.lifeFinished(s, t.base+int64(i-t.head), &t.infos[i], "")
 			}
 		}
 	}

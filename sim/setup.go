@@ -4,10 +4,34 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
+
+// wire creates the actors and gives each the actors it sends messages to: this is the
+// actor map of docs/simulator.md.
+func wire(w *World) {
+	e, t := &w.engine, &w.topology
+	reqs := &requests{}
+	w.metrics, w.history = new(metrics), new(history)
+	w.logs, w.prod, w.leaders, w.coord, w.net = new(logs), new(producerClients), new(leaders), new(shareCoordinator), new(network)
+	w.procs, w.share, w.classic, w.gcoord = new(processes), new(shareClients), new(classicClients), new(groupCoordinator)
+	w.faults, w.dlq, w.configs = new(faultInjector), new(dlqManager), new(groupConfigs)
+
+	*w.metrics = metrics{engine: e, topology: t, logs: w.logs, configs: w.configs, coord: w.coord}
+	*w.history = history{engine: e, topology: t, reqs: reqs}
+	*w.logs = logs{engine: e, topology: t, leaders: w.leaders, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
+	*w.prod = producerClients{engine: e, topology: t, logs: w.logs, net: w.net, metrics: w.metrics}
+	*w.leaders = leaders{engine: e, topology: t, coord: w.coord, net: w.net, dlq: w.dlq, configs: w.configs, reqs: reqs, metrics: w.metrics, history: w.history}
+	*w.coord = shareCoordinator{engine: e, topology: t, leaders: w.leaders, metrics: w.metrics, history: w.history}
+	*w.net = network{engine: e, topology: t, leaders: w.leaders, reqs: reqs, metrics: w.metrics}
+	*w.procs = processes{engine: e, topology: t, share: w.share, classic: w.classic, gcoord: w.gcoord, net: w.net, metrics: w.metrics, history: w.history}
+	*w.share = shareClients{engine: e, topology: t, net: w.net, leaders: w.leaders, gcoord: w.gcoord, configs: w.configs, procs: w.procs, reqs: reqs, metrics: w.metrics, history: w.history}
+	*w.classic = classicClients{engine: e, topology: t, net: w.net, gcoord: w.gcoord, procs: w.procs, metrics: w.metrics}
+	*w.gcoord = groupCoordinator{engine: e, topology: t, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
+	*w.faults = faultInjector{engine: e, topology: t, procs: w.procs, share: w.share, net: w.net, logs: w.logs, leaders: w.leaders, coord: w.coord, dlq: w.dlq, configs: w.configs, gcoord: w.gcoord, metrics: w.metrics, history: w.history}
+	*w.dlq = dlqManager{engine: e, topology: t, coord: w.coord, leaders: w.leaders, metrics: w.metrics}
+	*w.configs = groupConfigs{engine: e, topology: t, leaders: w.leaders}
+}
 
 // build creates the actors from the configuration and schedules the first events.
 func (w *World) build() error {
@@ -38,39 +62,26 @@ func (w *World) build() error {
 		}
 	}
 	for b := 0; b < cfg.Brokers; b++ {
-		w.brokers = append(w.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
+		w.leaders.brokers = append(w.leaders.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
 	}
 	for pi := range cfg.Producers {
 		p := &cfg.Producers[pi]
 		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
 		w.producers = append(w.producers, ps)
 		if p.BatchBytes > 0 {
-			ps.acc = w.newAccumulator(ps)
+			ps.acc = w.prod.newAccumulator(ps)
 			ps.acc.wakeAt = p.StartMs
 			w.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
 			continue
 		}
 		w.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
 	}
-	w.metrics.lastKey = make([][]keyLast, len(cfg.Groups))
-	w.metrics.keys = rng.NewDeriver(w.seed, "key")
-	w.metrics.g = make([]counters, len(cfg.Groups))
-	w.metrics.gx = make([]groupExtra, len(cfg.Groups))
-	for gi := range w.metrics.gx {
-		w.metrics.gx[gi].firstDeliveryMs = -1
-	}
-	w.initKafkaMetrics()
-	w.metrics.lat = make([]latencies, len(cfg.Groups))
-	w.metrics.silentLossFirst = -1
-	w.initWindows()
+	w.metrics.start(len(cfg.Groups))
 	for gi := range cfg.Groups {
-		if err := w.buildGroup(int32(gi), topicIdx); err != nil {
-			return err
-		}
+		w.buildGroup(int32(gi), topicIdx)
 	}
-	w.metrics.c = make([]consumerCounters, len(w.consumers))
-	w.buildGroupConfigs()
-	if err := w.buildFaults(); err != nil {
+	w.configs.buildGroupConfigs()
+	if err := w.faults.buildFaults(); err != nil {
 		return err
 	}
 	w.push(0, event{kind: evMetrics})
@@ -80,7 +91,7 @@ func (w *World) build() error {
 	return nil
 }
 
-func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
+func (w *World) buildGroup(gi int32, topicIdx map[string]int32) {
 	g := &w.cfg.Groups[gi]
 	gs := &groupState{idx: gi, cfg: g, lastHB: map[int32]int64{}, token: map[int32]int64{}, assignment: map[int32][]int32{}}
 	w.groups = append(w.groups, gs)
@@ -91,14 +102,12 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			if g.Type != ShareGroup {
 				continue
 			}
-			s := &sharePart{id: int32(len(w.shares)), group: gi, part: p.idx, store: model.NewStateStore(0, -1).ForConfig(w.cfg.Kafka), frontier: -1}
-			w.shares = append(w.shares, s)
-			p.shares = append(p.shares, s.id)
-			gs.sps = append(gs.sps, s.id)
+			gs.sps = append(gs.sps, w.gcoord.newShare(gs, p, -1).id)
 		}
 	}
 	if g.Type == ClassicGroup {
-		gs.classic = newClassicGroup(w, gs)
+		gs.classic = newClassicGroup(gs)
+		w.metrics.classicGroupAdded(gs)
 	}
 	for si := range g.Consumers {
 		spec := &g.Consumers[si]
@@ -109,17 +118,9 @@ func (w *World) buildGroup(gi int32, topicIdx map[string]int32) error {
 			}
 			c := &consumer{idx: int32(len(w.consumers)), group: gi, spec: spec, name: name}
 			w.consumers = append(w.consumers, c)
+			w.net.addConsumer(c)
+			w.metrics.consumerAdded(c)
 			w.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
 		}
 	}
-	return nil
-}
-
-// ConsumerNames lists the consumer instances in creation order.
-func (w *World) ConsumerNames() []string {
-	out := make([]string, len(w.consumers))
-	for i, c := range w.consumers {
-		out[i] = c.name
-	}
-	return out
 }

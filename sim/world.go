@@ -1,81 +1,17 @@
 package sim
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
-	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
-	"github.com/sharesim/sharesim/sim/plog"
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // The engine: one virtual clock, one event queue ordered by (time, sequence number), one root
 // seed split into named PRNG streams. Everything runs on the caller's goroutine; concurrency
 // exists only as the order in which events are queued.
-
-// PRNG stream names. Each subsystem draws only from its own stream, so adding a draw in one
-// never changes what another sees.
-const (
-	streamWorkload   = "workload"
-	streamProcessing = "processing"
-	streamFaults     = "faults"
-	streamNetwork    = "network"
-	streamScheduler  = "scheduler"
-	streamProducer   = "producer" // accumulator-mode producers: send times, sizes, partitions, latencies
-)
-
-type evKind uint8
-
-const (
-	evProduce                 evKind = iota + 1 // a: producer
-	evRequestArrive                             // ref: request reaches its broker
-	evResponseArrive                            // ref: response reaches its client
-	evRequestTimeout                            // ref: the client gives up on a request
-	evMaxWait                                   // ref: a parked fetch's wait ends
-	evWriteApply                                // ref: a state write reaches the share coordinator
-	evLoadDone                                  // a: share-partition whose state read completed
-	evExpire                                    // a: share-partition with a lock deadline due
-	evProcessDone                               // a: consumer finished one record
-	evRenew                                     // a: consumer renews its locks
-	evHeartbeat                                 // a: consumer heartbeats
-	evSessionCheck                              // a: consumer, x: membership token
-	evConsumerStart                             // a: consumer (re)starts
-	evFault                                     // a: fault index
-	evFaultEnd                                  // a: fault index, b: target
-	evRetention                                 // a: topic
-	evCompaction                                // a: partition, x: offset
-	evTxnCommit                                 // a: producer, x: transaction id
-	evMetrics                                   // sample the metrics
-	evHeal                                      // the main phase ends
-	evClassicPoll                               // a: classic consumer (see classic.go)
-	evProduceArrive                             // a: producer, ref: its produce request reaches the leader
-	evProduceResponse                           // a: producer, ref: the answer reaches the producer
-	evClassicFetch                              // a: classic consumer, x: fetch id; the fetch reaches its broker
-	evClassicFetchWait                          // a: classic consumer, x: fetch id; fetch.max.wait.ms ends
-	evClassicFetchDone                          // a: classic consumer, x: fetch id; the answer reaches it
-	evClassicDone                               // a: classic consumer, x: record sequence; processing ends
-	evClassicCommit                             // a: group, b: partition index, x: offset; a commit arrives
-	evClassicPollTimeout                        // a: classic consumer, x: poll count; max.poll.interval.ms
-	evClassicRebalanceTimeout                   // a: group, x: rebalance token
-	evConnReset                                 // a: consumer, gen: its dead incarnation; the brokers see the connections reset
-	evLogRead                                   // ref: fetch, a: share-partition whose log read completed
-	evDLQAttempt                                // ref: a DLQ produce attempt's answer reaches the leader
-)
-
-// event is one queued event. Consumer events carry the consumer's incarnation generation;
-// an event of an older generation is stale and ignored.
-type event struct {
-	kind evKind
-	gen  uint32
-	a, b int32
-	ref  int32
-	x    int64
-}
 
 // Options are the caller's choices that do not change the simulated behaviour.
 type Options struct {
@@ -128,75 +64,27 @@ var ErrInterrupted = errors.New("interrupted")
 
 // World is one simulated cluster with its clients.
 type World struct {
-	cfg  Config
-	opts Options
-	seed uint64
+	engine
+	topology
 
-	streams                               *rng.Streams
-	rWork, rProc, rFault, rNet, rSchedule *rng.Rand
-	rProd                                 *rng.Rand
+	reqs *requests
 
-	now     int64
-	win     windows
-	q       *eventq.Queue[event]
-	events  int64
-	endMs   int64
-	healing bool
-
-	topics     []*topicState
-	parts      []*partition
-	groups     []*groupState
-	shares     []*sharePart
-	consumers  []*consumer
-	producers  []*producerState
-	brokers    []*broker
-	reqs       []request
-	freeReqs   []int32
-	writes     []writeRec
-	freeWrites []int32
-	// Dead-letter queue (dlq.go): steps on their way, per-group figures, fault windows.
-	dlqs         []dlqRec
-	freeDLQ      []int32
-	dlqBuf       []model.DLQRequest
-	dlqMetrics   []DLQMetrics
-	dlqRollbacks []int64
-	dlqFail      int   // > 0: DLQ produce attempts fail
-	dlqSlow      int64 // > 0: DLQ produce latency override
-	faults       []faultState
-	// groupCfg is each group's configuration in force (config-change faults alter it);
-	// configSteps the run's config changes as ConfigSteps decided them.
-	groupCfg      []model.GroupConfig
-	configSteps   []ConfigStep
-	configChanges []ConfigChange
-	coordSlow     int64 // > 0: share coordinator write latency override
-	writeFail     int   // > 0: share coordinator fails writes
-	// writeFailCode is the error of the latest write-fail fault that started (zero:
-	// COORDINATOR_NOT_AVAILABLE); readFail > 0: state reads fail with readFailCode.
-	writeFailCode model.ErrorCode
-	readFail      int
-	readFailCode  model.ErrorCode
-	outage        int // > 0: downstream outage, processing fails
-	renewStall    int // > 0: renewals stop
-
-	wakeBuf   []int32
-	ackBuf    []ackEntry
-	spanBuf   [][]ackSpan
-	brokerBuf [][]int32
-
-	trace   traceWriter
-	history []Op
-	hidden  []HiddenEvent
-	metrics metrics
-	marks   map[string]int64
-	err     error
-
-	loads    []brokerLoad // the broker cost model's queues (cost.go), nil when off
-	sample   *sampler     // Options.SampleRecords
-	crashing bool         // sessions are closing because a connection dropped
-
-	obsNotes eventNotes // what the current event did, for observers (observe.go)
-
-	grown partitionGrowth // partitions added during the run (partitions.go)
+	// The actors (docs/simulator.md has the map of who sends what to whom).
+	logs    *logs
+	prod    *producerClients
+	leaders *leaders
+	coord   *shareCoordinator
+	net     *network
+	procs   *processes
+	share   *shareClients
+	classic *classicClients
+	gcoord  *groupCoordinator
+	faults  *faultInjector
+	dlq     *dlqManager
+	configs *groupConfigs
+	// The observers.
+	history *history
+	metrics *metrics
 }
 
 // Result is what a run leaves behind.
@@ -245,18 +133,20 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		return nil, err
 	}
 	s := rng.NewStreams(seed)
-	w := &World{
+	w := &World{engine: engine{
 		cfg: cfg, opts: opts, seed: seed, streams: s,
 		rWork: s.Stream(streamWorkload), rProc: s.Stream(streamProcessing), rFault: s.Stream(streamFaults),
 		rNet: s.Stream(streamNetwork), rSchedule: s.Stream(streamScheduler), rProd: s.Stream(streamProducer),
 		q:     eventq.New[event](1024),
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
-	}
+	}}
+	w.rProc.BatchNormals() // log-normal processing times: the same values, computed ahead
+	wire(w)
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {
-		w.sample = newSampler(opts.SampleRecords)
-		w.trace.tap = w.sample.tap
+		w.metrics.sample = newSampler(opts.SampleRecords)
+		w.trace.tap = w.metrics.sample.tap
 	}
 	if err := w.build(); err != nil {
 		return nil, err
@@ -270,13 +160,6 @@ func (w *World) NowMs() int64 { return w.now }
 // Config returns the configuration the world was built from.
 func (w *World) Config() Config { return w.cfg }
 
-func (w *World) push(at int64, e event) eventq.Handle {
-	if at < w.now {
-		at = w.now
-	}
-	return w.q.Push(at, e)
-}
-
 // ErrMaxEvents is wrapped by the error Run returns when the run reached Config.MaxEvents:
 // it was cut short, so no check can say it passed.
 var ErrMaxEvents = errors.New("max_events reached")
@@ -284,17 +167,17 @@ var ErrMaxEvents = errors.New("max_events reached")
 // Run processes events until the end of the healing phase.
 func (w *World) Run() (*Result, error) {
 	for {
-		at, e, ok := w.q.Peek()
+		at, ok := w.q.PeekAt()
 		if !ok || at > w.endMs {
 			break
 		}
 		if w.events >= w.cfg.MaxEvents {
 			return w.cut(), fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, at, ErrMaxEvents)
 		}
-		if at >= w.win.nextMs {
-			w.takeSnapshotsBefore(at)
+		if at >= w.metrics.win.nextMs {
+			w.metrics.takeSnapshotsBefore(at)
 		}
-		w.q.Pop()
+		_, e, _ := w.q.Pop()
 		w.now = at
 		w.events++
 		w.dispatch(e)
@@ -310,48 +193,48 @@ func (w *World) Run() (*Result, error) {
 		}
 	}
 	w.now = max(w.now, w.endMs)
-	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics() // the last point (no tick is queued for the end time)
-	w.recordUnanswered()
+	w.metrics.takeSnapshotsBefore(w.now + 1)
+	w.metrics.sampleMetrics() // the last point (no tick is queued for the end time)
+	w.history.recordUnanswered()
 	return w.result(), nil
 }
 
 // handlers is the dispatch table: each event kind is addressed to the actor that handles it.
 // A static table of plain functions: no closure and no allocation per event.
 var handlers = [...]func(w *World, e event){
-	evProduce:                 func(w *World, e event) { w.produce(e) },
-	evRequestArrive:           func(w *World, e event) { w.requestArrive(e.ref) },
-	evResponseArrive:          func(w *World, e event) { w.responseArrive(e.ref) },
-	evRequestTimeout:          func(w *World, e event) { w.requestTimeout(e.ref) },
-	evMaxWait:                 func(w *World, e event) { w.maxWait(e.ref) },
-	evWriteApply:              func(w *World, e event) { w.writeApply(e.ref) },
-	evLoadDone:                func(w *World, e event) { w.loadDone(e.a) },
-	evLogRead:                 (*World).logReadDone,
-	evDLQAttempt:              func(w *World, e event) { w.dlqAttempt(e.ref) },
-	evExpire:                  func(w *World, e event) { w.expire(e.a) },
-	evProcessDone:             (*World).processDone,
-	evRenew:                   (*World).renew,
-	evHeartbeat:               (*World).heartbeat,
-	evSessionCheck:            (*World).sessionCheck,
-	evConsumerStart:           func(w *World, e event) { w.consumerStart(e.a) },
-	evFault:                   (*World).fault,
-	evFaultEnd:                (*World).faultEnd,
-	evRetention:               func(w *World, e event) { w.retention(e.a) },
-	evCompaction:              (*World).compaction,
-	evTxnCommit:               (*World).txnCommit,
-	evMetrics:                 (*World).metricsTick,
-	evHeal:                    func(w *World, e event) { w.heal() },
-	evClassicPoll:             (*World).classicStep,
-	evProduceArrive:           (*World).produceArrive,
-	evProduceResponse:         (*World).produceResponse,
-	evClassicFetch:            (*World).classicFetchArrive,
-	evClassicFetchWait:        (*World).classicFetchWait,
-	evClassicFetchDone:        (*World).classicFetchDone,
-	evClassicDone:             (*World).classicDone,
-	evClassicCommit:           func(w *World, e event) { w.classicCommitNow(w.groups[e.a], e.b, e.x) },
-	evClassicPollTimeout:      (*World).classicPollTimeout,
-	evClassicRebalanceTimeout: (*World).classicRebalanceTimeout,
-	evConnReset:               (*World).connReset,
+	evProduce:                 func(w *World, e event) { w.prod.produce(e) },
+	evRequestArrive:           func(w *World, e event) { w.net.requestArrive(e.ref) },
+	evResponseArrive:          func(w *World, e event) { w.share.responseArrive(e.ref) },
+	evRequestTimeout:          func(w *World, e event) { w.share.requestTimeout(e.ref) },
+	evMaxWait:                 func(w *World, e event) { w.leaders.maxWait(e.ref) },
+	evWriteApply:              func(w *World, e event) { w.coord.writeApply(e.ref) },
+	evLoadDone:                func(w *World, e event) { w.leaders.loadDone(e.a) },
+	evLogRead:                 func(w *World, e event) { w.leaders.logReadDone(e) },
+	evDLQAttempt:              func(w *World, e event) { w.dlq.dlqAttempt(e.ref) },
+	evExpire:                  func(w *World, e event) { w.leaders.expire(e.a) },
+	evProcessDone:             func(w *World, e event) { w.share.processDone(e) },
+	evRenew:                   func(w *World, e event) { w.share.renew(e) },
+	evHeartbeat:               func(w *World, e event) { w.procs.heartbeat(e) },
+	evSessionCheck:            func(w *World, e event) { w.gcoord.sessionCheck(e) },
+	evConsumerStart:           func(w *World, e event) { w.procs.start(e.a) },
+	evFault:                   func(w *World, e event) { w.faults.fault(e) },
+	evFaultEnd:                func(w *World, e event) { w.faults.faultEnd(e) },
+	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
+	evCompaction:              func(w *World, e event) { w.logs.compaction(e) },
+	evTxnCommit:               func(w *World, e event) { w.prod.txnCommit(e) },
+	evMetrics:                 func(w *World, e event) { w.metrics.tick(); w.logs.forgetAll() },
+	evHeal:                    func(w *World, e event) { w.faults.heal() },
+	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
+	evProduceArrive:           func(w *World, e event) { w.prod.produceArrive(e) },
+	evProduceResponse:         func(w *World, e event) { w.prod.produceResponse(e) },
+	evClassicFetch:            func(w *World, e event) { w.classic.classicFetchArrive(e) },
+	evClassicFetchWait:        func(w *World, e event) { w.classic.classicFetchWait(e) },
+	evClassicFetchDone:        func(w *World, e event) { w.classic.classicFetchDone(e) },
+	evClassicDone:             func(w *World, e event) { w.classic.classicDone(e) },
+	evClassicCommit:           func(w *World, e event) { w.classic.classicCommitNow(w.groups[e.a], e.b, e.x) },
+	evClassicPollTimeout:      func(w *World, e event) { w.classic.classicPollTimeout(e) },
+	evClassicRebalanceTimeout: func(w *World, e event) { w.classic.classicRebalanceTimeout(e) },
+	evConnReset:               func(w *World, e event) { w.net.connReset(e) },
 }
 
 func (w *World) dispatch(e event) {
@@ -364,143 +247,28 @@ func (w *World) dispatch(e event) {
 	w.err = fmt.Errorf("internal: unknown event kind %d", e.kind)
 }
 
-// metricsTick samples the metrics and queues the next tick.
-func (w *World) metricsTick(event) {
-	w.sampleMetrics()
-	for _, p := range w.parts {
-		w.forgetLog(p) // keep only the log metadata some reader still needs
-	}
-	// The sample at the end is Run's, taken after every event of the last millisecond
-	// (one queued for that millisecond would run before events queued later for it).
-	if w.now+w.cfg.MetricsIntervalMs < w.endMs {
-		w.push(w.now+w.cfg.MetricsIntervalMs, event{kind: evMetrics})
-	}
-}
-
-func (w *World) mark(name string) { w.marks[name]++ }
-
-// traceWriter hashes every trace line and optionally keeps or writes it.
-type traceWriter struct {
-	h    hash.Hash
-	out  io.Writer
-	keep bool
-	kept []string
-	buf  []byte
-	err  error
-	tap  func(line []byte) // sees every line (the record sample's notable lines)
-}
-
-func (t *traceWriter) init(o Options) {
-	t.h = sha256.New()
-	t.out = o.TraceWriter
-	t.keep = o.KeepTrace
-}
-
-// line starts a trace line for the current event.
-func (w *World) line(kind string) *traceWriter {
-	t := &w.trace
-	t.buf = t.buf[:0]
-	t.buf = appendInt(t.buf, w.now)
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, kind...)
-	return t
-}
-
-// str appends key=v; spaces in v become underscores, so that a line always splits into its
-// key=value pairs at spaces (an error message keeps every word).
-func (t *traceWriter) str(key, v string) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == ' ' || c == '\n' || c == '\t' {
-			t.buf = append(t.buf, '_')
-		} else {
-			t.buf = append(t.buf, c)
-		}
-	}
-	return t
-}
-
-func (t *traceWriter) num(key string, v int64) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	t.buf = appendInt(t.buf, v)
-	return t
-}
-
-func (t *traceWriter) ranges(key string, rs []model.AcquiredRange) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
-	for i, r := range rs {
-		if i > 0 {
-			t.buf = append(t.buf, ',')
-		}
-		t.buf = appendInt(t.buf, r.First)
-		t.buf = append(t.buf, '-')
-		t.buf = appendInt(t.buf, r.Last)
-		t.buf = append(t.buf, '@')
-		t.buf = appendInt(t.buf, int64(r.DeliveryCount))
-	}
-	return t
-}
-
-func (t *traceWriter) end() {
-	t.buf = append(t.buf, '\n')
-	t.h.Write(t.buf)
-	if t.out != nil && t.err == nil {
-		_, t.err = t.out.Write(t.buf)
-	}
-	if t.keep {
-		t.kept = append(t.kept, string(t.buf[:len(t.buf)-1]))
-	}
-	if t.tap != nil {
-		t.tap(t.buf)
-	}
-}
-
-func appendInt(b []byte, v int64) []byte {
-	if v < 0 {
-		b = append(b, '-')
-		v = -v
-	}
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(b, tmp[i:]...)
-}
-
 // cut is the result of a run that ends before its time, with the metrics so far: the
 // same figures a run of that length would show, taken at the last event's time.
 func (w *World) cut() *Result {
-	w.takeSnapshotsBefore(w.now + 1)
-	w.sampleMetrics()
+	w.metrics.takeSnapshotsBefore(w.now + 1)
+	w.metrics.sampleMetrics()
 	return w.result()
 }
 
 func (w *World) result() *Result {
 	r := &Result{
 		Seed:        w.seed,
-		TraceSHA256: hex.EncodeToString(w.trace.h.Sum(nil)),
+		TraceSHA256: w.trace.sum(),
 		Events:      w.events,
 		EndMs:       w.now,
 		Trace:       w.trace.kept,
-		History:     w.history,
+		History:     w.history.ops,
 		Metrics:     w.metrics.export(w),
-		Final:       w.finalStates(),
-		Sample:      w.sampleResult(),
+		Final:       w.metrics.finalStates(),
+		Sample:      w.metrics.sampleResult(),
 	}
-	r.HiddenEvents = w.hidden
-	r.ConfigChanges = w.configChanges
+	r.HiddenEvents = w.history.hidden
+	r.ConfigChanges = w.configs.configChanges
 	names := make([]string, 0, len(w.marks))
 	for n := range w.marks {
 		names = append(names, n)
@@ -510,55 +278,4 @@ func (w *World) result() *Result {
 		r.Marks = append(r.Marks, Mark{Name: n, Count: w.marks[n]})
 	}
 	return r
-}
-
-// partition is one topic-partition: its log and its leadership.
-type partition struct {
-	idx         int32
-	topic       int32
-	num         int32
-	name        string // "topic/num"
-	log         *plog.Log
-	leader      int32
-	leaderEpoch int32
-	shares      []int32 // share-partitions reading it
-	readers     []int32 // groups reading it (share and classic)
-	poison      []int64 // poison offsets, ascending
-	readBuf     []model.LogBatch
-}
-
-type topicState struct {
-	cfg   Topic
-	first int32 // index of partition 0 in World.parts
-}
-
-// broker holds the share sessions of clients; leadership is per partition.
-type broker struct {
-	idx int32
-	// sessions[c] lists the share-partitions consumer c fetched through this broker in its
-	// current incarnation (the share session's partitions).
-	sessions map[int32][]int32
-}
-
-// SharePartitionInfo exposes one share-partition to observers (invariant checkers).
-type SharePartitionInfo struct {
-	Group     string
-	Partition string
-	// Core is the leader's in-memory share-partition; nil while not loaded. Observers must
-	// not change it.
-	Core *model.SharePartition
-	// Store is the share coordinator's durable state for it.
-	Store          *model.StateStore
-	LogStartOffset int64
-	LogEndOffset   int64
-	LeaderEpoch    int32
-}
-
-// SharePartitions calls fn for every share-partition, in a fixed order.
-func (w *World) SharePartitions(fn func(SharePartitionInfo)) {
-	for _, s := range w.shares {
-		p := w.parts[s.part]
-		fn(SharePartitionInfo{Group: w.groups[s.group].cfg.Name, Partition: p.name, Core: s.core, Store: s.store,
-			LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset(), LeaderEpoch: p.leaderEpoch})
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -36,5 +37,22 @@ func TestHistoryEstimateFollowsTheRecordsInFlight(t *testing.T) {
 		if got := satMul(openRecords(cfg, c), historyBytesPerOpenRecord); got != tc.want {
 			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A config change that raises the cap during the run raises the estimate to the largest cap
+// in force: 250 records/s per partition for an hour, a 30 s timeout (7 500) plus 4 000.
+func TestHistoryEstimateUsesTheLargestCapInForce(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Kafka.Version = model.Kafka43
+	cfg.Kafka.PartitionMaxRecordLocks = 2000
+	cfg.Network.RequestTimeoutMs = 30_000
+	cfg.DurationMs = 3_600_000
+	cfg.Groups = []sim.Group{{Name: "g", Type: sim.ShareGroup}}
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultConfigChange, AtMs: 60_000, Group: "g",
+		Set: []model.ConfigEntry{{Key: "share.partition.max.record.locks", Value: "4000"}}}}
+	c := scenarios.Cost{Records: 3_600_000, Partitions: 4, SharePartitions: 4}
+	if got, want := openRecords(cfg, c), int64(4*11_500); got != want {
+		t.Errorf("open records %d, want %d (the cap raised to 4000 at 1m)", got, want)
 	}
 }

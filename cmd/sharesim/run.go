@@ -475,7 +475,7 @@ func newJobCost(cfg sim.Config, names []string, out bool) jobCost {
 }
 
 // openRecords bounds the records the history checks hold at once: per share-partition,
-// the in-flight window (group.share.partition.max.record.locks) plus what its partition
+// the in-flight window (group.share.partition.max.record.locks, the largest in force) plus what its partition
 // receives in a request timeout, and never more than the partition receives in all.
 func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
 	if c.SharePartitions == 0 || c.Partitions == 0 {
@@ -486,7 +486,11 @@ func openRecords(cfg sim.Config, c scenarios.Cost) int64 {
 	if cfg.DurationMs > 0 {
 		lag = satMul(perPart, max(cfg.Network.RequestTimeoutMs, 0)) / cfg.DurationMs
 	}
-	open := min(perPart, int64(cfg.Kafka.PartitionMaxRecordLocks)+lag)
+	capMax := int64(cfg.Kafka.PartitionMaxRecordLocks) // the largest cap in force: config changes may raise it
+	for _, st := range cfg.ConfigSteps() {
+		capMax = max(capMax, int64(st.After.PartitionMaxRecordLocks))
+	}
+	open := min(perPart, capMax+lag)
 	return satMul(c.SharePartitions, open)
 }
 
@@ -664,8 +668,14 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	in := g.InWindow
 	fmt.Fprintf(w, "    duplicates %.1f per hour (%d in the window, %.2f%% of successful processings)%s\n",
 		r.DuplicatesPerHour, in.Duplicates, 100*r.DuplicateFraction, causes(in.DuplicatesByCause))
-	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record\n",
+	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record",
 		r.RedeliveriesPerHour, r.LockTimeoutsPerHour, g.DeliveriesPerRecord)
+	if rc := g.RedeliveriesByCause; rc != (sim.RedeliveryCauses{}) {
+		// Over the run (the causes are not kept per window): what made records available again.
+		fmt.Fprintf(w, "; redelivered over the run after %s", causesList(map[string]int64{"lock expiry": rc.LockExpiry, "crash": rc.Crash,
+			"release": rc.Release, "failover": rc.Failover, "other": rc.Other}))
+	}
+	fmt.Fprintln(w)
 	l := g.Latency
 	fmt.Fprintf(w, "    latency from produce: first delivery %s; processed %s; %s %s\n",
 		latencyText(l.FirstDelivery), latencyText(l.Processed), done, latencyText(l.Completed))
@@ -738,11 +748,15 @@ func causes(m map[string]int64) string {
 	return ": " + strings.Join(parts, ", ")
 }
 
+// causesList lists m's causes, the largest first, leaving out those at 0.
 func causesList(m map[string]int64) string {
 	keys := reports.SortedKeys(m)
 	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
 	var parts []string
 	for _, k := range keys {
+		if m[k] == 0 {
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	if len(parts) == 0 {
@@ -760,7 +774,16 @@ func runScripted(stdout io.Writer, sc *scenarios.Scenario, f runFlags) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	fmt.Fprintln(stdout, res.String())
+	verdict, rest, _ := strings.Cut(res.String(), "\n")
+	fmt.Fprintln(stdout, verdict)
+	if len(f.sets) > 0 && sc.Title() != "" {
+		// As for a workload: the title (and the expectations) describe the scenario as
+		// written, which --set changed (a script written for Kafka 4.1 fails on 4.4).
+		fmt.Fprintln(stdout, "  "+reports.TitleWithOverrides(sc.Title(), f.sets))
+	}
+	if rest != "" {
+		fmt.Fprintln(stdout, rest)
+	}
 	if f.out != "" {
 		if err := writeScriptResult(f.out, sc, res); err != nil {
 			return &exitError{code: exitUsage, err: err}

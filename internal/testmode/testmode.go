@@ -1,4 +1,5 @@
-// Package testmode tells tests whether the long checks are asked for.
+// Package testmode tells tests whether the long checks are asked for, and benchmarks the
+// process's CPU time (CPUSeconds).
 //
 // The default test command (go test -race ./...) stays under five minutes on two cores;
 // checks that take longer (full-size built-in scenarios, long explorer and swarm runs,

@@ -11,18 +11,51 @@
 //
 // # Implementation
 //
-// The queue is a 4-ary min-heap stored in a slice. Payloads live in a
-// separate slot table that records each live event's heap position, which
-// is what makes Cancel an O(log n) eager removal: cancelled events are taken
-// out of the heap immediately, so there is no garbage to bound and Len is
-// always the number of live events. Popped and cancelled slots go on a free
-// list and are reused, so once the slices have grown to the peak number of
-// simultaneously pending events, Push, Pop and Cancel allocate nothing.
-// Memory is proportional to that peak and is never returned.
+// Most events of a simulation fire within a second of being queued
+// (processing, network latency, coordinator writes), and a few much later
+// (timeouts, lock expiry, heartbeats). The queue is therefore two
+// structures:
+//
+//   - a timing wheel of wheelSize one-millisecond buckets covering the
+//     window [base, base+wheelSize). A bucket holds the events of one
+//     millisecond as a doubly linked list in push order, which is seq order,
+//     so no comparison is ever needed inside it; a two-level bitmap finds
+//     the first non-empty bucket after base in a few instructions.
+//   - a 4-ary min-heap ordered by (at, seq) for every event outside the
+//     window: later than it, or earlier than base (the queue does not know
+//     the caller's clock, so pushing into the past is allowed).
+//
+// The window only moves forward, to the time of the event being popped, and
+// then the heap's events that entered it move into their buckets, in heap
+// order. The invariant that makes the order exact: no event with a time
+// inside the window is ever in the heap. A bucket receiving migrated events
+// was outside the window until then, so it was empty, and every later push
+// to it has a larger seq than the migrated events; within a bucket, list
+// order is therefore seq order. An event in the heap before base is smaller
+// than every event in the wheel; one after the window is larger.
+//
+// Payloads live in a slot table; a slot records whether its event is in the
+// wheel (with its list links) or in the heap (with its heap index), which is
+// what makes Cancel an eager O(1) (wheel) or O(log n) (heap) removal:
+// cancelled events are taken out immediately, so there is no garbage to
+// bound and Len is always the number of live events. Popped and cancelled
+// slots go on a free list and are reused, so once the slices have grown to
+// the peak number of simultaneously pending events, Push, Pop and Cancel
+// allocate nothing. Memory is proportional to that peak plus the wheel's
+// fixed 32 KiB, and is never returned.
 //
 // A Queue is not safe for concurrent use. The zero value is an empty queue
 // ready to use.
 package eventq
+
+import "math/bits"
+
+// wheelBits sets the wheel's span: wheelSize milliseconds, at most 64×64 buckets (the bitmap's
+// summary is one word).
+const (
+	wheelBits = 12
+	wheelSize = 1 << wheelBits
+)
 
 // Handle identifies one pushed event, for Cancel and Pending. It stays
 // valid until the event is popped or cancelled; after that, every
@@ -44,25 +77,53 @@ func (h Handle) Seq() uint64 { return h.seq }
 type node struct {
 	at   int64
 	seq  uint64
-	slot int
+	slot int32
 }
 
-// slot holds a payload and the position of its node in the heap.
-// pos == -1 marks a free slot; seq is the seq of the event that last used
-// it, which is how stale handles are recognised.
+// Where a slot's event is: a heap index (≥ 0), or one of these.
+const (
+	inWheel = -1
+	isFree  = -2
+)
+
+// slot holds a payload, its key and where its event is. pos is a heap index, inWheel or
+// isFree; next and prev link the events of one wheel bucket (slot index + 1, 0: none). seq
+// is the seq of the event that last used the slot, which is how stale handles are
+// recognised.
 type slot[T any] struct {
-	v   T
-	seq uint64
-	pos int
+	v          T
+	at         int64
+	seq        uint64
+	pos        int32
+	next, prev int32
+}
+
+// bucket is one millisecond of the wheel: its first and last event (slot index + 1, 0:
+// empty).
+type bucket struct {
+	head, tail int32
 }
 
 // Queue is a min-priority queue of events with payloads of type T, ordered
 // by (time, insertion order). See the package documentation.
 type Queue[T any] struct {
-	heap  []node
 	slots []slot[T]
-	free  []int  // indices of free slots, used LIFO
-	seq   uint64 // seq of the most recent Push; 0 before the first
+	free  []int32 // indices of free slots, used LIFO
+	seq   uint64  // seq of the most recent Push; 0 before the first
+	n     int     // pending events
+
+	// The wheel: buckets for [base, base+wheelSize), wn events in it; bits has a bit per
+	// non-empty bucket and summary a bit per non-zero word of bits.
+	base    int64
+	buckets []bucket
+	bits    [wheelSize / 64]uint64
+	summary uint64
+	wn      int
+
+	heap []node // events outside the wheel's window
+
+	// min is the slot of the earliest event + 1 when known (0: not known).
+	min int32
 }
 
 // New returns an empty queue with room for capacity pending events before
@@ -70,77 +131,209 @@ type Queue[T any] struct {
 func New[T any](capacity int) *Queue[T] {
 	q := &Queue[T]{}
 	if capacity > 0 {
-		q.heap = make([]node, 0, capacity)
 		q.slots = make([]slot[T], 0, capacity)
-		q.free = make([]int, 0, capacity)
+		q.free = make([]int32, 0, capacity)
+		q.heap = make([]node, 0, capacity)
 	}
 	return q
 }
 
 // Len returns the number of pending (pushed, not yet popped or cancelled)
 // events.
-func (q *Queue[T]) Len() int { return len(q.heap) }
+func (q *Queue[T]) Len() int { return q.n }
+
+// inWindow reports whether time at falls in the wheel's window.
+func (q *Queue[T]) inWindow(at int64) bool {
+	return at >= q.base && uint64(at)-uint64(q.base) < wheelSize
+}
 
 // Push schedules v at virtual time at (milliseconds) and returns its
 // handle. Any int64 time is accepted; the queue does not know the current
 // time, so refusing to schedule into the past is the caller's job.
-// O(log n). Sequence numbers are 64-bit and cannot wrap in practice.
+// O(1) within the wheel's window, O(log n) outside it. Sequence numbers are
+// 64-bit and cannot wrap in practice.
 func (q *Queue[T]) Push(at int64, v T) Handle {
 	q.seq++
-	var s int
+	var s int32
 	if n := len(q.free); n > 0 {
 		s = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
-		s = len(q.slots)
+		s = int32(len(q.slots))
 		q.slots = append(q.slots, slot[T]{})
 	}
-	i := len(q.heap)
-	q.slots[s] = slot[T]{v: v, seq: q.seq, pos: i}
-	q.heap = append(q.heap, node{at: at, seq: q.seq, slot: s})
-	q.up(i)
-	return Handle{slot: s, seq: q.seq}
+	sl := &q.slots[s]
+	sl.v, sl.at, sl.seq = v, at, q.seq
+	q.n++
+	if q.inWindow(at) {
+		q.link(s, sl)
+	} else {
+		i := len(q.heap)
+		sl.pos = int32(i)
+		q.heap = append(q.heap, node{at: at, seq: q.seq, slot: s})
+		q.up(i)
+	}
+	// A known minimum stays the minimum unless the new event is earlier (a tie has a
+	// smaller seq there).
+	if q.min != 0 && at < q.slots[q.min-1].at {
+		q.min = s + 1
+	}
+	return Handle{slot: int(s), seq: q.seq}
+}
+
+// link appends slot s, whose time is in the window, to its bucket.
+func (q *Queue[T]) link(s int32, sl *slot[T]) {
+	if q.buckets == nil {
+		q.buckets = make([]bucket, wheelSize)
+	}
+	sl.pos = inWheel
+	sl.next = 0
+	b := &q.buckets[sl.at&(wheelSize-1)]
+	if b.tail == 0 {
+		sl.prev = 0
+		b.head, b.tail = s+1, s+1
+		i := sl.at & (wheelSize - 1)
+		q.bits[i>>6] |= 1 << (i & 63)
+		q.summary |= 1 << (i >> 6)
+	} else {
+		sl.prev = b.tail
+		q.slots[b.tail-1].next = s + 1
+		b.tail = s + 1
+	}
+	q.wn++
+}
+
+// unlink removes slot s from its wheel bucket.
+func (q *Queue[T]) unlink(s int32, sl *slot[T]) {
+	i := sl.at & (wheelSize - 1)
+	b := &q.buckets[i]
+	if sl.prev != 0 {
+		q.slots[sl.prev-1].next = sl.next
+	} else {
+		b.head = sl.next
+	}
+	if sl.next != 0 {
+		q.slots[sl.next-1].prev = sl.prev
+	} else {
+		b.tail = sl.prev
+	}
+	if b.head == 0 {
+		q.bits[i>>6] &^= 1 << (i & 63)
+		if q.bits[i>>6] == 0 {
+			q.summary &^= 1 << (i >> 6)
+		}
+	}
+	q.wn--
+}
+
+// first returns the first non-empty bucket at or after base's, wrapping around the wheel
+// (every event in the wheel lies in [base, base+wheelSize), so this is the earliest).
+// The wheel must not be empty.
+func (q *Queue[T]) first() int64 {
+	i := q.base & (wheelSize - 1)
+	w := i >> 6
+	if x := q.bits[w] >> (i & 63); x != 0 {
+		return i + int64(bits.TrailingZeros64(x))
+	}
+	// Words after w, then (wrapping) words up to w; w's bits from i on are zero.
+	above := q.summary &^ (1<<(w+1) - 1)
+	if above == 0 {
+		above = q.summary
+	}
+	k := int64(bits.TrailingZeros64(above))
+	return k<<6 + int64(bits.TrailingZeros64(q.bits[k]))
+}
+
+// top returns the slot of the earliest pending event; the queue must not be empty.
+func (q *Queue[T]) top() int32 {
+	if q.min != 0 {
+		return q.min - 1
+	}
+	var s int32
+	switch {
+	case len(q.heap) > 0 && (q.wn == 0 || q.heap[0].at < q.base):
+		// The heap holds only events before the window or after it.
+		s = q.heap[0].slot
+	default:
+		s = q.buckets[q.first()].head - 1
+	}
+	q.min = s + 1
+	return s
 }
 
 // Peek returns the earliest pending event without removing it. ok is false
 // if the queue is empty, in which case at and v are zero.
 func (q *Queue[T]) Peek() (at int64, v T, ok bool) {
-	if len(q.heap) == 0 {
+	if q.n == 0 {
 		return 0, v, false
 	}
-	top := q.heap[0]
-	return top.at, q.slots[top.slot].v, true
+	sl := &q.slots[q.top()]
+	return sl.at, sl.v, true
+}
+
+// PeekAt returns the time of the earliest pending event. ok is false if the
+// queue is empty.
+func (q *Queue[T]) PeekAt() (at int64, ok bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	return q.slots[q.top()].at, true
 }
 
 // Pop removes and returns the earliest pending event: the smallest time,
 // and among equal times the first pushed. ok is false if the queue is
-// empty, in which case at and v are zero. O(log n).
+// empty, in which case at and v are zero. O(1) from the wheel, O(log n)
+// from the heap, plus the heap events the window's move brings in.
 func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
-	if len(q.heap) == 0 {
+	if q.n == 0 {
 		return 0, v, false
 	}
-	top := q.heap[0]
-	v = q.release(top.slot)
-	last := len(q.heap) - 1
-	n := q.heap[last]
-	q.heap = q.heap[:last]
-	if last > 0 {
-		q.heap[0] = n // the root has no parent: the moved node can only go down
-		q.down(0)
+	s := q.top()
+	q.min = 0
+	sl := &q.slots[s]
+	at = sl.at
+	if sl.pos == inWheel {
+		q.unlink(s, sl)
+	} else {
+		q.removeAt(int(sl.pos))
 	}
-	return top.at, v, true
+	v = q.release(s, sl)
+	if at > q.base {
+		q.advance(at)
+	}
+	return at, v, true
+}
+
+// advance moves the window to start at t (> base) and moves the heap's events that entered
+// it into their buckets, in (at, seq) order. Only called when t is the time of the event
+// just popped, so no event is earlier than t and the buckets receiving events are empty.
+func (q *Queue[T]) advance(t int64) {
+	q.base = t
+	for len(q.heap) > 0 && q.inWindow(q.heap[0].at) {
+		s := q.heap[0].slot
+		q.removeAt(0)
+		q.link(s, &q.slots[s])
+	}
 }
 
 // Cancel removes the event h refers to and reports whether it was pending.
 // It returns false, and changes nothing, for the zero Handle or an event
-// already popped or cancelled. O(log n).
+// already popped or cancelled. O(1) in the wheel, O(log n) in the heap.
 func (q *Queue[T]) Cancel(h Handle) bool {
 	if !q.Pending(h) {
 		return false
 	}
-	i := q.slots[h.slot].pos
-	q.release(h.slot)
-	q.removeAt(i)
+	s := int32(h.slot)
+	sl := &q.slots[s]
+	if sl.pos == inWheel {
+		q.unlink(s, sl)
+	} else {
+		q.removeAt(int(sl.pos))
+	}
+	q.release(s, sl)
+	if q.min == s+1 {
+		q.min = 0
+	}
 	return true
 }
 
@@ -150,28 +343,28 @@ func (q *Queue[T]) Pending(h Handle) bool {
 		return false
 	}
 	s := &q.slots[h.slot]
-	return s.seq == h.seq && s.pos >= 0
+	return s.seq == h.seq && s.pos != isFree
 }
 
 // release frees slot s and returns the payload it held. The slot's payload
 // is zeroed so the queue does not keep it reachable.
-func (q *Queue[T]) release(s int) T {
-	sl := &q.slots[s]
+func (q *Queue[T]) release(s int32, sl *slot[T]) T {
 	v := sl.v
 	var zero T
 	sl.v = zero
-	sl.pos = -1
+	sl.pos = isFree
 	q.free = append(q.free, s)
+	q.n--
 	return v
 }
 
-// removeAt deletes the heap node at index i, whose slot has already been
-// released, by moving the last node into its place and restoring the heap.
+// removeAt deletes the heap node at index i by moving the last node into its place and
+// restoring the heap.
 func (q *Queue[T]) removeAt(i int) {
 	last := len(q.heap) - 1
 	if i != last {
 		q.heap[i] = q.heap[last]
-		q.slots[q.heap[i].slot].pos = i
+		q.slots[q.heap[i].slot].pos = int32(i)
 	}
 	q.heap = q.heap[:last]
 	if i < last {
@@ -202,14 +395,14 @@ func (q *Queue[T]) up(i int) bool {
 			break
 		}
 		h[i] = h[p]
-		q.slots[h[i].slot].pos = i
+		q.slots[h[i].slot].pos = int32(i)
 		i = p
 	}
 	if i == start {
 		return false
 	}
 	h[i] = n
-	q.slots[n.slot].pos = i
+	q.slots[n.slot].pos = int32(i)
 	return true
 }
 
@@ -249,9 +442,9 @@ func (q *Queue[T]) down(i int) {
 			break
 		}
 		h[i] = h[m]
-		q.slots[h[i].slot].pos = i
+		q.slots[h[i].slot].pos = int32(i)
 		i = m
 	}
 	h[i] = n
-	q.slots[n.slot].pos = i
+	q.slots[n.slot].pos = int32(i)
 }

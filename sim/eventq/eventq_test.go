@@ -7,7 +7,8 @@ import (
 	"github.com/sharesim/sharesim/sim/rng"
 )
 
-// check verifies the heap property and the slot/heap cross-links.
+// check verifies the heap property, the slot/heap cross-links, the wheel's buckets and
+// bitmaps, and the invariant that orders them: no heap event lies in the wheel's window.
 func (q *Queue[T]) check(t *testing.T) {
 	t.Helper()
 	for i := range q.heap {
@@ -17,20 +18,51 @@ func (q *Queue[T]) check(t *testing.T) {
 			}
 		}
 		s := q.slots[q.heap[i].slot]
-		if s.pos != i || s.seq != q.heap[i].seq {
+		if int(s.pos) != i || s.seq != q.heap[i].seq || s.at != q.heap[i].at {
 			t.Fatalf("slot %d out of sync: pos %d seq %d, heap index %d seq %d",
 				q.heap[i].slot, s.pos, s.seq, i, q.heap[i].seq)
 		}
+		if q.inWindow(s.at) {
+			t.Fatalf("heap event at %d inside the window [%d, %d)", s.at, q.base, q.base+wheelSize)
+		}
+	}
+	inWheelCount := 0
+	for i, b := range q.buckets {
+		set := q.bits[i>>6]>>(i&63)&1 == 1
+		if set != (b.head != 0) || (b.head == 0) != (b.tail == 0) {
+			t.Fatalf("bucket %d: head %d tail %d, bit %v", i, b.head, b.tail, set)
+		}
+		var prev int32
+		var lastSeq uint64
+		for s := b.head; s != 0; s = q.slots[s-1].next {
+			sl := q.slots[s-1]
+			if sl.pos != inWheel || sl.prev != prev || !q.inWindow(sl.at) || sl.at&(wheelSize-1) != int64(i) || sl.seq <= lastSeq {
+				t.Fatalf("bucket %d: slot %d (at %d seq %d pos %d prev %d) out of place", i, s-1, sl.at, sl.seq, sl.pos, sl.prev)
+			}
+			prev, lastSeq = s, sl.seq
+			inWheelCount++
+		}
+		if prev != b.tail {
+			t.Fatalf("bucket %d: tail %d, last linked %d", i, b.tail, prev)
+		}
+	}
+	for w, x := range q.bits {
+		if (x != 0) != (q.summary>>w&1 == 1) {
+			t.Fatalf("summary bit %d disagrees with word %x", w, x)
+		}
+	}
+	if inWheelCount != q.wn {
+		t.Fatalf("wheel count %d, linked %d", q.wn, inWheelCount)
 	}
 	free := 0
 	for _, s := range q.slots {
-		if s.pos < 0 {
+		if s.pos == isFree {
 			free++
 		}
 	}
-	if free != len(q.free) || free+len(q.heap) != len(q.slots) {
-		t.Fatalf("slot accounting: %d free slots, free list %d, heap %d, slots %d",
-			free, len(q.free), len(q.heap), len(q.slots))
+	if free != len(q.free) || free+len(q.heap)+q.wn != len(q.slots) || q.n != len(q.heap)+q.wn {
+		t.Fatalf("slot accounting: %d free slots, free list %d, heap %d, wheel %d, slots %d, n %d",
+			free, len(q.free), len(q.heap), q.wn, len(q.slots), q.n)
 	}
 }
 
@@ -235,6 +267,124 @@ func TestAgainstReference(t *testing.T) {
 		if q.Len() != 0 {
 			t.Fatalf("seed %d: %d events left after drain", seed, q.Len())
 		}
+	}
+}
+
+// TestAgainstReferenceMovingClock is TestAgainstReference with a simulation's clock: events
+// are pushed relative to the last popped time, at delays on both sides of the wheel's window
+// and its edge, sometimes into the past, and handles are cancelled (timers re-armed).
+func TestAgainstReferenceMovingClock(t *testing.T) {
+	delay := func(r *rng.Rand) int64 {
+		switch r.Intn(8) {
+		case 0:
+			return 0
+		case 1:
+			return r.Int63n(16)
+		case 2, 3:
+			return r.Int63n(wheelSize)
+		case 4:
+			return wheelSize - 3 + r.Int63n(6) // the window's edge
+		case 5:
+			return r.Int63n(10 * wheelSize)
+		case 6:
+			return -r.Int63n(50) // into the past
+		}
+		return 30_000 // a timeout
+	}
+	cmp := func(a, b refEvent) int {
+		if a.at != b.at {
+			return cmpInt(a.at, b.at)
+		}
+		return cmpInt(a.seq, b.seq)
+	}
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := rng.New(seed)
+		q := New[int](0)
+		var ref []refEvent
+		var handles []Handle
+		var seq uint64
+		var now int64
+		for step := range 20000 {
+			switch op := r.Intn(10); {
+			case op < 5:
+				at := now + delay(r)
+				seq++
+				h := q.Push(at, step)
+				handles = append(handles, h)
+				e := refEvent{at, seq, step}
+				i, _ := slices.BinarySearchFunc(ref, e, cmp)
+				ref = slices.Insert(ref, i, e)
+			case op < 8:
+				at, v, ok := q.Pop()
+				if len(ref) == 0 {
+					if ok {
+						t.Fatalf("seed %d step %d: Pop on empty returned ok", seed, step)
+					}
+					continue
+				}
+				w := ref[0]
+				ref = ref[1:]
+				if !ok || at != w.at || v != w.v {
+					t.Fatalf("seed %d step %d: Pop = (%d,%d,%v), want (%d,%d)", seed, step, at, v, ok, w.at, w.v)
+				}
+				now = at
+			default:
+				if len(handles) == 0 {
+					continue
+				}
+				k := len(handles) - 1 - r.Intn(min(len(handles), 64)) // mostly recent ones
+				h := handles[k]
+				i := slices.IndexFunc(ref, func(e refEvent) bool { return e.seq == h.Seq() })
+				if got := q.Cancel(h); got != (i >= 0) {
+					t.Fatalf("seed %d step %d: Cancel = %v, want %v", seed, step, got, i >= 0)
+				}
+				if i >= 0 {
+					ref = slices.Delete(ref, i, i+1)
+				}
+			}
+			if q.Len() != len(ref) {
+				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(ref))
+			}
+			if at, v, ok := q.Peek(); ok != (len(ref) > 0) || (ok && (at != ref[0].at || v != ref[0].v)) {
+				t.Fatalf("seed %d step %d: Peek = (%d,%d,%v), want %v", seed, step, at, v, ok, ref[:min(1, len(ref))])
+			}
+			if step%101 == 0 {
+				q.check(t)
+			}
+		}
+		q.check(t)
+		for _, w := range ref {
+			at, v, ok := q.Pop()
+			if !ok || at != w.at || v != w.v {
+				t.Fatalf("seed %d drain: Pop = (%d,%d,%v), want (%d,%d)", seed, at, v, ok, w.at, w.v)
+			}
+		}
+		if q.Len() != 0 {
+			t.Fatalf("seed %d: %d events left after drain", seed, q.Len())
+		}
+	}
+}
+
+// TestExtremeTimes pushes at the ends of int64 and across the wheel from a base near them.
+func TestExtremeTimes(t *testing.T) {
+	var q Queue[int]
+	const big = int64(1<<63 - 1)
+	q.Push(big, 1)
+	q.Push(-big-1, 2)
+	q.Push(big-wheelSize/2, 3)
+	q.Push(0, 4)
+	q.Push(big, 5)
+	var got []int
+	for i := 0; q.Len() > 0; i++ {
+		_, v, _ := q.Pop()
+		got = append(got, v)
+		if i == 2 { // base is now big-wheelSize/2: its window reaches past MaxInt64
+			q.Push(big-1, 6)
+			q.check(t)
+		}
+	}
+	if !slices.Equal(got, []int{2, 4, 3, 6, 1, 5}) {
+		t.Fatalf("order %v", got)
 	}
 }
 

@@ -259,6 +259,28 @@ func (l *Log) BatchAt(off int64) (Batch, bool) {
 	return l.bs[i].Batch, true
 }
 
+// ProducerAt returns the producer of the held data batch containing off (compacted ones
+// included), and false for a marker or where BatchAt finds nothing: what BatchAt says of the
+// batch's producer, without copying the batch.
+func (l *Log) ProducerAt(off int64) (int32, bool) {
+	i := l.find(off)
+	if i < 0 || l.bs[i].Control {
+		return 0, false
+	}
+	return l.bs[i].Producer, true
+}
+
+// RecordsUntil returns the end of the held batch containing off when that batch holds
+// deliverable records (neither a marker nor compacted), so HasRecord is true on [off, end);
+// otherwise off itself (HasRecord(off) is false).
+func (l *Log) RecordsUntil(off int64) int64 {
+	i := l.find(off)
+	if i < 0 || l.bs[i].Control || l.bs[i].Compacted {
+		return off
+	}
+	return l.bs[i].Last + 1
+}
+
 // HasRecord reports whether off holds a deliverable record: it lies in [KnownFrom(),
 // EndOffset()) in a batch that is neither a marker nor compacted.
 func (l *Log) HasRecord(off int64) bool {

@@ -777,3 +777,51 @@ func TestCeilFindsTheBatchOfEveryOffset(t *testing.T) {
 		})
 	}
 }
+
+// ProducerAt says what BatchAt says of a batch's producer, and false for markers.
+func TestProducerAtAgreesWithBatchAt(t *testing.T) {
+	var l Log
+	l.AppendRecords(3, 10, 1, 0)
+	l.AppendRecords(5, 11, 2, 7)
+	l.AppendControl(12, 2, 7, true)
+	l.AppendRecords(2, 13, 3, 0)
+	l.Compact(9)
+	l.Forget(3)
+	for off := int64(-1); off <= l.EndOffset()+1; off++ {
+		b, ok := l.BatchAt(off)
+		wantOK := ok && !b.Control
+		p, gotOK := l.ProducerAt(off)
+		if gotOK != wantOK || (ok && wantOK && p != b.Producer) {
+			t.Errorf("ProducerAt(%d) = %d, %v; BatchAt gives %+v, %v", off, p, gotOK, b, ok)
+		}
+	}
+}
+
+// RecordsUntil ends a run of offsets HasRecord accepts, and is off where HasRecord refuses.
+func TestRecordsUntilAgreesWithHasRecord(t *testing.T) {
+	var l Log
+	l.AppendRecords(3, 10, 1, 0)
+	l.AppendRecords(5, 11, 2, 7)
+	l.AppendControl(12, 2, 7, true)
+	l.AppendRecords(2, 13, 3, 0)
+	l.AppendRecords(4, 14, 3, 0)
+	l.Compact(9)
+	l.Forget(3)
+	for off := int64(-1); off <= l.EndOffset()+1; off++ {
+		end := l.RecordsUntil(off)
+		if !l.HasRecord(off) {
+			if end != off {
+				t.Errorf("RecordsUntil(%d) = %d for an offset without a record", off, end)
+			}
+			continue
+		}
+		if end <= off {
+			t.Fatalf("RecordsUntil(%d) = %d for a record", off, end)
+		}
+		for o := off; o < end; o++ {
+			if !l.HasRecord(o) {
+				t.Errorf("RecordsUntil(%d) = %d covers %d, which holds no record", off, end, o)
+			}
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package live
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sharesim/sharesim/checker"
+)
+
+// add-partitions live: new-partitions on 4.2 (the version live mode predicts) adds two
+// partitions to the topic with CreatePartitions at 60 s (3 s at scale 0.05); the producer
+// spreads over all four once its client knows them, the share group is assigned them, and
+// every record of the new partitions produced after their first fetch is accounted for:
+// the checks that read the history or the end accounting pass, as on quickstart.
+func TestAddPartitionsLive(t *testing.T) {
+	s := builtin(t, "new-partitions", "kafka.version=4.2", "heal=2m")
+	dir := t.TempDir()
+	res, err := Run(context.Background(), s, Options{TimeScale: 0.05, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := false
+	for _, n := range res.Notes {
+		added = added || strings.HasSuffix(n, "add-partitions orders 2 → 4") // no error after it
+	}
+	if !added {
+		t.Errorf("no note of the partitions added: %q", res.Notes)
+	}
+	if code := res.ExitCode(); code != 0 {
+		var b writerBuf
+		res.Summary(&b)
+		t.Fatalf("exit %d:\n%s", code, b.String())
+	}
+	for _, n := range append(checker.HistoryChecks(), checker.AccountingChecks...) {
+		if st := status(t, res, n).Status; st != Pass && st != Deviation {
+			t.Errorf("%s: %s", n, st)
+		}
+	}
+	acc := res.Accounting["fulfilment"]
+	if acc.Finished["accepted"] == 0 {
+		t.Fatalf("nothing accepted: %+v", acc)
+	}
+	// The new partitions were read: records of orders/2 and orders/3 were delivered.
+	h, err := ReadHistory(filepath.Join(dir, "history.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := map[string]int{}
+	for _, op := range h.Ops {
+		if op.Kind == "fetch" {
+			for _, r := range op.Acquired {
+				delivered[op.Partition] += int(r.Last - r.First + 1)
+			}
+		}
+	}
+	if delivered["orders/2"] == 0 || delivered["orders/3"] == 0 {
+		t.Errorf("records delivered per partition: %v, want orders/2 and orders/3 among them", delivered)
+	}
+}

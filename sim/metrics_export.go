@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/hist"
+)
+
+// Metrics is the exported summary of a run. The top-level counts add up every group (they
+// are world totals, for tests and the sweep tables of single-group scenarios); Groups holds
+// each group's figures, which is what the reports show.
+type Metrics struct {
+	// Window is the measurement window the groups' rates are over.
+	Window           Window `json:"window"`
+	Produced         int64  `json:"produced"`
+	ProducedBatches  int64  `json:"produced_batches"`
+	Deliveries       int64  `json:"deliveries"`
+	Redeliveries     int64  `json:"redeliveries"`
+	Processed        int64  `json:"processed"`
+	ProcessedOK      int64  `json:"processed_ok"`
+	FailedProcessing int64  `json:"failed_processing"`
+	// Completed counts records whose completion committed (share: ACCEPT written; classic:
+	// committed past).
+	Completed int64 `json:"completed"`
+	// Duplicates counts successful processings beyond the first, by cause.
+	Duplicates        map[string]int64 `json:"duplicates"`
+	DuplicatesTotal   int64            `json:"duplicates_total"`
+	ProcessedLateLock int64            `json:"processed_after_lock_expiry"`
+	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals:
+	// records whose acknowledgement completed without error (GAP is not counted, as in Kafka).
+	RecordAcknowledgements map[string]int64 `json:"RecordAcknowledgements"`
+	AckErrors              int64            `json:"acknowledgements_failed"`
+	AcksLost               int64            `json:"acknowledgements_lost"`
+	// AcquisitionLockTimeouts is Kafka's AcquisitionLockTimeoutPerSec as a total.
+	AcquisitionLockTimeouts int64 `json:"AcquisitionLockTimeouts"`
+	// Finalized counts offsets that left the in-flight cache, by final cause.
+	Finalized          map[string]int64 `json:"finalized"`
+	DeletedUndelivered int64            `json:"deleted_undelivered"`
+	// DeliveryCountHist[i] counts finalized offsets delivered i times (last bucket: or more).
+	DeliveryCountHist []int64 `json:"delivery_count_hist"`
+	StateWrites       int64   `json:"state_writes"`
+	StateWritesFailed int64   `json:"state_writes_failed"`
+	Requests          int64   `json:"requests"`
+	AckRequests       int64   `json:"ack_requests"`
+	// ShareFetchRequests and ShareAcknowledgeRequests split the share consumers' requests
+	// (ShareFetch may carry acknowledgements piggy-backed; ShareAcknowledge carries only them).
+	ShareFetchRequests       int64 `json:"share_fetch_requests"`
+	ShareAcknowledgeRequests int64 `json:"share_acknowledge_requests"`
+	// BrokerCostDelayMs sums the delays the broker cost model added to requests and
+	// responses (0 when it is off).
+	BrokerCostDelayMs int64 `json:"broker_cost_delay_ms"`
+	RenewRequests     int64 `json:"renew_requests"`
+	BufferWaitMs      int64 `json:"buffer_wait_ms"`
+	// E2E is produce-to-completion latency over every group (see GroupMetrics.Latency).
+	E2EP50Ms   int64        `json:"e2e_p50_ms"`
+	E2EP99Ms   int64        `json:"e2e_p99_ms"`
+	E2EMaxMs   int64        `json:"e2e_max_ms"`
+	E2EBuckets []HistBucket `json:"e2e_buckets"`
+	// Reordering among records of the same key.
+	KeyedProcessed    int64 `json:"keyed_processed"`
+	Reordered         int64 `json:"reordered"`
+	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
+	ReorderMaxMs      int64 `json:"reorder_max_ms"`
+	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
+	// SkippedByOffsetReset counts records produced before a share-partition was first
+	// initialised that share.auto.offset.reset put out of reach (latest).
+	SkippedByOffsetReset int64 `json:"skipped_by_offset_reset"`
+	// SilentLoss counts records the start offset passed without any final state: never
+	// expected; the no-silent-loss check fails on it.
+	SilentLoss         int64    `json:"silent_loss"`
+	ClassicReprocessed int64    `json:"classic_reprocessed"`
+	Series             []Sample `json:"-"`
+	// RedeliveriesByCause splits Redeliveries by why the records were available again.
+	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
+	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
+	// (rejected, archived at the limit, by retention, ...).
+	DeliveryCountArchived []int64 `json:"delivery_count_archived"`
+	// InFlightCap is group.share.partition.max.record.locks, the cap of the in-flight window:
+	// the largest in force at any time of the run over the share groups (config-change faults
+	// may move it; GroupMetrics.ConfigInForce then lists each group's phases).
+	InFlightCap int64 `json:"in_flight_cap"`
+	// Groups are per-group figures, in the configuration's order.
+	Groups []GroupMetrics `json:"groups"`
+}
+
+// GroupMetrics are one group's figures (docs/metrics.md defines each).
+type GroupMetrics struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // share or classic
+	// Window is the measurement window; InWindow the counts inside it, Totals over the run.
+	Window   Window `json:"window"`
+	Totals   Counts `json:"totals"`
+	InWindow Counts `json:"in_window"`
+	Rates    Rates  `json:"rates"`
+	// DeliveriesPerRecord is deliveries ÷ records delivered at least once, over the run.
+	DeliveriesPerRecord float64    `json:"deliveries_per_record"`
+	Latency             Latencies  `json:"latency"`
+	Accounting          Accounting `json:"accounting"`
+	KeepUp              KeepUp     `json:"keep_up"`
+	// ConfigInForce lists the group's configuration in force over the run, one entry per
+	// stretch between accepted config-change faults (absent when it never changes).
+	ConfigInForce []ConfigPhase `json:"config_in_force,omitempty"`
+	// Kafka are the group's figures under Kafka's metric names (share groups only).
+	Kafka *KafkaMetrics `json:"kafka,omitempty"`
+	// Consumers are each consumer slot's figures in the window.
+	Consumers []ConsumerFigures `json:"consumers"`
+	// DeliveryCountHist[i] counts the group's finished offsets delivered i times (last
+	// bucket: or more); DeliveryCountArchived the part that finished without ACCEPT.
+	DeliveryCountHist     []int64          `json:"delivery_count_hist"`
+	DeliveryCountArchived []int64          `json:"delivery_count_archived"`
+	RedeliveriesByCause   RedeliveryCauses `json:"redeliveries_by_cause"`
+	// ReorderedFraction is reordered ÷ keyed successful processings over the run.
+	ReorderedFraction float64 `json:"reordered_fraction"`
+	ReorderMaxOffsets int64   `json:"reorder_max_offsets"`
+	ReorderMaxMs      int64   `json:"reorder_max_ms"`
+	// SPSOStuckMaxMs is the longest a share-partition's start offset stayed put while
+	// records after it were in flight.
+	SPSOStuckMaxMs int64 `json:"spso_stuck_max_ms"`
+	// FirstDeliveryMs is when a consumer of the group was first handed a record (-1: never).
+	// Without a warm-up the window starts before it, so the rates include the group's start
+	// (they read lower than the steady state by about its share of the window).
+	FirstDeliveryMs int64 `json:"first_delivery_ms"`
+	// E2E* repeat Latency.Completed for the plots (0 when nothing completed).
+	E2EP50Ms   int64        `json:"e2e_p50_ms"`
+	E2EP99Ms   int64        `json:"e2e_p99_ms"`
+	E2EMaxMs   int64        `json:"e2e_max_ms"`
+	E2EBuckets []HistBucket `json:"e2e_buckets"`
+	// ReorderBuckets is the distribution of reorder distances in offsets: how far before
+	// the newest processed record of the same key an out-of-order record was (LowMs and
+	// HighMs hold offsets here).
+	ReorderBuckets []HistBucket `json:"reorder_distance_buckets"`
+	// DeadLetterQueue holds the dead-letter-queue figures (Kafka 4.4 with the queue on;
+	// absent otherwise).
+	DeadLetterQueue *DLQMetrics `json:"dead_letter_queue,omitempty"`
+}
+
+// HistBucket is one non-empty histogram bucket: values in [LowMs, HighMs].
+type HistBucket struct {
+	LowMs  int64 `json:"low_ms"`
+	HighMs int64 `json:"high_ms"`
+	Count  int64 `json:"count"`
+}
+
+func histBuckets(h *hist.Hist) []HistBucket {
+	var out []HistBucket
+	for _, b := range h.Buckets(80) {
+		out = append(out, HistBucket{LowMs: b.Low, HighMs: b.High, Count: b.Count})
+	}
+	return out
+}
+
+func quantileOr0(h *hist.Hist, q float64) int64 {
+	v, _ := h.Quantile(q)
+	return v
+}
+
+func (m *metrics) export(w *World) Metrics {
+	start, end := measurementWindow(&w.cfg)
+	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
+	out := Metrics{
+		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
+		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
+		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
+	}
+	var all counters
+	var e2e hist.Hist
+	var redel [backCauses]int64
+	dc, dca := make([]int64, 12), make([]int64, 12)
+	for gi := range w.groups {
+		all.add(&m.g[gi], 1)
+		e2e.Merge(&m.lat[gi].completed)
+		gx := &m.gx[gi]
+		for c, n := range gx.redeliverBy {
+			redel[c] += n
+		}
+		for i := range dc {
+			dc[i] += gx.dcHist[i]
+			dca[i] += gx.dcHistArchived[i]
+		}
+		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
+		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
+		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
+		out.Groups = append(out.Groups, w.metrics.groupMetrics(int32(gi), win))
+		for _, ph := range out.Groups[gi].ConfigInForce {
+			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
+		}
+	}
+	tot := countsOf(&all)
+	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
+	out.FailedProcessing, out.Completed, out.Duplicates, out.DuplicatesTotal = tot.FailedProcessing, tot.Completed, tot.DuplicatesByCause, tot.Duplicates
+	out.ProcessedLateLock, out.RecordAcknowledgements, out.AckErrors, out.AcksLost = tot.ProcessedAfterLockExpiry, tot.RecordAcknowledgements, tot.AckErrors, tot.AcksLost
+	out.AcquisitionLockTimeouts, out.Finalized, out.DeletedUndelivered = tot.AcquisitionLockTimeouts, tot.Finished, tot.DeletedUndelivered
+	out.KeyedProcessed, out.Reordered, out.SkippedByOffsetReset, out.SilentLoss = tot.KeyedProcessed, tot.Reordered, tot.SkippedByOffsetReset, tot.SilentLoss
+	out.ClassicReprocessed = tot.ClassicReprocessed
+	out.DeliveryCountHist, out.DeliveryCountArchived = dc, dca
+	out.RedeliveriesByCause = redeliveryCauses(&redel)
+	out.E2EP50Ms, out.E2EP99Ms, out.E2EMaxMs, out.E2EBuckets = quantileOr0(&e2e, 0.5), quantileOr0(&e2e, 0.99), e2e.Max(), histBuckets(&e2e)
+	return out
+}
+
+// groupMetrics derives group gi's figures.
+func (m *metrics) groupMetrics(gi int32, win Window) GroupMetrics {
+	g := m.groups[gi]
+	gm := GroupMetrics{Name: g.cfg.Name, Type: g.cfg.Type.String(), Window: win, Totals: countsOf(&m.g[gi])}
+	var in counters
+	if m.win.next == snapPoints {
+		in = m.win.taken[snapEnd].groups[gi]
+		in.add(&m.win.taken[snapStart].groups[gi], -1)
+	}
+	gm.InWindow = countsOf(&in)
+	gm.Rates = ratesOf(&in, win)
+	gm.DeliveriesPerRecord = ratio(m.g[gi].deliveries, m.g[gi].delivered)
+	lat := &m.lat[gi]
+	gm.Latency = Latencies{FirstDelivery: latencyOf(&lat.firstDelivery), Processed: latencyOf(&lat.processed), Completed: latencyOf(&lat.completed)}
+	gm.Accounting = m.accounting(gi)
+	for ci, c := range m.consumers {
+		if c.group != gi {
+			continue
+		}
+		var cc consumerCounters
+		if m.win.next == snapPoints {
+			cc = m.win.taken[snapEnd].consumers[ci]
+			addInt64s(&cc, &m.win.taken[snapStart].consumers[ci], -1)
+		}
+		t := max(c.spec.Threads, 1) // classic consumers honour threads too (classic.go)
+		gm.Consumers = append(gm.Consumers, ConsumerFigures{Name: c.name, Deliveries: cc.deliveries, Processed: cc.processed,
+			ProcessedOK: cc.processedOK, BusyMs: cc.busyMs, Threads: t, Busy: ratio(cc.busyMs, win.LengthMs()*int64(t))})
+	}
+	gm.KeepUp = m.keepUp(gi, win, &in, gm.Consumers)
+	gm.ConfigInForce = m.configPhases(gi, 0, m.now)
+	gm.Kafka = m.kafkaMetrics(gi, win, &in)
+	gx := &m.gx[gi]
+	gm.DeliveryCountHist = append([]int64(nil), gx.dcHist[:]...)
+	gm.DeliveryCountArchived = append([]int64(nil), gx.dcHistArchived[:]...)
+	gm.DeadLetterQueue = m.dlqMetricsOf(int(gi))
+	gm.RedeliveriesByCause = redeliveryCauses(&gx.redeliverBy)
+	gm.ReorderedFraction = ratio(m.g[gi].reordered, m.g[gi].keyed)
+	gm.ReorderMaxOffsets, gm.ReorderMaxMs, gm.SPSOStuckMaxMs = gx.reorderMaxOffsets, gx.reorderMaxMs, gx.spsoStuckMaxMs
+	gm.FirstDeliveryMs = gx.firstDeliveryMs
+	gm.E2EP50Ms, gm.E2EP99Ms, gm.E2EMaxMs = quantileOr0(&lat.completed, 0.5), quantileOr0(&lat.completed, 0.99), lat.completed.Max()
+	gm.E2EBuckets = histBuckets(&lat.completed)
+	gm.ReorderBuckets = histBuckets(&gx.reorderDist)
+	return gm
+}
+
+// FinalState describes one share-partition (or classic group partition) at the end.
+type FinalState struct {
+	Group       string `json:"group"`
+	Partition   string `json:"partition"`
+	StartOffset int64  `json:"start_offset"`
+	LogStart    int64  `json:"log_start_offset"`
+	LogEnd      int64  `json:"log_end_offset"`
+	InFlight    int64  `json:"in_flight"`
+	Acquired    int64  `json:"acquired"`
+	Loaded      bool   `json:"loaded"`
+	Drained     bool   `json:"drained"`
+	// ProgressedWhileHealing: records of the partition finished during the healing phase
+	// (false without one). An undrained partition that made no progress is stuck, not
+	// merely behind.
+	ProgressedWhileHealing bool `json:"progressed_while_healing"`
+}
+
+func (m *metrics) finalStates() []FinalState {
+	var out []FinalState
+	for _, s := range m.shares {
+		p := m.parts[s.part]
+		fs := FinalState{Group: m.groups[s.group].cfg.Name, Partition: p.name, LogStart: p.log.StartOffset(), LogEnd: p.log.EndOffset()}
+		if s.core != nil {
+			fs.Loaded = true
+			fs.StartOffset = s.core.StartOffset()
+			fs.InFlight = s.core.InFlightCount()
+			s.core.ForEachRecord(func(v model.RecordView) bool {
+				if v.State == model.Acquired {
+					fs.Acquired++
+				}
+				return true
+			})
+		} else {
+			fs.StartOffset = m.coord.store(s).StartOffset()
+		}
+		fs.Drained = fs.StartOffset >= fs.LogEnd || (fs.Loaded && fs.StartOffset+fs.InFlight >= fs.LogEnd && s.core.DeliveryCompleteCount() == fs.InFlight)
+		fs.ProgressedWhileHealing = m.healing && m.st(s).frontier > m.st(s).healFrontier
+		out = append(out, fs)
+	}
+	for _, g := range m.groups {
+		if g.classic != nil {
+			out = append(out, m.classicFinal(g)...)
+		}
+	}
+	return out
+}
