@@ -614,6 +614,32 @@ func (sp *SharePartition) ForEachRecord(fn func(RecordView) bool) {
 	}
 }
 
+// ForEachStateRun calls fn for every maximal run of consecutive cached offsets of one
+// cache entry that show the same state with the same outstanding-write flag, in
+// ascending order, until fn returns false: what ForEachRecord shows of states, a batch
+// tracked as one unit in one call, for observers that read nothing else.
+func (sp *SharePartition) ForEachStateRun(fn func(first, last int64, s State, pending bool) bool) {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if !fn(b.first, b.last, b.whole.state, b.whole.pending()) {
+				return
+			}
+			continue
+		}
+		from := 0
+		for k := 1; k <= len(b.recs); k++ {
+			if k < len(b.recs) && b.recs[k].state == b.recs[from].state && b.recs[k].pending() == b.recs[from].pending() {
+				continue
+			}
+			if !fn(b.first+int64(from), b.first+int64(k-1), b.recs[from].state, b.recs[from].pending()) {
+				return
+			}
+			from = k
+		}
+	}
+}
+
 // BatchView describes one in-flight cache entry.
 type BatchView struct {
 	First, Last int64
