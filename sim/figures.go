@@ -252,17 +252,18 @@ func (m *metrics) accounting(gi int32) Accounting {
 // accountShare adds one share-partition's end state: offsets at or above its frontier (every
 // offset below it was counted as it finished, was deleted or skipped).
 func (m *metrics) accountShare(a *Accounting, s *sharePart) {
+	ss := m.st(s)
 	p := m.parts[s.part]
 	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
 	a.Offsets += logEnd
-	if m.st(s).frontier < 0 {
+	if ss.frontier < 0 {
 		// Never loaded: what retention removed was deleted before the first load.
 		a.DeletedUndelivered += logStart
 		a.DeletedBeforeFirstLoad += logStart
 		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
 		return
 	}
-	from := m.st(s).frontier
+	from := ss.frontier
 	if s.core == nil {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.

@@ -114,7 +114,7 @@ func (gc *groupCoordinator) removeMember(g *groupState, ci int32) {
 func (gc *groupCoordinator) reassign(g *groupState) {
 	g.epoch++
 	if g.cfg.Type == ClassicGroup {
-		gc.classic.classicRebalance(g)
+		gc.classic.rebalance(g)
 		return
 	}
 	g.assignment = map[int32][]int32{}
