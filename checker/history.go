@@ -39,10 +39,11 @@ type histShare struct {
 	// marks are durable start offsets seen, waiting for the history horizon to pass the
 	// time they were seen; ascending in both.
 	marks []floorMark
-	// accepted maps an open offset whose ACCEPT a client saw succeed to that return time.
-	accepted map[int64]int64
-	// deliveries lists an open offset's deliveries, in history order.
-	deliveries map[int64][]delivery
+	// open holds the open offsets' state: when a client saw an ACCEPT succeed, and the
+	// deliveries (delivery-count-monotonic); more holds an offset's deliveries past the
+	// ones its slot has room for.
+	open offsetTable[openOffset]
+	more map[int64][]delivery
 	// firstAt maps an open offset to the call time of its first delivery with each
 	// count (index count-1), when the group's limit changes during the run.
 	firstAt map[int64][]int64
@@ -53,12 +54,22 @@ type histShare struct {
 
 type floorMark struct{ atMs, floor int64 }
 
+// openOffset is what the history checks keep of one open offset.
+type openOffset struct {
+	// acceptedMs is the return time of the first ACCEPT of it a client saw succeed, when
+	// accepted.
+	acceptedMs int64
+	accepted   bool
+	// nd deliveries are in d, in history order; the later ones in histShare.more.
+	nd uint8
+	d  [3]delivery
+}
+
 // delivery is one delivery of an offset for delivery-count-monotonic.
 type delivery struct {
-	life          int // how many reloads of the leader came before the fetch
-	dc            int16
-	callMs, retMs int64
-	member        string
+	callMs int64
+	life   int32 // how many reloads of the leader came before the fetch
+	dc     int16
 }
 
 // queued is an operation waiting for virtual time to pass its return (atMs).
@@ -82,10 +93,10 @@ func (c *Checker) Attach(o *sim.Options) {
 func (c *Checker) linOn() bool { return c.is.linearizable }
 
 func (c *Checker) hist(group, part string) *histShare {
-	key := group + "\x00" + part
+	key := spKey{group, part}
 	hs := c.hs[key]
 	if hs == nil {
-		hs = &histShare{floor: -1, accepted: map[int64]int64{}, deliveries: map[int64][]delivery{}}
+		hs = &histShare{floor: -1}
 		c.hs[key] = hs
 	}
 	return hs
@@ -167,14 +178,10 @@ func (c *Checker) advanceFloors(w *sim.World) {
 // forget drops the state of the offsets below floor.
 func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
 	hs.floor = floor
-	for off := range hs.accepted {
+	hs.open.dropBelow(floor)
+	for off := range hs.more {
 		if off < floor {
-			delete(hs.accepted, off)
-		}
-	}
-	for off := range hs.deliveries {
-		if off < floor {
-			delete(hs.deliveries, off)
+			delete(hs.more, off)
 		}
 	}
 	for off := range hs.firstAt {
@@ -201,8 +208,8 @@ func (c *Checker) checkOp(op *sim.Op) {
 					t = r.Types[off-r.First]
 				}
 				if t == model.AckAccept {
-					if _, ok := hs.accepted[off]; !ok {
-						hs.accepted[off] = op.ReturnMs
+					if o := hs.open.at(off); !o.accepted {
+						o.accepted, o.acceptedMs = true, op.ReturnMs
 					}
 				}
 			}
@@ -226,7 +233,8 @@ func (c *Checker) checkOp(op *sim.Op) {
 			continue
 		}
 		for off := max(r.First, hs.floor); off <= r.Last; off++ {
-			if t, ok := hs.accepted[off]; ok && op.CallMs > t {
+			if o := hs.open.find(off); o != nil && o.accepted && op.CallMs > o.acceptedMs {
+				t := o.acceptedMs
 				c.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
 					Member: op.Client, Offsets: fmt.Sprint(off), Message: fmt.Sprintf("accepted at %d ms, delivered again (delivery count %d)", t, r.DeliveryCount)})
 			}
@@ -295,7 +303,7 @@ func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
 // it is unknown.
 func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
 	var reloads []int64
-	if st := c.sps[op.Group+"\x00"+op.Partition]; st != nil {
+	if st := c.sps[spKey{op.Group, op.Partition}]; st != nil {
 		reloads = st.ev.reloads
 	}
 	a := sort.Search(len(reloads), func(k int) bool { return reloads[k] >= op.CallMs })
@@ -305,17 +313,42 @@ func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
 	}
 	for _, r := range op.Acquired {
 		for off := max(r.First, hs.floor); off <= r.Last; off++ {
-			ds := hs.deliveries[off]
-			for k := len(ds) - 1; k >= 0; k-- {
-				if p := &ds[k]; p.life == a && p.dc == r.DeliveryCount {
-					c.report(Violation{Check: checkDeliveryCounts, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
-						Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered twice by one leader with delivery count %d (fetches at %d ms and %d ms)", r.DeliveryCount, p.callMs, op.CallMs)})
-					break
-				}
+			o := hs.open.at(off)
+			if p := hs.lastDelivery(off, o, int32(a), r.DeliveryCount); p != nil {
+				c.report(Violation{Check: checkDeliveryCounts, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+					Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered twice by one leader with delivery count %d (fetches at %d ms and %d ms)", r.DeliveryCount, p.callMs, op.CallMs)})
 			}
-			hs.deliveries[off] = append(ds, delivery{life: a, dc: r.DeliveryCount, callMs: op.CallMs, retMs: op.ReturnMs, member: op.Client})
+			d := delivery{callMs: op.CallMs, life: int32(a), dc: r.DeliveryCount}
+			if int(o.nd) < len(o.d) {
+				o.d[o.nd] = d
+				o.nd++
+			} else {
+				if hs.more == nil {
+					hs.more = map[int64][]delivery{}
+				}
+				hs.more[off] = append(hs.more[off], d)
+			}
 		}
 	}
+}
+
+// lastDelivery returns the latest delivery of off (whose slot is o) by the leader life
+// with delivery count dc, nil if none.
+func (hs *histShare) lastDelivery(off int64, o *openOffset, life int32, dc int16) *delivery {
+	if int(o.nd) == len(o.d) {
+		ds := hs.more[off]
+		for k := len(ds) - 1; k >= 0; k-- {
+			if p := &ds[k]; p.life == life && p.dc == dc {
+				return p
+			}
+		}
+	}
+	for k := int(o.nd) - 1; k >= 0; k-- {
+		if p := &o.d[k]; p.life == life && p.dc == dc {
+			return p
+		}
+	}
+	return nil
 }
 
 // finishHistory checks what is left: the queued operations, the history kept in the

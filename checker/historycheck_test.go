@@ -3,6 +3,7 @@ package checker_test
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/sharesim/sharesim/checker"
@@ -95,6 +96,56 @@ func TestNothingBelowSPSOAcquired(t *testing.T) {
 			}
 			if got := len(v.Violations) > 0; got != tc.fail {
 				t.Errorf("failed %v, want %v: %v", got, tc.fail, v.Violations)
+			}
+		})
+	}
+}
+
+// delivery-count-monotonic compares a delivery with every earlier one of the same record
+// by the same leader, however many came before: the repeated count is found whether the
+// earlier delivery is among the first few an offset keeps inline or among the later ones,
+// and the message names the latest earlier fetch with that count.
+func TestDeliveryCountRepeatFoundAmongManyDeliveries(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Kafka.DeliveryCountLimit = 10
+	deliver := func(dcs ...int16) []sim.Op {
+		var ops []sim.Op
+		for k, dc := range dcs {
+			call := int64(100 * (k + 1))
+			ops = append(ops, sim.Op{Client: "c#1", Group: "g", Partition: "t/0", Kind: "fetch", CallMs: call, ReturnMs: call + 1, Code: "NONE",
+				Acquired: []model.AcquiredRange{{First: 7, Last: 8, DeliveryCount: dc}}})
+		}
+		return ops
+	}
+	for _, tc := range []struct {
+		name string
+		dcs  []int16
+		want string // the earlier fetch named by the last violation, "" for none
+		n    int    // repeated deliveries
+	}{
+		{"growing", []int16{1, 2, 3, 4, 5, 6}, "", 0},
+		{"repeat of an early one", []int16{1, 2, 3, 4, 5, 2}, "200 ms", 1},
+		{"repeat of a late one", []int16{1, 2, 3, 4, 5, 5}, "500 ms", 1},
+		{"repeat of the third", []int16{1, 2, 3, 4, 3}, "300 ms", 1},
+		{"thrice the same", []int16{1, 2, 3, 4, 4, 4}, "500 ms", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := checker.CheckHistory(cfg, []string{"delivery-count-monotonic"}, checker.History{Ops: deliver(tc.dcs...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if len(v.Violations) > 0 {
+					t.Errorf("violations %v, want none", v.Violations)
+				}
+				return
+			}
+			if len(v.Violations) != 2*tc.n || v.Violations[0].Offsets != "7" || v.Violations[1].Offsets != "8" {
+				t.Fatalf("violations %v, want %d for each of offsets 7 and 8", v.Violations, tc.n)
+			}
+			last := v.Violations[len(v.Violations)-1]
+			if !strings.Contains(last.Message, "fetches at "+tc.want) {
+				t.Errorf("message %q, want the fetch at %s named", last.Message, tc.want)
 			}
 		})
 	}

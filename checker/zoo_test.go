@@ -95,3 +95,19 @@ func TestZooWorldsPassWhenFaithful(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// terminal-states-absorbing, a deep check that no zoo case names (the cases name the first
+// check to catch each bug), catches a bug on its own: reload-hole-overlaps turns records
+// seen ACKNOWLEDGED or ARCHIVED on a leader into something else, on chaos at seed 1. The
+// deep checks run on a sampled schedule (DeepEvery), so this also shows the schedule
+// leaves them enough passes.
+func TestTerminalStatesAbsorbingCatchesAReloadBug(t *testing.T) {
+	cfg := testworlds.Zoo["chaos"]()
+	cfg.Kafka.Bug = model.BugReloadHoleOverlaps
+	for _, v := range checkedRun(t, cfg, 1) {
+		if v.Check == "terminal-states-absorbing" {
+			return
+		}
+	}
+	t.Error("reload-hole-overlaps not caught by terminal-states-absorbing on chaos at seed 1")
+}

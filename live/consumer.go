@@ -43,6 +43,31 @@ type incarnation struct {
 	holdMu sync.Mutex
 	hold   chan struct{}
 	ended  sync.Once
+	// held counts the records of the current poll not finished yet, heldUntil is when
+	// their locks run out as the client knows it (the poll's time + the lock duration in
+	// force): a holding fault waits for both (holds).
+	heldMu    sync.Mutex
+	held      int
+	heldUntil time.Time
+}
+
+// holds reports whether the incarnation holds records it has not finished, their locks
+// still running as far as it knows (sim's holdsRecords; a classic consumer has no locks).
+func (inc *incarnation) holds() bool {
+	inc.heldMu.Lock()
+	defer inc.heldMu.Unlock()
+	return inc.held > 0 && (inc.in.group.Type != sim.ShareGroup || time.Now().Before(inc.heldUntil))
+}
+
+// setHeld notes that n records of the current poll are unfinished (n < 0: one more finished).
+func (inc *incarnation) setHeld(n int, until time.Time) {
+	inc.heldMu.Lock()
+	defer inc.heldMu.Unlock()
+	if n < 0 {
+		inc.held = max(inc.held+n, 0)
+		return
+	}
+	inc.held, inc.heldUntil = n, until
 }
 
 func (in *instance) start() error {
@@ -195,6 +220,8 @@ func (inc *incarnation) loop() {
 		for _, rec := range recs {
 			r.meter.polled(in.group.Name, inc.m.client, partOf(r.cl, rec), rec.Offset)
 		}
+		lockMs := r.meter.inForce[r.cfg.GroupIndex(in.group.Name)].At(r.meter.scen(r.rec.returnMs())).RecordLockDurationMs
+		inc.setHeld(len(recs), time.Now().Add(time.Duration(lockMs)*time.Millisecond))
 		// Outcomes are drawn in poll order from one stream, so they do not depend on the
 		// threads' timing.
 		outs := make([]outcome, len(recs))
@@ -261,6 +288,7 @@ func (inc *incarnation) loop() {
 						return
 					}
 					r.meter.done(in.group.Name, inc.m.client, part, rec.Offset)
+					inc.setHeld(-1, time.Time{})
 					fmu.Lock()
 					finished[i] = true
 					fmu.Unlock()
@@ -269,6 +297,9 @@ func (inc *incarnation) loop() {
 		}
 		wg.Wait()
 		close(stopRenew)
+		if !crashed {
+			inc.setHeld(0, time.Time{})
+		}
 		if crashed {
 			r.note(fmt.Sprintf("%s crashed processing a record (on_failure/on_poison: crash)", inc.m.client))
 			if !r.spawn(func() { in.fault(sim.FaultKill, sp.RestartAfterCrashMs, 0) }) {

@@ -31,13 +31,13 @@ import (
 // only through the time series (one point per metrics interval, as the simulator's).
 type meter struct {
 	mu sync.Mutex
-	// limit is each group's delivery count limit over the run (config-change faults move it
-	// from Kafka 4.3), by group index.
-	limit  []sim.InForce
-	offset int64 // the recorder's time of scenario time 0
-	win    sim.Window
-	groups []*groupMeter
-	byName map[string]*groupMeter
+	// inForce is each group's configuration over the run (config-change faults move its
+	// delivery count limit from Kafka 4.3), by group index. Read-only after newMeter.
+	inForce []sim.InForce
+	offset  int64 // the recorder's time of scenario time 0
+	win     sim.Window
+	groups  []*groupMeter
+	byName  map[string]*groupMeter
 	// topicGroups: topic → the groups reading it.
 	topicGroups map[string][]*groupMeter
 	// produced: per partition, the produce times of records not yet folded by every group
@@ -124,7 +124,7 @@ func newMeter(cfg *sim.Config, win sim.Window) *meter {
 	m := &meter{win: win, byName: map[string]*groupMeter{}, topicGroups: map[string][]*groupMeter{}, produced: map[string]*producedPart{}}
 	steps := cfg.ConfigSteps()
 	for i, g := range cfg.Groups {
-		m.limit = append(m.limit, sim.InForceFor(cfg, steps, int32(i)))
+		m.inForce = append(m.inForce, sim.InForceFor(cfg, steps, int32(i)))
 		gm := &groupMeter{name: g.Name, idx: i, share: g.Type == sim.ShareGroup, parts: map[string]*partMeter{}, held: map[string]map[string]map[int64]int{},
 			doneAt: []int64{0}, finAt: []int64{0}, acc: sim.Accounting{Finished: map[string]int64{}, TerminalInCache: map[string]int64{}, Unfinished: map[string]int64{}}}
 		m.groups = append(m.groups, gm)
@@ -343,7 +343,7 @@ func (m *meter) op(op *sim.Op, suspect bool) {
 			case model.AckRelease:
 				// The limit in force when the release was sent (both sides of a change
 				// at that millisecond: the lower one).
-				if lo, _ := m.limit[g.idx].Range(m.scen(op.CallMs), m.scen(op.CallMs), sim.LimitOf); int64(st.maxDC) >= lo {
+				if lo, _ := m.inForce[g.idx].Range(m.scen(op.CallMs), m.scen(op.CallMs), sim.LimitOf); int64(st.maxDC) >= lo {
 					out = "limit"
 				}
 			}
@@ -393,7 +393,7 @@ func (m *meter) fold(g *groupMeter, part string, to, below, logStart int64) {
 	pp := m.produced[part]
 	// A record passed at its delivery count with no final outcome seen was archived at the
 	// limit in force then: the lowest over the run, when config changes moved it.
-	limitLo, _ := m.limit[g.idx].Range(0, math.MaxInt64, sim.LimitOf)
+	limitLo, _ := m.inForce[g.idx].Range(0, math.MaxInt64, sim.LimitOf)
 	for off := pm.floor; off < to; off++ {
 		st := pm.open[off]
 		delete(pm.open, off)

@@ -466,6 +466,11 @@ func (r *runner) fire(f sim.Fault, frnd interface{ Intn(int) int }, fmu *sync.Mu
 		r.note(fmt.Sprintf("fault %s: no consumer named %q", f.Kind, f.Target))
 		return
 	}
+	if f.Holding {
+		if cands = r.waitHolding(cands); len(cands) == 0 {
+			return // the run stopped first
+		}
+	}
 	fmu.Lock()
 	in := cands[frnd.Intn(len(cands))]
 	fmu.Unlock()

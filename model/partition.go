@@ -1,9 +1,5 @@
 package model
 
-import (
-	"sort"
-)
-
 // noOwner marks a record without an owner.
 const noOwner int32 = -1
 
@@ -400,12 +396,30 @@ func (sp *SharePartition) find(off int64) (int, bool) {
 
 // firstEndingAtOrAfter returns the index of the first batch whose last offset is >= off.
 func (sp *SharePartition) firstEndingAtOrAfter(off int64) int {
-	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].last >= off })
+	lo, hi := 0, len(sp.batches) // sort.Search without a closure call per probe
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.batches[m].last >= off {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // floor returns the index of the last batch starting at or before off, or -1.
 func (sp *SharePartition) floor(off int64) int {
-	return sort.Search(len(sp.batches), func(i int) bool { return sp.batches[i].first > off }) - 1
+	lo, hi := 0, len(sp.batches)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.batches[m].first > off {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo - 1
 }
 
 // member returns the index of a member, registering it on first use.
@@ -596,6 +610,32 @@ func (sp *SharePartition) ForEachRecord(fn func(RecordView) bool) {
 			if !fn(sp.view(b.at(off), off)) {
 				return
 			}
+		}
+	}
+}
+
+// ForEachStateRun calls fn for every maximal run of consecutive cached offsets of one
+// cache entry that show the same state with the same outstanding-write flag, in
+// ascending order, until fn returns false: what ForEachRecord shows of states, a batch
+// tracked as one unit in one call, for observers that read nothing else.
+func (sp *SharePartition) ForEachStateRun(fn func(first, last int64, s State, pending bool) bool) {
+	for i := range sp.batches {
+		b := &sp.batches[i]
+		if b.recs == nil {
+			if !fn(b.first, b.last, b.whole.state, b.whole.pending()) {
+				return
+			}
+			continue
+		}
+		from := 0
+		for k := 1; k <= len(b.recs); k++ {
+			if k < len(b.recs) && b.recs[k].state == b.recs[from].state && b.recs[k].pending() == b.recs[from].pending() {
+				continue
+			}
+			if !fn(b.first+int64(from), b.first+int64(k-1), b.recs[from].state, b.recs[from].pending()) {
+				return
+			}
+			from = k
 		}
 	}
 }

@@ -235,6 +235,11 @@ swarm: {kinds: [kill, lock-expiry], count: 7}
 				t.Errorf("PartitionsAt(orders, 1m, before the add in file order) = %d, want 2", n)
 			}
 		}},
+		{"a kill that waits for its target to hold records", base + "faults: [{kind: kill, target: c, at: 1m, holding: true}]\n", func(t *testing.T, c sim.Config, _ *Scenario) {
+			if len(c.Faults) != 1 || !c.Faults[0].Holding {
+				t.Errorf("faults %+v, want one holding kill", c.Faults)
+			}
+		}},
 		{"checks none and an instance target", base[:len(base)-1] + "\n        count: 3\nchecks: none\nfaults: [{kind: kill, target: c-2}]\n", func(t *testing.T, c sim.Config, s *Scenario) {
 			if len(s.Checks()) != 0 || c.Faults[0].Target != "c-2" {
 				t.Errorf("checks %v target %q", s.Checks(), c.Faults[0].Target)
@@ -340,6 +345,8 @@ func TestParseBad(t *testing.T) {
 			[]string{"expected a partition that exists at 1m"}},
 		{"fault on a partition no add-partitions fault adds", base + "faults:\n  - {kind: add-partitions, target: orders, at: 1m, count: 2}\n  - {kind: add-partitions, target: orders, at: 30s, count: 1}\n  - {kind: leader-failover, target: orders/5, at: 2m}\n", 16, 37,
 			[]string{"expected a partition as topic/number (orders/0..1, orders/2..2 from 30s (faults[1]), orders/3..4 from 1m (faults[0]))"}},
+		{"holding on a netcut fault", base + "faults: [{kind: netcut, at: 1m, duration: 5s, holding: true}]\n", 13, 47, []string{"faults[0].holding: found holding for a netcut fault", "only kill, close, hang and host-loss"}},
+		{"holding not a boolean", base + "faults: [{kind: kill, at: 1m, holding: often}]\n", 13, 40, []string{"faults[0].holding: found often"}},
 		{"add-partitions in a swarm", base + "swarm: {kinds: [kill, add-partitions]}\n", 13, 23, []string{"swarm.kinds[1]: found add-partitions in a swarm", "schedule it under faults"}},
 		{"bad name", "name: a b\n", 1, 7, []string{`name: found "a b", expected a name of letters`}},
 		{"bad kind", "kind: worklaod\n", 1, 7, []string{"kind: found worklaod, expected workload or scripted", `did you mean "workload"?`}},

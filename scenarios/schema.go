@@ -118,7 +118,7 @@ var consumerShape = mapOf("name", "count", "start", "processing", distShape, "sl
 var groupShape = mapOf("name", "type", "topics", listOf(scalar), "auto.commit.interval.ms", "consumers", listOf(consumerShape))
 
 var faultShape = mapOf("kind", "target", "at", "every", "until", "probability", "duration", "restart_after", "value", "error", "reads",
-	"group", "set", &shape{kind: shFreeMap, elem: scalar}, "count")
+	"group", "set", &shape{kind: shFreeMap, elem: scalar}, "count", "holding")
 
 var commonTop = []any{"kind", "name", "title", "description", "questions", listOf(scalar), "seed", "kafka", kafkaShape}
 

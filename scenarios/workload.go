@@ -1291,9 +1291,16 @@ func (w *wctx) faultsSection(n *yaml.Node) {
 		}
 		if v := f.get("restart_after"); v != nil {
 			if !faultUsesRestart(k) {
-				d.fail(f.key["restart_after"], f.p("restart_after"), "restart_after for a "+k.String()+" fault", "no restart_after (only kill, close and hang stop a consumer)")
+				d.fail(f.key["restart_after"], f.p("restart_after"), "restart_after for a "+k.String()+" fault", "no restart_after (only kill, close, hang and host-loss stop a consumer)")
 			} else if x, ok := d.duration(v, f.p("restart_after"), durNever); ok {
 				flt.RestartAfterMs = x
+			}
+		}
+		if v := f.get("holding"); v != nil {
+			if !faultUsesRestart(k) {
+				d.fail(f.key["holding"], f.p("holding"), "holding for a "+k.String()+" fault", "no holding (only kill, close, hang and host-loss wait for a consumer that holds records)")
+			} else {
+				flt.Holding, _ = d.boolean(v, f.p("holding"))
 			}
 		}
 		v := f.get("value")

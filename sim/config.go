@@ -385,6 +385,10 @@ type Fault struct {
 	Set   []model.ConfigEntry
 	// Count is how many partitions an add-partitions fault adds to the topic Target.
 	Count int
+	// Holding makes a kill, close, hang or host-loss fault wait, from each firing, for the
+	// first millisecond at which its target holds records it acquired and has not finished
+	// (holding.go).
+	Holding bool
 }
 
 // Swarm adds randomly drawn faults: each kind in Kinds at a random time, Count times.
@@ -506,6 +510,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 		if err := c.validateAddPartitions(f); err != nil {
+			return err
+		}
+		if err := validateHolding(f); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"math/bits"
+	"slices"
 
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/eventq"
@@ -238,23 +240,33 @@ func appendInt(b []byte, v int64) []byte {
 	if u < 10 {
 		return append(b, byte('0'+u))
 	}
-	var tmp [20]byte
-	i := len(tmp)
+	// Count the digits, make room for them, and write them from the last, two at a time.
+	n := (bits.Len64(u)*1233)>>12 + 1 // ⌊log10 u⌋+1, or one more
+	if u < pow10[n-1] {
+		n--
+	}
+	at := len(b)
+	b = slices.Grow(b, n)[:at+n]
+	d := b[at : at+n]
+	i := n
 	for u >= 100 {
-		d := u % 100 * 2
-		u /= 100
+		q := u / 100
+		r := (u - q*100) * 2
+		u = q
 		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[d], digitPairs[d+1]
+		d[i], d[i+1] = digitPairs[r], digitPairs[r+1]
 	}
 	if u >= 10 {
-		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+		d[0], d[1] = digitPairs[u*2], digitPairs[u*2+1]
 	} else {
-		i--
-		tmp[i] = byte('0' + u)
+		d[0] = byte('0' + u)
 	}
-	return append(b, tmp[i:]...)
+	return b
 }
+
+// pow10[i] is 10^i.
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19}
 
 const digitPairs = "00010203040506070809" +
 	"10111213141516171819" +

@@ -33,6 +33,8 @@ type faultInjector struct {
 type faultState struct {
 	cfg   Fault
 	fired int64
+	// waiting: a holding fault is waiting for its target to hold records (holding.go).
+	waiting bool
 }
 
 func (inj *faultInjector) buildFaults() error {
@@ -133,19 +135,20 @@ func (inj *faultInjector) partitionNamed(name string) *partition {
 	return nil
 }
 
-// pickConsumer resolves a consumer target, preferring running instances.
-func (inj *faultInjector) pickConsumer(target string) *consumer {
+// pickConsumer resolves a consumer target, preferring running instances; holding: only
+// running instances that hold records (holding.go).
+func (inj *faultInjector) pickConsumer(target string, holding bool) *consumer {
 	cands := inj.consumers
 	if target != "" {
 		cands = inj.consumersNamed(target)
 	}
 	var alive []*consumer
 	for _, c := range cands {
-		if c.alive() {
+		if c.alive() && (!holding || inj.holdsRecords(c)) {
 			alive = append(alive, c)
 		}
 	}
-	if len(alive) > 0 {
+	if len(alive) > 0 || holding {
 		cands = alive
 	}
 	if len(cands) == 0 {
@@ -172,16 +175,21 @@ func (inj *faultInjector) fault(e event) {
 	if inj.healing {
 		return
 	}
-	if f.EveryMs > 0 {
-		until := f.UntilMs
-		if until <= 0 {
-			until = inj.cfg.DurationMs
+	if e.b != faultRetry { // a scheduled firing, not a holding fault's wait (holding.go)
+		if f.EveryMs > 0 {
+			until := f.UntilMs
+			if until <= 0 {
+				until = inj.cfg.DurationMs
+			}
+			if inj.now+f.EveryMs < until {
+				inj.push(inj.now+f.EveryMs, event{kind: evFault, a: e.a})
+			}
 		}
-		if inj.now+f.EveryMs < until {
-			inj.push(inj.now+f.EveryMs, event{kind: evFault, a: e.a})
+		if f.PerMillion > 0 && !inj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+			return
 		}
 	}
-	if f.PerMillion > 0 && !inj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+	if f.Holding && !inj.holdingReady(fs, e) {
 		return
 	}
 	fs.fired++
@@ -201,7 +209,7 @@ func (inj *faultInjector) fault(e event) {
 }
 
 func (inj *faultInjector) consumerFault(f Fault, fi int32) {
-	c := inj.pickConsumer(f.Target)
+	c := inj.pickConsumer(f.Target, f.Holding)
 	if c == nil || !c.alive() {
 		return
 	}

@@ -10,7 +10,14 @@ import (
 // The trace's own formatting must give what strconv and a plain replacement give: the trace
 // hash is over these bytes.
 func TestAppendIntIsStrconv(t *testing.T) {
-	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 12345, 3_599_999, -1, -10, -99, -100, math.MaxInt64, math.MinInt64, 1 << 40} {
+	vs := []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 12345, 3_599_999, -1, -10, -99, -100, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 { // around every digit count
+		vs = append(vs, p-1, p, p+1, 10*p-1, -p, -(10*p - 1))
+	}
+	for k := range 63 { // around every bit length
+		vs = append(vs, 1<<k-1, 1<<k, 1<<k+1)
+	}
+	for _, v := range vs {
 		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
 			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
 		}

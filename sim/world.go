@@ -141,6 +141,7 @@ func New(cfg Config, seed uint64, opts Options) (*World, error) {
 		endMs: cfg.DurationMs + cfg.HealMs,
 		marks: map[string]int64{},
 	}}
+	w.rProc.BatchNormals() // log-normal processing times: the same values, computed ahead
 	wire(w)
 	w.trace.init(opts)
 	if opts.SampleRecords > 0 {

@@ -470,8 +470,9 @@ func TestLiveBootstrapLeavesForeignStateAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(notes), "kill worker-1") || strings.Contains(string(notes), "cleanup:") {
-			t.Errorf("live.json's notes: want the kill of worker-1 and no cleanup failure:\n%s", notes)
+		// quickstart's kill strikes whichever worker holds records at 1 m (holding: true).
+		if !strings.Contains(string(notes), "ms: kill worker-") || strings.Contains(string(notes), "cleanup:") {
+			t.Errorf("live.json's notes: want the kill of a worker and no cleanup failure:\n%s", notes)
 		}
 		for _, want := range []string{"on kafka", "PASS      linearizable", "PASS      records-accounted", "group.share.min.record.lock.duration.ms"} {
 			if !strings.Contains(out.String(), want) {

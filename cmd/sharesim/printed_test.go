@@ -36,6 +36,14 @@ func TestPrintedGroupWording(t *testing.T) {
 	if out := print(g); strings.Contains(out, "no warm-up") {
 		t.Errorf("with a warm-up the note is not printed:\n%s", out)
 	}
+	if out := print(base()); strings.Contains(out, "redelivered over the run") {
+		t.Errorf("nothing redelivered, yet causes printed:\n%s", out)
+	}
+	g = base()
+	g.RedeliveriesByCause = sim.RedeliveryCauses{LockExpiry: 60, Crash: 10}
+	if out := print(g); !strings.Contains(out, "deliveries per record; redelivered over the run after lock expiry 60, crash 10\n") {
+		t.Errorf("redeliveries by cause (a crash's released poll must show):\n%s", out)
+	}
 	g = base()
 	g.Rates = sim.Rates{ArrivalPerSec: 100, CompletedPerSec: 101.8}
 	g.KeepUp.BacklogStart = 180
@@ -53,5 +61,20 @@ func TestTitleNamesOverrides(t *testing.T) {
 	got := reports.TitleWithOverrides("Slow processing against the default 30 s lock", []string{"kafka.share.record.lock.duration.ms=60s"})
 	if want := "Slow processing against the default 30 s lock — as written; this run changed kafka.share.record.lock.duration.ms=60s"; got != want {
 		t.Errorf("with an override: %q, want %q", got, want)
+	}
+}
+
+// A scripted built-in run with --set says what it changed, as a workload run does: a script
+// written for Kafka 4.1 run on 4.4 fails its expectations, and the title line says why.
+func TestScriptedTitleNamesOverrides(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "leave-decrements-count-41", "--set", "kafka.version=4.4"}, &out, &errb)
+	want := "\n  In Kafka 4.1 a session release lowers the delivery count and never archives — as written; this run changed kafka.version=4.4\n"
+	if code != exitFailed || !strings.HasPrefix(out.String(), "FAIL leave-decrements-count-41") || !strings.Contains(out.String(), want) {
+		t.Errorf("exit %d, output:\n%s\nwant exit %d and the title with the override", code, out.String(), exitFailed)
+	}
+	out.Reset()
+	if code := run([]string{"run", "leave-decrements-count-41"}, &out, &errb); code != exitOK || strings.Contains(out.String(), "as written") {
+		t.Errorf("without --set: exit %d, output:\n%s", code, out.String())
 	}
 }

@@ -668,8 +668,14 @@ func printGroup(w io.Writer, g *sim.GroupMetrics) {
 	in := g.InWindow
 	fmt.Fprintf(w, "    duplicates %.1f per hour (%d in the window, %.2f%% of successful processings)%s\n",
 		r.DuplicatesPerHour, in.Duplicates, 100*r.DuplicateFraction, causes(in.DuplicatesByCause))
-	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record\n",
+	fmt.Fprintf(w, "    redeliveries %.1f per hour, lock timeouts %.1f per hour; %.3f deliveries per record",
 		r.RedeliveriesPerHour, r.LockTimeoutsPerHour, g.DeliveriesPerRecord)
+	if rc := g.RedeliveriesByCause; rc != (sim.RedeliveryCauses{}) {
+		// Over the run (the causes are not kept per window): what made records available again.
+		fmt.Fprintf(w, "; redelivered over the run after %s", causesList(map[string]int64{"lock expiry": rc.LockExpiry, "crash": rc.Crash,
+			"release": rc.Release, "failover": rc.Failover, "other": rc.Other}))
+	}
+	fmt.Fprintln(w)
 	l := g.Latency
 	fmt.Fprintf(w, "    latency from produce: first delivery %s; processed %s; %s %s\n",
 		latencyText(l.FirstDelivery), latencyText(l.Processed), done, latencyText(l.Completed))
@@ -742,11 +748,15 @@ func causes(m map[string]int64) string {
 	return ": " + strings.Join(parts, ", ")
 }
 
+// causesList lists m's causes, the largest first, leaving out those at 0.
 func causesList(m map[string]int64) string {
 	keys := reports.SortedKeys(m)
 	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
 	var parts []string
 	for _, k := range keys {
+		if m[k] == 0 {
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	if len(parts) == 0 {
@@ -764,7 +774,16 @@ func runScripted(stdout io.Writer, sc *scenarios.Scenario, f runFlags) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	fmt.Fprintln(stdout, res.String())
+	verdict, rest, _ := strings.Cut(res.String(), "\n")
+	fmt.Fprintln(stdout, verdict)
+	if len(f.sets) > 0 && sc.Title() != "" {
+		// As for a workload: the title (and the expectations) describe the scenario as
+		// written, which --set changed (a script written for Kafka 4.1 fails on 4.4).
+		fmt.Fprintln(stdout, "  "+reports.TitleWithOverrides(sc.Title(), f.sets))
+	}
+	if rest != "" {
+		fmt.Fprintln(stdout, rest)
+	}
 	if f.out != "" {
 		if err := writeScriptResult(f.out, sc, res); err != nil {
 			return &exitError{code: exitUsage, err: err}

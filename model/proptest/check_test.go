@@ -1,6 +1,7 @@
 package proptest
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/sharesim/sharesim/model"
@@ -16,6 +17,9 @@ func (m *machine) check(t *rapid.T) {
 	}
 	if err := m.core.CheckConsistency(); err != nil {
 		m.fatalf(t, "core CheckConsistency: %v", err)
+	}
+	if err := stateRunsAgree(m.core); err != nil {
+		m.fatalf(t, "core ForEachStateRun: %v", err)
 	}
 	if c, s := m.core.OutstandingWrites(), len(m.spec.Outstanding()); c != len(m.writes) || s != len(m.writes) {
 		m.fatalf(t, "outstanding writes: core %d spec %d harness %d", c, s, len(m.writes))
@@ -179,4 +183,40 @@ func (m *machine) specDead(b refspec.BatchView) bool {
 		}
 	}
 	return true
+}
+
+// stateRunsAgree checks that ForEachStateRun shows the states ForEachRecord shows: the
+// same offsets, in order, each in its record's state and pending flag, in runs that are
+// maximal within a cache entry.
+func stateRunsAgree(c *model.SharePartition) error {
+	var recs []model.RecordView
+	c.ForEachRecord(func(v model.RecordView) bool { recs = append(recs, v); return true })
+	starts := map[int64]bool{}
+	c.ForEachBatch(func(b model.BatchView) bool { starts[b.First] = true; return true })
+	type run struct {
+		first, last int64
+		s           model.State
+		pending     bool
+	}
+	var runs []run
+	c.ForEachStateRun(func(first, last int64, s model.State, pending bool) bool {
+		runs = append(runs, run{first, last, s, pending})
+		return true
+	})
+	i := 0
+	for k, r := range runs {
+		if k > 0 && !starts[r.first] && runs[k-1].last+1 == r.first && runs[k-1].s == r.s && runs[k-1].pending == r.pending {
+			return fmt.Errorf("run %d-%d continues the one before it in its cache entry", r.first, r.last)
+		}
+		for off := r.first; off <= r.last; off++ {
+			if i >= len(recs) || recs[i].Offset != off || recs[i].State != r.s || recs[i].Pending != r.pending {
+				return fmt.Errorf("run %d-%d %s pending=%v disagrees with record %d of %d", r.first, r.last, r.s, r.pending, i, len(recs))
+			}
+			i++
+		}
+	}
+	if i != len(recs) {
+		return fmt.Errorf("runs cover %d of %d records", i, len(recs))
+	}
+	return nil
 }

@@ -239,7 +239,8 @@ func (d exponential) CDF(x float64) float64 {
 
 type lognormal struct {
 	mu, sigma float64
-	desc      string // parameters as the caller gave them, for String
+	desc      string    // parameters as the caller gave them, for String
+	exp       *expTable // expMs's table, looked up once
 }
 
 // LogNormal returns the log-normal distribution with X = exp(mu + sigma·Z),
@@ -253,7 +254,7 @@ func LogNormal(mu, sigma float64) (Dist, error) {
 	if !(sigma > 0) || !finite(sigma) {
 		return nil, invalid("LogNormal: sigma must be > 0 and finite, got %v", sigma)
 	}
-	return lognormal{mu, sigma, "mu=" + fmtNum(mu) + ",sigma=" + fmtNum(sigma)}, nil
+	return lognormal{mu, sigma, "mu=" + fmtNum(mu) + ",sigma=" + fmtNum(sigma), expTableOnce()}, nil
 }
 
 // LogNormalP50P99 returns the log-normal distribution whose median is p50Ms
@@ -267,12 +268,12 @@ func LogNormalP50P99(p50Ms, p99Ms float64) (Dist, error) {
 	}
 	mu := math.Log(p50Ms)
 	sigma := (math.Log(p99Ms) - mu) / z99
-	return lognormal{mu, sigma, "p50=" + fmtMs(p50Ms) + ",p99=" + fmtMs(p99Ms)}, nil
+	return lognormal{mu, sigma, "p50=" + fmtMs(p50Ms) + ",p99=" + fmtMs(p99Ms), expTableOnce()}, nil
 }
 
 func (d lognormal) Sample(r *rng.Rand) int64 {
 	// The conversion keeps sigma*z rounded on its own, preventing FMA.
-	return expMs(d.mu + float64(d.sigma*r.NormFloat64())) // toMs(math.Exp(·))
+	return d.exp.ms(d.mu + float64(d.sigma*r.NormFloat64())) // toMs(math.Exp(·))
 }
 
 func (d lognormal) Mean() float64  { return math.Exp(d.mu + d.sigma*d.sigma/2) }

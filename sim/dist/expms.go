@@ -17,8 +17,10 @@ import (
 // cannot change); building the table checks that for expTableCheck ulps on either side of
 // every threshold and, should it fail anywhere, leaves the table off, so every sample goes
 // through math.Exp as before.
-func expMs(y float64) int64 {
-	t := expTableOnce()
+func expMs(y float64) int64 { return expTableOnce().ms(y) }
+
+// ms is expMs with the table at hand (nil: no table, math.Exp for every value).
+func (t *expTable) ms(y float64) int64 {
 	if t == nil || !(y < t.yt[expTableMax-1]) {
 		return toMs(math.Exp(y))
 	}

@@ -51,7 +51,8 @@ func splitMix64(x *uint64) uint64 {
 // advances. The zero value is not usable (an all-zero state would emit zeros
 // forever); construct a Rand with New.
 type Rand struct {
-	s [4]uint64
+	s  [4]uint64
+	nb *normals // normals computed ahead (BatchNormals); nil: none
 }
 
 // New returns a generator seeded from seed. The four state words are the
@@ -71,10 +72,21 @@ func (r *Rand) Seed(seed uint64) {
 	for i := range r.s {
 		r.s[i] = splitMix64(&x)
 	}
+	if r.nb != nil {
+		r.nb.next, r.nb.n = 0, 0
+	}
 }
 
 // Uint64 returns the next 64 uniformly distributed bits.
 func (r *Rand) Uint64() uint64 {
+	if r.nb != nil && r.nb.next < r.nb.n {
+		r.settle()
+	}
+	return r.next()
+}
+
+// next is Uint64 on the generator's state as it is, normals computed ahead or not.
+func (r *Rand) next() uint64 {
 	s := &r.s
 	out := bits.RotateLeft64(s[1]*5, 7) * 9
 	t := s[1] << 17
@@ -167,9 +179,21 @@ func (r *Rand) ExpFloat64() float64 {
 // number of Uint64 draws (two per attempt; an attempt is accepted with
 // probability π/4).
 func (r *Rand) NormFloat64() float64 {
+	if b := r.nb; b != nil {
+		if b.next == b.n {
+			r.refill()
+		}
+		z := b.z[b.next]
+		b.next++
+		return z
+	}
+	return r.normal()
+}
+
+func (r *Rand) normal() float64 {
 	for {
-		u := 2*r.Float64() - 1
-		v := 2*r.Float64() - 1
+		u := 2*(float64(r.next()>>11)*0x1p-53) - 1
+		v := 2*(float64(r.next()>>11)*0x1p-53) - 1
 		// Explicit conversions force rounding after each product, so
 		// no platform may fuse these into an FMA and change the result.
 		s := float64(u*u) + float64(v*v)
@@ -178,6 +202,58 @@ func (r *Rand) NormFloat64() float64 {
 		}
 		return u * math.Sqrt(-2*math.Log(s)/s)
 	}
+}
+
+// BatchNormals makes NormFloat64 compute its values several at a time, ahead of the calls
+// that return them, which lets the processor overlap their logarithms, divisions and square
+// roots instead of waiting for each in turn. It changes no value any method returns: the
+// generator's state after each normal computed ahead is kept, and a call of any other method
+// first puts the generator back to the state after the last normal returned, dropping the
+// rest. For a generator that mostly draws normals (a stream of log-normal processing times);
+// the batch shrinks while other draws keep interrupting it.
+func (r *Rand) BatchNormals() {
+	if r.nb == nil {
+		r.nb = &normals{size: 1}
+	}
+}
+
+// normalBatch is the most normals BatchNormals computes at a time.
+const normalBatch = 32
+
+// normals holds the normals computed ahead: z[next:n] are not returned yet, after[i] is the
+// generator's state after z[i] and before the state before z[0]; r.s is after[n-1].
+type normals struct {
+	z       [normalBatch]float64
+	after   [normalBatch][4]uint64
+	before  [4]uint64
+	next, n int
+	size    int // the next batch's size: doubles when a batch is used up, halves when dropped
+}
+
+func (r *Rand) refill() {
+	b := r.nb
+	if b.n > 0 && b.size < normalBatch {
+		b.size *= 2 // the last batch was used up
+	}
+	b.before = r.s
+	for i := range b.size {
+		b.z[i] = r.normal()
+		b.after[i] = r.s
+	}
+	b.next, b.n = 0, b.size
+}
+
+// settle puts the generator back to the state after the last normal returned and drops the
+// normals computed beyond it.
+func (r *Rand) settle() {
+	b := r.nb
+	if b.next == 0 {
+		r.s = b.before
+	} else {
+		r.s = b.after[b.next-1]
+	}
+	b.next, b.n = 0, 0
+	b.size = max(1, b.size/2)
 }
 
 // Shuffle pseudo-randomly permutes n elements by calling swap(i, j) with

@@ -428,3 +428,61 @@ func TestDeriverIsDerive(t *testing.T) {
 		}
 	}
 }
+
+// BatchNormals changes no value: a generator computing normals ahead returns what a plain
+// one returns, whatever other draws interrupt the normals and however often.
+func TestBatchNormalsChangesNothing(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		plain, batched := New(seed), New(seed)
+		batched.BatchNormals()
+		pick := New(seed ^ 0xabcdef)
+		for step := range 3000 {
+			// Mostly normals, in runs of random length, as a processing stream draws them.
+			op := pick.Intn(20)
+			var a, b float64
+			switch {
+			case op < 14:
+				a, b = plain.NormFloat64(), batched.NormFloat64()
+			case op == 14:
+				a, b = float64(plain.Uint64()), float64(batched.Uint64())
+			case op == 15:
+				a, b = float64(plain.Intn(1000)), float64(batched.Intn(1000))
+			case op == 16:
+				a, b = plain.Float64(), batched.Float64()
+			case op == 17:
+				a, b = plain.ExpFloat64(), batched.ExpFloat64()
+			case op == 18:
+				x, y := plain.Bool(3, 7), batched.Bool(3, 7)
+				a, b = float64(boolInt(x)), float64(boolInt(y))
+			default:
+				if step%500 == 0 {
+					plain.Seed(uint64(step))
+					batched.Seed(uint64(step))
+				}
+				p, q := plain.Perm(5), batched.Perm(5)
+				for i := range p {
+					a, b = a*10+float64(p[i]), b*10+float64(q[i])
+				}
+			}
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("seed %d step %d op %d: plain %v, batched %v", seed, step, op, a, b)
+			}
+		}
+		// Long runs of normals only: the batch grows to its largest and is used up.
+		for range 5000 {
+			if a, b := plain.NormFloat64(), batched.NormFloat64(); a != b {
+				t.Fatalf("seed %d: normals differ: %v %v", seed, a, b)
+			}
+		}
+		if plain.Uint64() != batched.Uint64() {
+			t.Fatalf("seed %d: states differ after the normals", seed)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
