@@ -48,7 +48,7 @@ func (co *shareCoordinator) addStore(s *sharePart, start int64) {
 	for len(co.stores) <= int(s.id) {
 		co.stores = append(co.stores, nil)
 	}
-	co.stores[s.id] = model.NewStateStore(0, start).ForVersion(co.cfg.Kafka.Version)
+	co.stores[s.id] = model.NewStateStore(0, start).ForConfig(co.cfg.Kafka)
 }
 
 // store is share-partition s's durable state.

@@ -432,7 +432,7 @@ func (m *metrics) abandoned(c *consumer) {
 }
 
 // processed records one processing completion that took durMs.
-func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
+func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++

@@ -109,8 +109,12 @@ func (sc *shareClients) poll(c *consumer) {
 
 func (sc *shareClients) takeBatch(c *consumer) {
 	n := min(len(c.buffer), c.spec.MaxPollRecords)
-	c.batch = append(c.batch[:0], c.buffer[:n]...)
-	c.buffer = append(c.buffer[:0], c.buffer[n:]...)
+	if n == len(c.buffer) { // the whole buffer: swap the slices instead of copying
+		c.batch, c.buffer = c.buffer, c.batch[:0]
+	} else {
+		c.batch = append(c.batch[:0], c.buffer[:n]...)
+		c.buffer = append(c.buffer[:0], c.buffer[n:]...)
+	}
 	sc.metrics.polled(c.batch)
 }
 
@@ -421,7 +425,7 @@ func (sc *shareClients) processDone(e event) {
 		return
 	}
 	i := int(e.x)
-	d := c.batch[i]
+	d := &c.batch[i] // read before the batch can change (startRecord, batchDone)
 	c.done[i] = true
 	c.finished++
 	c.running--
@@ -452,7 +456,7 @@ func (sc *shareClients) processDone(e event) {
 
 // outcome decides what processing a record leads to: success (FailSkip, true) or the
 // configured action for a poison record, a downstream outage or a transient failure.
-func (sc *shareClients) outcome(c *consumer, d delivery) (FailureAction, bool) {
+func (sc *shareClients) outcome(c *consumer, d *delivery) (FailureAction, bool) {
 	p := sc.parts[sc.shares[d.sp].part]
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false

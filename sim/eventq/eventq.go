@@ -226,6 +226,23 @@ func (q *Queue[T]) unlink(s int32, sl *slot[T]) {
 	q.wn--
 }
 
+// unlinkHead removes sl, the first event of its bucket (the queue's earliest), from it.
+func (q *Queue[T]) unlinkHead(sl *slot[T]) {
+	i := sl.at & (wheelSize - 1)
+	b := &q.buckets[i]
+	b.head = sl.next
+	if sl.next != 0 {
+		q.slots[sl.next-1].prev = 0
+	} else {
+		b.tail = 0
+		q.bits[i>>6] &^= 1 << (i & 63)
+		if q.bits[i>>6] == 0 {
+			q.summary &^= 1 << (i >> 6)
+		}
+	}
+	q.wn--
+}
+
 // first returns the first non-empty bucket at or after base's, wrapping around the wheel
 // (every event in the wheel lies in [base, base+wheelSize), so this is the earliest).
 // The wheel must not be empty.
@@ -249,6 +266,11 @@ func (q *Queue[T]) top() int32 {
 	if q.min != 0 {
 		return q.min - 1
 	}
+	return q.findTop()
+}
+
+// findTop is top when the minimum is not known.
+func (q *Queue[T]) findTop() int32 {
 	var s int32
 	switch {
 	case len(q.heap) > 0 && (q.wn == 0 || q.heap[0].at < q.base):
@@ -293,7 +315,7 @@ func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
 	sl := &q.slots[s]
 	at = sl.at
 	if sl.pos == inWheel {
-		q.unlink(s, sl)
+		q.unlinkHead(sl)
 	} else {
 		q.removeAt(int(sl.pos))
 	}
