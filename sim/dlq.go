@@ -55,8 +55,8 @@ type dlqRec struct {
 
 var errDLQProduce = errors.New("dead-letter queue produce failed after every attempt")
 
-// takeDLQ starts the DLQ steps core asked for.
-func (dm *dlqManager) takeDLQ(s *sharePart, core *model.SharePartition) {
+// take starts the DLQ steps core asked for.
+func (dm *dlqManager) take(s *sharePart, core *model.SharePartition) {
 	if dm.cfg.Kafka.Version < model.Kafka44 {
 		return
 	}
@@ -72,11 +72,11 @@ func (dm *dlqManager) takeDLQ(s *sharePart, core *model.SharePartition) {
 		}
 		dm.dlqs[id] = dlqRec{sp: s.id, core: core, q: q, startMs: dm.now, inUse: true}
 		dm.line("dlq").str("p", dm.parts[s.part].name).num("first", q.First).num("last", q.Last).str("cause", q.Cause.String()).end()
-		dm.push(dm.now+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+		dm.push(dm.now+dm.latency(), event{kind: evDLQAttempt, ref: id})
 	}
 }
 
-func (dm *dlqManager) dlqLatency() int64 {
+func (dm *dlqManager) latency() int64 {
 	if dm.dlqSlow > 0 {
 		return dm.dlqSlow
 	}
@@ -86,8 +86,8 @@ func (dm *dlqManager) dlqLatency() int64 {
 	return dm.cfg.DeadLetterQueue.ProduceLatency.Sample(dm.rNet)
 }
 
-// dlqAttempt is one produce attempt's answer.
-func (dm *dlqManager) dlqAttempt(id int32) {
+// attemptDone is one produce attempt's answer.
+func (dm *dlqManager) attemptDone(id int32) {
 	d := &dm.dlqs[id]
 	s := dm.shares[d.sp]
 	d.attempts++
@@ -98,7 +98,7 @@ func (dm *dlqManager) dlqAttempt(id int32) {
 			back := model.DLQBackoffMs(d.attempts)
 			j := int64(float64(back) * model.DLQBackoffJitterRatio)
 			back += dm.rFault.Int63n(2*j+1) - j
-			dm.push(dm.now+min(back, model.DLQBackoffMaxMs)+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+			dm.push(dm.now+min(back, model.DLQBackoffMaxMs)+dm.latency(), event{kind: evDLQAttempt, ref: id})
 			return
 		}
 	}

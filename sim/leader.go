@@ -474,3 +474,10 @@ func (l *leaders) newData(p *partition) {
 		l.wake(l.shares[sp])
 	}
 }
+
+// build creates each broker's (empty) table of share sessions.
+func (l *leaders) build() {
+	for b := 0; b < l.cfg.Brokers; b++ {
+		l.brokers = append(l.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
+	}
+}

@@ -13,7 +13,7 @@ func (l *leaders) afterCoreOp(s *sharePart) {
 		return
 	}
 	s.finals = core.DrainFinalized(s.finals[:0])
-	l.dlq.takeDLQ(s, core)
+	l.dlq.take(s, core)
 	l.metrics.coreOp(s, s.finals)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
@@ -145,7 +145,7 @@ func (l *leaders) writeDone(s *sharePart, core *model.SharePartition, wr *model.
 	}
 	l.metrics.rollbacks(s, core, noDLQ)
 	if core != s.core {
-		l.dlq.takeDLQ(s, core) // the broker's DLQ manager serves the old share-partition too
+		l.dlq.take(s, core) // the broker's DLQ manager serves the old share-partition too
 	}
 	if core == s.core {
 		if model.IsFencingWriteError(err) && wr.Kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure

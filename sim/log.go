@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"github.com/sharesim/sharesim/sim/plog"
 	"math/bits"
+	"strconv"
 )
 
 // logs is the partitions' logs: appends from producers, transaction markers, retention,
@@ -199,4 +201,36 @@ func (v divisor) mod(x uint64) uint64 {
 		r -= v.d
 	}
 	return r
+}
+
+// build creates the topics and their partitions (with the reserve of add-partitions
+// faults) and schedules their retention checks; it returns the topics' indices by name.
+func (lg *logs) build() map[string]int32 {
+	cfg := lg.cfg
+	topicIdx := map[string]int32{}
+	for ti := range cfg.Topics {
+		t := cfg.Topics[ti]
+		if t.RetentionCheckIntervalMs <= 0 {
+			t.RetentionCheckIntervalMs = 300000
+		}
+		ts := &topicState{cfg: t, first: int32(len(lg.parts))}
+		lg.topics = append(lg.topics, ts)
+		topicIdx[t.Name] = int32(ti)
+		for n := 0; n < t.Partitions+cfg.addedPartitions(t.Name); n++ { // with add-partitions' reserve (partitions.go)
+			idx := int32(len(lg.parts))
+			lg.parts = append(lg.parts, &partition{
+				idx: idx, topic: int32(ti), num: int32(n), name: t.Name + "/" + strconv.Itoa(n),
+				log: plog.New(), leader: idx % int32(cfg.Brokers), leaderEpoch: 1,
+			})
+		}
+		if t.Segments {
+			for _, p := range lg.topicParts(int32(ti)) {
+				p.log.Segmented(t.segmentBytes(), t.segmentMs())
+			}
+		}
+		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 || (t.Segments && t.RetentionBytes >= 0) {
+			lg.push(t.RetentionCheckIntervalMs, event{kind: evRetention, a: int32(ti)})
+		}
+	}
+	return topicIdx
 }

@@ -355,9 +355,9 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 					off++
 					continue
 				}
+				sc.metrics.received(s, off, end)
 				for ; off < end; off++ {
 					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-					sc.metrics.received(s, off)
 				}
 			}
 		}
