@@ -502,7 +502,7 @@ func (cls *classicClients) processDone(e event) {
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	if (cls.procs.outage > 0 || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+	if (cls.procs.outageOn() || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
 		cls.metrics.classicProcessed(c, d, p, false)
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return

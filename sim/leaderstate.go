@@ -175,7 +175,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	}
 	core, err := model.NewUninitialized(l.configs.kafkaOf(s.group), l.parts[s.part].leaderEpoch)
 	if err == nil {
-		core.ApplyGroupConfig(l.configs.groupCfg[s.group]) // the stored group values, unclamped
+		core.ApplyGroupConfig(l.configs.groupConfig(s.group)) // the stored group values, unclamped
 		_, err = core.MaybeInitialize()
 	}
 	if err != nil {

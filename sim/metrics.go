@@ -6,7 +6,6 @@ import (
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -112,7 +111,6 @@ func (t *recTrack) trimTo(off int64) {
 // start sizes the per-group figures for groups groups.
 func (m *metrics) start(groups int) {
 	m.lastKey = make([][]keyLast, groups)
-	m.keys = rng.NewDeriver(m.seed, "key")
 	m.g = make([]counters, groups)
 	m.gx = make([]groupExtra, groups)
 	for gi := range m.gx {
@@ -220,7 +218,6 @@ type metrics struct {
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
-	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
 
 	win          windows

@@ -147,7 +147,7 @@ func (m *metrics) rollbacks(s *sharePart, core *model.SharePartition, before int
 
 // dlqEverOn reports whether a config change turned group g's dead-letter queue on.
 func (m *metrics) dlqEverOn(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
 			return true
 		}
@@ -159,7 +159,7 @@ func (m *metrics) dlqEverOn(g int32) bool {
 // on during the run. The accounting of records that bypassed the queue then does not
 // apply: a record rejected while the queue was off rightly never reaches it.
 func (m *metrics) dlqToggled(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
 			return true
 		}

@@ -461,7 +461,7 @@ func (sc *shareClients) outcome(c *consumer, d *delivery) (FailureAction, bool) 
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false
 	}
-	if sc.procs.outage > 0 {
+	if sc.procs.outageOn() {
 		return c.spec.OnFailure, false
 	}
 	if c.spec.FailurePerMillion > 0 && sc.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {
