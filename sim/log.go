@@ -1,11 +1,16 @@
 package sim
 
 import (
-	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 	"math/bits"
 	"strconv"
+
+	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
 )
+
+// The partitions' logs (sim/plog holds one): producers append batches and transaction
+// markers, retention and compaction remove batches, and the metrics tick drops the metadata
+// no reader needs any more. Keys are a pure function of a record's offset (keyOf).
 
 // logs is the partitions' logs: appends from producers, transaction markers, retention,
 // compaction, and forgetting what no reader needs.

@@ -4,6 +4,9 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// The dead-letter queue's figures (Kafka 4.4): produce attempts, records produced by cause,
+// duplicates, and the records that bypassed the queue (the dlq-exactly-once check).
+
 // DLQMetrics are a group's dead-letter-queue figures (Kafka 4.4 with the queue on).
 type DLQMetrics struct {
 	// RecordsRejected and RecordsDeliveryLimit count records produced to the dead-letter
