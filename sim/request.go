@@ -13,6 +13,11 @@ import (
 
 type reqKind uint8
 
+const (
+	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
+	reqAck                      // ShareAcknowledge
+)
+
 // request is one ShareFetch or ShareAcknowledge from a consumer to a broker, and its
 // response.
 type request struct {
