@@ -438,7 +438,8 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 	s := m.shares[d.sp]
 	ss := m.st(s)
 	late := m.now > d.deadline
-	if d.off < ss.track.base || ss.track.peek(d.off) == nil {
+	info := ss.track.peek(d.off)
+	if info == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
@@ -470,9 +471,12 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	m.unheld(ss, d.off)
-	info := ss.track.get(d.off)
-	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	if info.held > 0 {
+		info.held-- // the client is done with this delivery (unheld)
+	}
+	if m.sample != nil {
+		m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	}
 	if !ok {
 		g.failedProcessing++
 		return
