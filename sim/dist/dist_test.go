@@ -365,20 +365,6 @@ func BenchmarkSample(b *testing.B) {
 	}
 }
 
-// roughExp starts expMs's walk at most one step from the answer at every threshold, so the
-// walk stays short (the answer is exact whatever the start).
-func TestRoughExpStartsNearTheAnswer(t *testing.T) {
-	tab := expTableOnce()
-	for i, y := range tab.yt {
-		for _, y := range []float64{y, math.Nextafter(y, math.Inf(-1))} {
-			start := int(roughExp(y)+0.5) - 1
-			if want := int(expMs(y)) - 1; start < want-1 || start > want+1 {
-				t.Fatalf("threshold %d (y %v): rough start %d, answer %d", i, y, start, want)
-			}
-		}
-	}
-}
-
 // expMs is toMs(math.Exp(y)) for every y: around each threshold of its table (every float
 // within a few thousand ulps), on a fine sweep of the table's whole range, and beyond it.
 func TestExpMsIsRoundedExp(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 // points (m−½, m+½) exp(y) falls between, and those are fixed numbers in y.
 //
 // The table holds, for every m in 1..expTableMax, the smallest float64 y with
-// toMs(math.Exp(y)) ≥ m, found with math.Exp itself (so it is right for this GOARCH's Exp);
-// a rough exp says where to start looking. It relies on math.Exp being monotonic
+// toMs(math.Exp(y)) ≥ m, found with math.Exp itself (so it is right for this GOARCH's Exp),
+// and a grid over y that says where to start looking. It relies on math.Exp being monotonic
 // near each of those points (its error is below one ulp, so away from them the rounding
 // cannot change); building the table checks that for expTableCheck ulps on either side of
 // every threshold and, should it fail anywhere, leaves the table off, so every sample goes
@@ -27,10 +27,8 @@ func (t *expTable) ms(y float64) int64 {
 	if y < t.yt[0] {
 		return 0 // exp(y) < ½
 	}
-	// Start at the value a rough exp gives (within a step or two of the answer for every
-	// value the table holds; the walks below make it exact) rather than at a grid entry: a
-	// few multiplications instead of a load from a table too large to stay in cache.
-	k := min(max(int(roughExp(y)+0.5)-1, 0), expTableMax-2)
+	j := int((y - t.yt[0]) * t.inv)
+	k := int(t.start[min(j, len(t.start)-1)])
 	for y >= t.yt[k+1] {
 		k++
 	}
@@ -40,30 +38,26 @@ func (t *expTable) ms(y float64) int64 {
 	return int64(k) + 1 // yt[k] ≤ y < yt[k+1]: the value is k+1
 }
 
-// roughExp is e^y within about 10⁻⁵ (relative) for y in [−1, 8): 2^(y·log₂e) as a power of
-// two times a polynomial for the fraction.
-func roughExp(y float64) float64 {
-	x := y * math.Log2E
-	i := math.Floor(x)
-	f := x - i
-	p := 1 + f*(0.6931471805599453+f*(0.2402265069591007+f*(0.05550410866482158+f*(0.009618129107628477+f*0.0013333558146428443))))
-	return p * math.Float64frombits(uint64(int64(i)+1023)<<52)
-}
-
 // expTableMax is the number of thresholds: values up to expTableMax-1 ms come from the table.
 const expTableMax = 1024
 
 // expTableCheck is how many ulps on either side of a threshold are checked.
 const expTableCheck = 32
 
+// expGridPerUnit is the grid's buckets per unit of y: about one threshold per bucket at the
+// top of the table (thresholds are 1/m apart in y near m).
+const expGridPerUnit = expTableMax
+
 type expTable struct {
-	yt [expTableMax]float64 // yt[i]: the smallest y with toMs(math.Exp(y)) ≥ i+1
+	yt    [expTableMax]float64 // yt[i]: the smallest y with toMs(math.Exp(y)) ≥ i+1
+	inv   float64              // grid buckets per unit of y
+	start []int16              // start[j]: about the largest i with yt[i] ≤ yt[0] + j/inv
 }
 
 var expTableOnce = sync.OnceValue(buildExpTable)
 
 func buildExpTable() *expTable {
-	t := &expTable{}
+	t := &expTable{inv: expGridPerUnit}
 	f := func(y float64) int64 { return toMs(math.Exp(y)) }
 	for i := range t.yt {
 		m := int64(i) + 1
@@ -72,6 +66,16 @@ func buildExpTable() *expTable {
 			return nil
 		}
 		t.yt[i] = y
+	}
+	n := int((t.yt[expTableMax-1]-t.yt[0])*t.inv) + 1
+	t.start = make([]int16, n)
+	k := 0
+	for j := range t.start {
+		at := t.yt[0] + float64(j)/t.inv
+		for k+1 < expTableMax && t.yt[k+1] <= at {
+			k++
+		}
+		t.start[j] = int16(k)
 	}
 	return t
 }
