@@ -93,13 +93,6 @@ func (cls *classicClients) start(c *consumer) {
 	cls.poll(c)
 }
 
-// A classic group rebalances like the eager protocol: a membership change starts a
-// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
-// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
-// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
-// the ones that did not, the partitions are assigned by range over the members in join
-// order and the members resume from the committed offsets.
-
 // commitOffset is the offset c commits for the group's i-th partition: the lowest
 // offset it fetched but has not finished, else its position.
 func (cls *classicClients) commitOffset(c *consumer, i int32) int64 {
@@ -502,7 +495,7 @@ func (cls *classicClients) processDone(e event) {
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	if (cls.procs.outage > 0 || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+	if (cls.procs.outageOn() || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
 		cls.metrics.classicProcessed(c, d, p, false)
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return

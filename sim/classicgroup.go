@@ -1,5 +1,12 @@
 package sim
 
+// A classic group rebalances like the eager protocol: a membership change starts a
+// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
+// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
+// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
+// the ones that did not, the partitions are assigned by range over the members in join
+// order and the members resume from the committed offsets.
+
 type classicGroup struct {
 	g *groupState
 	// committed[i] is the committed offset of the group's i-th partition (-1: none).

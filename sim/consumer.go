@@ -221,6 +221,9 @@ func (ps *processes) restartHung(c *consumer) {
 	ps.kill(c, 0)
 }
 
+// outageOn reports whether a downstream outage is on: processing fails.
+func (ps *processes) outageOn() bool { return ps.outage > 0 }
+
 // downstreamOutage starts (+1) or ends (-1) a downstream outage: processing fails.
 func (ps *processes) downstreamOutage(dir int) { ps.outage += dir }
 

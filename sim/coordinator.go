@@ -109,6 +109,9 @@ func (co *shareCoordinator) writeApply(id int32) {
 // observers.
 func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
 	st := co.stores[s.id]
+	if co.opts.Observer == nil {
+		return st.Write(wr) // nobody reads the notes
+	}
 	leaderEpoch, stateEpoch := st.LeaderEpoch(), st.StateEpoch()
 	err := st.Write(wr)
 	co.history.writeApplied(s, wr, leaderEpoch, stateEpoch, err == nil)

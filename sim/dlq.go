@@ -21,8 +21,8 @@ type dlqManager struct {
 	dlqs    []dlqRec
 	freeDLQ []int32
 	dlqBuf  []model.DLQRequest
-	dlqFail int   // > 0: DLQ produce attempts fail
-	dlqSlow int64 // > 0: DLQ produce latency override
+	failing int   // > 0: produce attempts fail (dlq-fail faults on)
+	slowMs  int64 // > 0: the produce latency while a dlq-slow fault is on
 }
 
 // The dead-letter topic of Kafka 4.4 (KIP-1191). A share-partition whose DLQ step starts
@@ -55,6 +55,15 @@ type dlqRec struct {
 
 var errDLQProduce = errors.New("dead-letter queue produce failed after every attempt")
 
+// failAttempts starts (+1) or ends (-1) a dlq-fail fault: produce attempts fail.
+func (dm *dlqManager) failAttempts(dir int) { dm.failing += dir }
+
+// slowAttempts makes every produce attempt take ms (0: the produce latency again).
+func (dm *dlqManager) slowAttempts(ms int64) { dm.slowMs = ms }
+
+// heal ends the dlq-fail and dlq-slow faults.
+func (dm *dlqManager) heal() { dm.failing, dm.slowMs = 0, 0 }
+
 // take starts the DLQ steps core asked for.
 func (dm *dlqManager) take(s *sharePart, core *model.SharePartition) {
 	if dm.cfg.Kafka.Version < model.Kafka44 {
@@ -77,8 +86,8 @@ func (dm *dlqManager) take(s *sharePart, core *model.SharePartition) {
 }
 
 func (dm *dlqManager) latency() int64 {
-	if dm.dlqSlow > 0 {
-		return dm.dlqSlow
+	if dm.slowMs > 0 {
+		return dm.slowMs
 	}
 	if dm.cfg.DeadLetterQueue.ProduceLatency == nil {
 		return 5
@@ -91,7 +100,7 @@ func (dm *dlqManager) attemptDone(id int32) {
 	d := &dm.dlqs[id]
 	s := dm.shares[d.sp]
 	d.attempts++
-	fail := dm.dlqFail > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	fail := dm.failing > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
 	dm.metrics.dlqAttempted(s, fail)
 	if fail {
 		if d.attempts < model.DLQMaxAttempts {

@@ -258,12 +258,12 @@ func (inj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 			inj.coord.slowWrites(0)
 		}
 	case FaultDLQFail:
-		inj.dlq.dlqFail += dir
+		inj.dlq.failAttempts(dir)
 	case FaultDLQSlow:
 		if dir > 0 {
-			inj.dlq.dlqSlow = max(1, f.ValueMs)
+			inj.dlq.slowAttempts(max(1, f.ValueMs))
 		} else {
-			inj.dlq.dlqSlow = 0
+			inj.dlq.slowAttempts(0)
 		}
 	case FaultDownstreamOutage:
 		inj.procs.downstreamOutage(dir)
@@ -302,7 +302,7 @@ func (inj *faultInjector) heal() {
 	inj.metrics.healStarted()
 	inj.coord.heal()
 	inj.share.heal()
-	inj.dlq.dlqFail, inj.dlq.dlqSlow = 0, 0
+	inj.dlq.heal()
 	inj.line("heal").end()
 	inj.net.heal()
 	inj.procs.heal()

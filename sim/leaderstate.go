@@ -6,6 +6,11 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// A share-partition's life on its leader: the state read that loads it (from the share
+// coordinator, at the first fetch after a leader change), the acquisition locks that fire at
+// its core's deadlines, the state writes' answers, eviction, failover, config changes, and
+// what the leader tells the metrics after every operation on the core (afterCoreOp).
+
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.
 func (l *leaders) afterCoreOp(s *sharePart) {
 	core := s.core
@@ -175,7 +180,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	}
 	core, err := model.NewUninitialized(l.configs.kafkaOf(s.group), l.parts[s.part].leaderEpoch)
 	if err == nil {
-		core.ApplyGroupConfig(l.configs.groupCfg[s.group]) // the stored group values, unclamped
+		core.ApplyGroupConfig(l.configs.groupConfig(s.group)) // the stored group values, unclamped
 		_, err = core.MaybeInitialize()
 	}
 	if err != nil {

@@ -1,10 +1,16 @@
 package sim
 
 import (
-	"github.com/sharesim/sharesim/sim/plog"
 	"math/bits"
 	"strconv"
+
+	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
 )
+
+// The partitions' logs (sim/plog holds one): producers append batches and transaction
+// markers, retention and compaction remove batches, and the metrics tick drops the metadata
+// no reader needs any more. Keys are a pure function of a record's offset (keyOf).
 
 // logs is the partitions' logs: appends from producers, transaction markers, retention,
 // compaction, and forgetting what no reader needs.
@@ -17,6 +23,8 @@ type logs struct {
 	coord   *shareCoordinator
 	metrics *metrics
 	history *history
+
+	keys rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·) (keyOf)
 }
 
 // append appends producer p's batch of n records (bytes, timestamp ts) to part's log: some
@@ -174,7 +182,7 @@ func (lg *logs) keyFrom(p *partition, prod int32, off int64) (int64, bool) {
 	if ks.perPart.d == 0 {
 		return 0, false
 	}
-	h := lg.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
+	h := lg.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(seed, "key", ·)
 	return int64(ks.perPart.mod(h))*nParts + int64(p.num), true
 }
 
@@ -207,6 +215,7 @@ func (v divisor) mod(x uint64) uint64 {
 // faults) and schedules their retention checks; it returns the topics' indices by name.
 func (lg *logs) build() map[string]int32 {
 	cfg := lg.cfg
+	lg.keys = rng.NewDeriver(lg.seed, "key")
 	topicIdx := map[string]int32{}
 	for ti := range cfg.Topics {
 		t := cfg.Topics[ti]

@@ -6,7 +6,6 @@ import (
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -112,7 +111,6 @@ func (t *recTrack) trimTo(off int64) {
 // start sizes the per-group figures for groups groups.
 func (m *metrics) start(groups int) {
 	m.lastKey = make([][]keyLast, groups)
-	m.keys = rng.NewDeriver(m.seed, "key")
 	m.g = make([]counters, groups)
 	m.gx = make([]groupExtra, groups)
 	for gi := range m.gx {
@@ -220,7 +218,6 @@ type metrics struct {
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
-	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
 
 	win          windows
@@ -441,7 +438,8 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 	s := m.shares[d.sp]
 	ss := m.st(s)
 	late := m.now > d.deadline
-	if d.off < ss.track.base || ss.track.peek(d.off) == nil {
+	info := ss.track.peek(d.off)
+	if info == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
@@ -473,9 +471,12 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	m.unheld(ss, d.off)
-	info := ss.track.get(d.off)
-	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	if info.held > 0 {
+		info.held-- // the client is done with this delivery (unheld)
+	}
+	if m.sample != nil {
+		m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	}
 	if !ok {
 		g.failedProcessing++
 		return

@@ -4,6 +4,9 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// The dead-letter queue's figures (Kafka 4.4): produce attempts, records produced by cause,
+// duplicates, and the records that bypassed the queue (the dlq-exactly-once check).
+
 // DLQMetrics are a group's dead-letter-queue figures (Kafka 4.4 with the queue on).
 type DLQMetrics struct {
 	// RecordsRejected and RecordsDeliveryLimit count records produced to the dead-letter
@@ -147,7 +150,7 @@ func (m *metrics) rollbacks(s *sharePart, core *model.SharePartition, before int
 
 // dlqEverOn reports whether a config change turned group g's dead-letter queue on.
 func (m *metrics) dlqEverOn(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
 			return true
 		}
@@ -159,7 +162,7 @@ func (m *metrics) dlqEverOn(g int32) bool {
 // on during the run. The accounting of records that bypassed the queue then does not
 // apply: a record rejected while the queue was off rightly never reaches it.
 func (m *metrics) dlqToggled(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
 			return true
 		}

@@ -8,6 +8,10 @@ import (
 	"slices"
 )
 
+// What the metrics hand over at the end of a run: Metrics (world figures and totals),
+// GroupMetrics (each group's figures, derived in figures.go), FinalState (each
+// share-partition's end state).
+
 // Metrics is the exported summary of a run: Totals adds up every group's counts (world
 // totals, for tests and the sweep tables of single-group scenarios), the other fields are
 // figures of the whole world, and Groups holds each group's figures, which is what the

@@ -194,13 +194,13 @@ func (sc *shareClients) sendAcks(c *consumer, final, sync bool) int {
 	return sent
 }
 
-// ackSpan is the queued acknowledgements of one share-partition: w.ackBuf[lo:hi].
+// ackSpan is the queued acknowledgements of one share-partition: shareClients.ackBuf[lo:hi].
 type ackSpan struct {
 	sp     int32
 	lo, hi int
 }
 
-// groupAcks sorts the queued acknowledgements by share-partition and offset into w.ackBuf,
+// groupAcks sorts the queued acknowledgements by share-partition and offset into sc.ackBuf,
 // keeps the last type of an offset acknowledged twice, clears the queue, and returns the
 // spans per current leader (valid until the next call).
 func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
@@ -461,7 +461,7 @@ func (sc *shareClients) outcome(c *consumer, d *delivery) (FailureAction, bool) 
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false
 	}
-	if sc.procs.outage > 0 {
+	if sc.procs.outageOn() {
 		return c.spec.OnFailure, false
 	}
 	if c.spec.FailurePerMillion > 0 && sc.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {

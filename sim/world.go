@@ -67,8 +67,6 @@ type World struct {
 	engine
 	topology
 
-	reqs *requests
-
 	// The actors (docs/simulator.md has the map of who sends what to whom).
 	logs    *logs
 	prod    *producerClients
