@@ -7,6 +7,7 @@ import "fmt"
 func (sp *SharePartition) CheckConsistency() error {
 	var liveLocks lockTable // lock id → deadline
 	locked := int64(0)      // records (whole batches count once) holding a lock
+	terminal := int64(0)    // terminal offsets (shown state), recounted
 	for i := range sp.batches {
 		b := &sp.batches[i]
 		if b.first > b.last {
@@ -21,17 +22,27 @@ func (sp *SharePartition) CheckConsistency() error {
 		if b.recs != nil && int64(len(b.recs)) != b.size() {
 			return fmt.Errorf("batch [%d, %d] tracks %d offsets", b.first, b.last, len(b.recs))
 		}
+		if b.recs == nil && b.whole.state.Terminal() {
+			terminal += b.last - b.first + 1
+		}
 		for off := b.first; off <= b.last; off++ {
 			r := b.at(off)
 			if err := sp.checkRec(r, off); err != nil {
 				return err
 			}
+			if b.recs != nil && r.state.Terminal() {
+				terminal++
+			}
 			if r.lock != 0 {
 				locked++
-				if d, ok := liveLocks.get(r.lock); ok && d != r.deadline {
-					return fmt.Errorf("offset %d: lock %d has two deadlines", off, r.lock)
+				// Past the table's size checkLocksByCount checks every locked record
+				// (a second deadline of a lock included), so the table is no longer kept.
+				if !liveLocks.over {
+					if d, ok := liveLocks.get(r.lock); ok && d != r.deadline {
+						return fmt.Errorf("offset %d: lock %d has two deadlines", off, r.lock)
+					}
+					liveLocks.set(r.lock, r.deadline)
 				}
-				liveLocks.set(r.lock, r.deadline)
 			}
 			if b.recs != nil && off-b.first < b.settled && !r.settledTerminal() {
 				return fmt.Errorf("offset %d: inside the settled prefix but %s pending=%v", off, r.state, r.pending())
@@ -44,8 +55,8 @@ func (sp *SharePartition) CheckConsistency() error {
 			}
 		}
 	}
-	if terminal2 := sp.terminalRecount(); sp.nTerminal != terminal2 {
-		return fmt.Errorf("terminal count %d, recount %d", sp.nTerminal, terminal2)
+	if sp.nTerminal != terminal {
+		return fmt.Errorf("terminal count %d, recount %d", sp.nTerminal, terminal)
 	}
 	if len(sp.batches) == 0 && sp.speo != sp.spso {
 		return fmt.Errorf("empty cache with SPSO %d != SPEO %d", sp.spso, sp.speo)
@@ -55,11 +66,18 @@ func (sp *SharePartition) CheckConsistency() error {
 			return err
 		}
 	} else {
-		var heap lockTable
-		for _, e := range sp.locks {
-			heap.set(e.id, e.deadline)
-		}
-		if p, bad := liveLocks.missingFrom(&heap); bad {
+		// Every live lock has a heap entry with its deadline (the last entry of an id
+		// counts, as a table filled from the heap in order would keep it).
+	next:
+		for _, p := range liveLocks.buf[:liveLocks.n] {
+			for k := len(sp.locks) - 1; k >= 0; k-- {
+				if e := &sp.locks[k]; e.id == p.id {
+					if e.deadline == p.deadline {
+						continue next
+					}
+					break
+				}
+			}
 			return fmt.Errorf("live lock %d (deadline %d) has no heap entry", p.id, p.deadline)
 		}
 	}
@@ -111,15 +129,6 @@ func (sp *SharePartition) checkRec(r *rec, off int64) error {
 		return fmt.Errorf("offset %d: ACQUIRED with no live lock", off)
 	}
 	return nil
-}
-
-func (sp *SharePartition) terminalRecount() int64 {
-	var n int64
-	for i := range sp.batches {
-		b := &sp.batches[i]
-		n += sp.terminalIn(b, b.first, b.last)
-	}
-	return n
 }
 
 // checkLocksByCount is the lock check of CheckConsistency for many locks, without a table:

@@ -157,7 +157,16 @@ func (c *StateCodec) appendBase(b []byte, sp *SharePartition) []byte {
 		}
 		b = append(b, 0)
 		for k := range bt.recs {
-			b = c.appendRec(b, &bt.recs[k])
+			r := &bt.recs[k]
+			if r.lock != 0 || c.perm != nil || uint16(r.dc) >= 0x80 || uint32(r.owner+1) >= 0x80 {
+				b = c.appendRec(b, r)
+				continue
+			}
+			// appendRec's usual case inline: no lock, every field one varint byte.
+			if r.owner >= 0 {
+				c.owners = append(c.owners, len(b)+2)
+			}
+			b = append(b, byte(r.state)|(r.flags&(flagPending|flagLockFired|flagForced))<<3, byte(r.dc), byte(r.owner+1), 0)
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(c.lockIDs)))
@@ -225,10 +234,13 @@ func (c *StateCodec) less(a, b wspan) bool {
 func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 	flags := byte(r.state) | (r.flags&(flagPending|flagLockFired|flagForced))<<3
 	owner := r.owner
-	if owner >= 0 && c.perm != nil && int(owner) < len(c.perm) {
+	if c.perm != nil && owner >= 0 && int(owner) < len(c.perm) {
 		owner = int32(c.perm[owner])
 	}
-	lk := c.lockNumber(r)
+	lk := uint64(0)
+	if r.lock != 0 {
+		lk = c.lockNumber(r)
+	}
 	if dc := uint16(r.dc); dc < 0x80 && uint32(owner+1) < 0x80 && lk < 0x80 {
 		// Every field fits one varint byte (the usual case): one append.
 		if owner >= 0 {
@@ -245,24 +257,17 @@ func (c *StateCodec) appendRec(b []byte, r *rec) []byte {
 	return binary.AppendUvarint(b, lk)
 }
 
-// lockNumber is the canonical number of r's lock (0: none), numbering a lock met for the
-// first time next.
+// lockNumber is the canonical number of r's lock (r holds one), numbering a lock met for
+// the first time next.
 func (c *StateCodec) lockNumber(r *rec) uint64 {
-	lk := uint64(0)
-	if r.lock != 0 {
-		for k, id := range c.lockIDs {
-			if id == r.lock {
-				lk = uint64(k + 1)
-				break
-			}
-		}
-		if lk == 0 {
-			c.lockIDs = append(c.lockIDs, r.lock)
-			c.lockDL = append(c.lockDL, r.deadline)
-			lk = uint64(len(c.lockIDs))
+	for k, id := range c.lockIDs {
+		if id == r.lock {
+			return uint64(k + 1)
 		}
 	}
-	return lk
+	c.lockIDs = append(c.lockIDs, r.lock)
+	c.lockDL = append(c.lockDL, r.deadline)
+	return uint64(len(c.lockIDs))
 }
 
 // AppendWriteState appends the encoding of a write's content (without its id and
@@ -328,15 +333,24 @@ func (d *decoder) byte() byte {
 	return x
 }
 
+// uvarint reads one varint (written by binary.AppendUvarint). It is small enough to be
+// inlined: the decoder reads several per record.
 func (d *decoder) uvarint() uint64 {
-	x, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShortState
-		d.b = nil
-		return 0
+	var x uint64
+	var s uint
+	for i, c := range d.b {
+		if c < 0x80 {
+			if i > 9 || i == 9 && c > 1 {
+				break // more than 64 bits
+			}
+			d.b = d.b[i+1:]
+			return x | uint64(c)<<s
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
 	}
-	d.b = d.b[n:]
-	return x
+	d.err, d.b = errShortState, nil
+	return 0
 }
 
 // Decode overwrites sp with the state encoded in b (by Append, from a share-partition with
@@ -654,26 +668,30 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 		}
 		sp.batches[i].recs = nil
 	}
-	clear(sp.batches[min(n, len(sp.batches)):])
-	sp.batches = sp.batches[:min(n, len(sp.batches))]
+	if len(sp.batches) > n {
+		clear(sp.batches[n:])
+		sp.batches = sp.batches[:n]
+	}
 	for i := range src.batches {
-		b := src.batches[i]
-		var recs []rec
-		if i < len(sp.batches) {
-			recs = sp.batches[i].recs
-		}
-		if b.recs != nil {
-			if recs == nil {
-				recs = sp.takeRecs(int64(len(b.recs)))
+		sb := &src.batches[i]
+		if i == len(sp.batches) {
+			b := *sb
+			if b.recs != nil {
+				b.recs = sp.takeRecs(int64(len(b.recs)))
+				copy(b.recs, sb.recs)
 			}
-			copy(recs, b.recs)
-			b.recs = recs
-		}
-		if i < len(sp.batches) {
-			sp.batches[i] = b
-		} else {
 			sp.batches = append(sp.batches, b)
+			continue
 		}
+		db := &sp.batches[i]
+		db.first, db.last, db.whole, db.settled = sb.first, sb.last, sb.whole, sb.settled
+		if sb.recs == nil {
+			continue // db.recs is nil: a slice of another length went back above
+		}
+		if db.recs == nil {
+			db.recs = sp.takeRecs(int64(len(sb.recs)))
+		}
+		copy(db.recs, sb.recs)
 	}
 	sp.state, sp.stateEpoch, sp.leaderEpoch = src.state, src.stateEpoch, src.leaderEpoch
 	sp.spso, sp.speo, sp.findNext, sp.availFrom = src.spso, src.speo, src.findNext, src.availFrom
@@ -682,10 +700,10 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 	sp.locksKept = src.locksKept
 	sp.nextLock = src.nextLock
 	// Overwrite sp's write objects in place; recycle the ones left over.
-	if len(sp.writes) > len(src.writes) {
-		sp.freeWrites = append(sp.freeWrites, sp.writes[len(src.writes):]...)
-		clear(sp.writes[len(src.writes):])
-		sp.writes = sp.writes[:len(src.writes)]
+	for k := len(sp.writes) - 1; k >= len(src.writes); k-- {
+		sp.freeWrites = append(sp.freeWrites, sp.writes[k])
+		sp.writes[k] = nil
+		sp.writes = sp.writes[:k]
 	}
 	for i, w := range src.writes {
 		var c *Write
@@ -700,7 +718,10 @@ func (sp *SharePartition) CopyFrom(src *SharePartition) {
 		c.Batches = batches
 	}
 	sp.nextWrite = src.nextWrite
-	sp.dlqs, sp.nextDLQ = append(sp.dlqs[:0], src.dlqs...), src.nextDLQ
+	if len(sp.dlqs) > 0 || len(src.dlqs) > 0 {
+		sp.dlqs = append(sp.dlqs[:0], src.dlqs...)
+	}
+	sp.nextDLQ = src.nextDLQ
 	sp.journal = sp.journal[:0]
 	sp.stats = src.stats
 	sp.final = sp.final[:0]

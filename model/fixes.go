@@ -40,6 +40,11 @@ const (
 	// at the delivery limit through the dead-letter queue (ARCHIVING and a DLQ step)
 	// instead of archiving it with no DLQ record, when the queue is on.
 	FixRollbackSkipsDLQ = "rollback-skips-dlq"
+	// FixStartOffsetRegresses (Kafka 4.2 and 4.3): the share coordinator keeps the higher
+	// of the stored and the incoming start offset and chooses the delivery-complete count
+	// by comparing them, as Kafka 4.4 does (#23074, #23112), so a write that arrives late no
+	// longer moves the stored start offset back (StateStore.ForConfig).
+	FixStartOffsetRegresses = "start-offset-regresses"
 )
 
 // FixInfo describes one fix.
@@ -55,6 +60,7 @@ var fixList = []FixInfo{
 	{FixSPSOBelowLogStart, "the head rule never moves SPSO back when the whole cache is finished"},
 	{FixStuckAtCapAfterRollback, "a failed write runs the head rule after its rollback, so records it archived at SPSO free the in-flight cap"},
 	{FixRollbackSkipsDLQ, "4.4: a failed write whose lock fired sends a record at the delivery limit to the dead-letter queue instead of archiving it without one"},
+	{FixStartOffsetRegresses, "4.2, 4.3: the share coordinator keeps the higher start offset, as 4.4 does, so a late write no longer moves it back"},
 }
 
 // Fixes lists the fixes in a fixed order.
@@ -111,6 +117,9 @@ func validateFix(s string) error {
 	}
 	return nil
 }
+
+// Fixed reports whether the fix name is applied.
+func (c *Config) Fixed(name string) bool { return c.fixed(name) }
 
 // fixed reports whether fix name is applied. Config.Fix is short (at most a few names), so
 // a substring test on its comma-separated form is enough; it runs only where a fix applies.

@@ -220,6 +220,12 @@ func newPartition(cfg Config) *SharePartition {
 // Config returns the configuration in force.
 func (sp *SharePartition) Config() Config { return sp.cfg }
 
+// Limits returns the delivery count limit and the in-flight record cap in force (as Config
+// does, without copying the whole configuration: checkers read them after every step).
+func (sp *SharePartition) Limits() (deliveryCountLimit, partitionMaxRecordLocks int) {
+	return sp.cfg.DeliveryCountLimit, sp.cfg.PartitionMaxRecordLocks
+}
+
 // SetRecordLockDurationMs changes the lock duration for locks created from now on
 // (share.record.lock.duration.ms is a dynamic group config); running locks keep theirs. A
 // value outside group.share.min/max.record.lock.duration.ms is refused, as Kafka's

@@ -9,7 +9,10 @@ import "math"
 // partition): the merged durable state that WriteShareGroupState updates and
 // ReadShareGroupState returns. ACQUIRED is never stored.
 type StateStore struct {
-	version     Version
+	version Version
+	// keepStart applies the fix start-offset-regresses before 4.4: the 4.4 rules for the
+	// start offset and the delivery-complete count.
+	keepStart   bool
 	stateEpoch  int32
 	leaderEpoch int32
 	startOffset int64
@@ -29,6 +32,14 @@ func NewStateStore(stateEpoch int32, startOffset int64) *StateStore {
 // and returns s. A store that was never given a version follows Kafka 4.2's rules.
 func (s *StateStore) ForVersion(v Version) *StateStore {
 	s.version = v
+	return s
+}
+
+// ForConfig selects the release of c and, before 4.4, the fix start-offset-regresses when c
+// applies it (the 4.4 start-offset and delivery-complete-count rules), and returns s.
+func (s *StateStore) ForConfig(c Config) *StateStore {
+	s.version = c.Version
+	s.keepStart = c.Version < Kafka44 && c.fixed(FixStartOffsetRegresses)
 	return s
 }
 
@@ -108,6 +119,8 @@ func (s *StateStore) Snapshot() Snapshot {
 //     comparing start offsets (#23112): the incoming count if the incoming start is
 //     higher, the larger of the two if equal, the stored one if lower.
 //
+// The fix start-offset-regresses gives 4.2 and 4.3 the 4.4 rules (ForConfig).
+//
 // Epochs: 4.2 and 4.3 skip the leader (state) epoch check for a write carrying -1; 4.4
 // refuses any negative epoch with INVALID_REQUEST (KAFKA-20743).
 func (s *StateStore) Write(w *Write) error {
@@ -126,7 +139,7 @@ func (s *StateStore) Write(w *Write) error {
 			return errf(ErrInvalidRequest, b.First, "malformed state batch [%d, %d] %s", b.First, b.Last, b.State)
 		}
 	}
-	if v44 {
+	if v44 || s.keepStart {
 		switch {
 		case w.StartOffset > s.startOffset:
 			s.dcc = w.DeliveryCompleteCount

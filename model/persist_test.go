@@ -305,10 +305,19 @@ func TestStateStoreVersions(t *testing.T) {
 		{"4.3 leader epoch -1 skips the fence", model.Kafka43, []step{{1, 0, 3, 0}, {2, 0, -1, 0}}, 2, 0, model.ErrNone},
 		{"4.4 negative leader epoch is invalid", model.Kafka44, []step{{1, 0, 3, 0}, {2, 0, -1, 0}}, 1, 0, model.ErrInvalidRequest},
 		{"4.4 negative state epoch is invalid", model.Kafka44, []step{{1, 0, 3, 0}, {2, 0, 3, -1}}, 1, 0, model.ErrInvalidRequest},
+		// The fix start-offset-regresses gives 4.2 and 4.3 the 4.4 rules (epochs unchanged).
+		{"4.2 fixed: lower start kept", model.Kafka42, []step{{7, 3, 1, 0}, {2, 5, 1, 0}}, 7, 3, model.ErrNone},
+		{"4.3 fixed: equal start, larger count", model.Kafka43, []step{{7, 3, 1, 0}, {7, 1, 1, 0}}, 7, 3, model.ErrNone},
+		{"4.3 fixed: leader epoch -1 still skips the fence", model.Kafka43, []step{{1, 0, 3, 0}, {2, 0, -1, 0}}, 2, 0, model.ErrNone},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := model.NewStateStore(0, 0).ForVersion(c.v)
+			cfg := model.DefaultConfig()
+			cfg.Version = c.v
+			if strings.Contains(c.name, "fixed") {
+				cfg.Fix = model.FixStartOffsetRegresses
+			}
+			s := model.NewStateStore(0, 0).ForConfig(cfg)
 			var err error
 			for _, st := range c.steps {
 				err = s.Write(&model.Write{LeaderEpoch: st.le, StateEpoch: st.se, StartOffset: st.start, DeliveryCompleteCount: st.dcc})

@@ -1190,8 +1190,8 @@ func latencyCharts(d *runData) (*chart, *chart, *chart) {
 	if !anyReo {
 		reo.p.X.Min, reo.p.X.Max, reo.p.Y.Min, reo.p.Y.Max = 0, 2, 0, 1
 		msg := "no keyed records: reordering not measured"
-		if d.sum.Metrics.KeyedProcessed > 0 {
-			msg = fmt.Sprintf("no same-key record out of order (%d keyed records)", d.sum.Metrics.KeyedProcessed)
+		if d.sum.Metrics.Totals.KeyedProcessed > 0 {
+			msg = fmt.Sprintf("no same-key record out of order (%d keyed records)", d.sum.Metrics.Totals.KeyedProcessed)
 		}
 		reo.p.Add(newNote(msg))
 	} else {
@@ -1205,7 +1205,7 @@ func latencyFigure(d *runData) figure {
 	m := d.sum.Metrics
 	caption := fmt.Sprintf("Left: the share of completed records (share groups: ACCEPT written at the leader; classic groups: committed) produced in the measurement window whose produce-to-completion latency exceeded each value (log–log, so the tail shows); "+
 		"dots mark p50 and p99. Right: for records processed after a later record of the same key, how many offsets earlier they were "+
-		"(%d of %d keyed records out of order; worst %d offsets, %s).", m.Reordered, m.KeyedProcessed, m.ReorderMaxOffsets, fmtMs(m.ReorderMaxMs))
+		"(%d of %d keyed records out of order; worst %d offsets, %s).", m.Totals.Reordered, m.Totals.KeyedProcessed, m.ReorderMaxOffsets, fmtMs(m.ReorderMaxMs))
 	return figure{Name: "latency", Title: "End-to-end latency and reorder distance", Caption: caption,
 		W: figW, H: figH + 0.4*vg.Inch, Draw: func(dc draw.Canvas) {
 			gridDraw(dc, []*chart{lat, reo}, 2, key)

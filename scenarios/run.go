@@ -100,7 +100,10 @@ type runner struct {
 	cur      spcheck.View
 	info     spcheck.Step
 	accepted map[int64]bool
-	maxBatch int64
+	// regressed: a late write moved the stored start offset back (Kafka 4.2, 4.3); tainted:
+	// the current leader loaded the store after that (spcheck.Step.StartRegressed).
+	regressed, tainted bool
+	maxBatch           int64
 	// newlyAccepted are offsets whose ACCEPT a client saw succeed during this step.
 	newlyAccepted []int64
 	// logView is the log as the core reads it (read), rebuilt from log when logDirty.
@@ -124,7 +127,7 @@ func RunScript(s *Scenario) (*ScriptResult, error) {
 		return nil, &Error{File: s.file, Path: "kafka", Found: err.Error(), Expected: "a configuration the share-partition accepts"}
 	}
 	r := &runner{
-		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1).ForVersion(sc.Kafka.Version),
+		cfg: sc.Kafka, sp: sp, store: model.NewStateStore(sc.StateEpoch, -1).ForConfig(sc.Kafka),
 		hw: sc.StartOffset, logStart: sc.StartOffset, epoch: 1,
 		res: &ScriptResult{Name: s.Name(), File: s.file},
 	}
@@ -222,7 +225,7 @@ func (r *runner) invariants(st *Step, o outcome) {
 	case ActFailover:
 		r.info.NewLeader = true
 	}
-	r.info.LogStart, r.info.MaxLogBatch = r.logStart, r.maxBatch
+	r.info.LogStart, r.info.MaxLogBatch, r.info.StartRegressed = r.logStart, r.maxBatch, r.tainted
 	r.cur.Capture(r.sp)
 	if v := spcheck.Check(&r.cfg, r.sp, &r.prev, &r.cur, &r.info, func(off int64) bool { return r.accepted[off] }, true); v != nil {
 		r.failure(st, "invariant "+v.Invariant, "the invariant to hold", v.Msg)
@@ -541,7 +544,9 @@ func (r *runner) completeLoad(readErr error) error {
 	start := int64(-1)
 	if readErr == nil {
 		var err error
-		if snap, err = r.store.Read(r.epoch); err != nil {
+		snap, err = r.store.Read(r.epoch)
+		r.tainted = r.regressed
+		if err != nil {
 			readErr = err
 		} else if start = snap.StartOffset; start < 0 {
 			if start, err = model.ResolveStartOffset(r.cfg.AutoOffsetReset, r.now, r.logStart, r.hw, r.offsetForTime); err != nil {
@@ -655,8 +660,10 @@ func (r *runner) complete(ow openWrite, commit bool) (model.ErrorCode, error) {
 func (r *runner) storeWrite(w *model.Write) error {
 	sw := spcheck.StoreWrite{WriteLeaderEpoch: w.LeaderEpoch, WriteStateEpoch: w.StateEpoch,
 		StoreLeaderEpoch: r.store.LeaderEpoch(), StoreStateEpoch: r.store.StateEpoch()}
+	before := r.store.StartOffset()
 	err := r.store.Write(w)
 	sw.Accepted = err == nil
+	r.regressed = r.regressed || r.store.StartOffset() < before
 	r.info.Writes = append(r.info.Writes, sw)
 	return err
 }

@@ -676,7 +676,7 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			if in.Name == "quickstart" && res.Metrics.Redeliveries == 0 {
+			if in.Name == "quickstart" && res.Metrics.Totals.Redeliveries == 0 {
 				t.Errorf("quickstart should show some redelivery")
 			}
 		})

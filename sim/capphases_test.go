@@ -73,3 +73,21 @@ func TestCapacityBoundsFollowConfigChanges(t *testing.T) {
 		}
 	}
 }
+
+// A classic group whose slow consumer owns a partition falls behind with no group-wide
+// bound below the arrivals: the reason names what can do that in a classic group (a
+// partition goes at its owner's pace), not lock expiries or a start offset, which it has not.
+func TestClassicOverloadReasonHasNoLocks(t *testing.T) {
+	fast, slow := ftConsumer("fast", 1, 1, 20), ftConsumer("slow", 1, 40, 20)
+	cfg := ftWorld(2, 400, 0, fast, slow)
+	cfg.Groups[0].Type = sim.ClassicGroup
+	cfg.DurationMs = 60000
+	k := ftRun(t, cfg, 1).Metrics.Groups[0].KeepUp
+	if k.KeptUp {
+		t.Fatalf("kept up: %+v", k)
+	}
+	if strings.Contains(k.Reason, "lock") || strings.Contains(k.Reason, "start offset") || !strings.Contains(k.Reason, "a partition owned by a consumer slower") ||
+		!strings.Contains(k.Advice, "committed offsets per partition") {
+		t.Errorf("classic reason %q, advice %q: want the slow owner named and no locks", k.Reason, k.Advice)
+	}
+}

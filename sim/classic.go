@@ -71,14 +71,14 @@ type classicClient struct {
 	pollTimer  bool
 }
 
-func (cls *classicClients) classicClientOf(c *consumer) *classicClient {
+func (cls *classicClients) clientOf(c *consumer) *classicClient {
 	if c.cl == nil {
 		c.cl = &classicClient{}
 	}
 	return c.cl
 }
 
-// classicStart joins a classic consumer and starts its poll loop. A new incarnation starts
+// start joins a classic consumer and starts its poll loop. A new incarnation starts
 // from the committed offsets of the partitions it still owns.
 func (cls *classicClients) start(c *consumer) {
 	g := cls.groups[c.group]
@@ -93,16 +93,9 @@ func (cls *classicClients) start(c *consumer) {
 	cls.poll(c)
 }
 
-// A classic group rebalances like the eager protocol: a membership change starts a
-// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
-// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
-// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
-// the ones that did not, the partitions are assigned by range over the members in join
-// order and the members resume from the committed offsets.
-
-// classicCommitOffset is the offset c commits for the group's i-th partition: the lowest
+// commitOffset is the offset c commits for the group's i-th partition: the lowest
 // offset it fetched but has not finished, else its position.
-func (cls *classicClients) classicCommitOffset(c *consumer, i int32) int64 {
+func (cls *classicClients) commitOffset(c *consumer, i int32) int64 {
 	cg := cls.groups[c.group].classic
 	off := cg.position[i]
 	cl := c.cl
@@ -129,16 +122,16 @@ func (cls *classicClients) classicCommitOffset(c *consumer, i int32) int64 {
 	return off
 }
 
-// classicSendCommit sends c's commit for every partition it owns; it reaches the group
+// sendCommit sends c's commit for every partition it owns; it reaches the group
 // coordinator one network latency later.
-func (cls *classicClients) classicSendCommit(c *consumer) {
+func (cls *classicClients) sendCommit(c *consumer) {
 	g := cls.groups[c.group]
 	cg := g.classic
 	cg.lastCommitMs[c.idx] = cls.now
 	lat := cls.net.latency()
 	for _, i := range g.assignment[c.idx] {
 		if cg.position[i] >= 0 && cg.owner[i] == c.idx {
-			if off := cls.classicCommitOffset(c, i); off > cg.committed[i] {
+			if off := cls.commitOffset(c, i); off > cg.committed[i] {
 				cls.push(cls.now+lat, event{kind: evClassicCommit, a: g.idx, b: i, x: off})
 			}
 		}
@@ -146,10 +139,10 @@ func (cls *classicClients) classicSendCommit(c *consumer) {
 }
 
 // commitOnClose is close(): a synchronous commit of every partition c owns.
-func (cls *classicClients) commitOnClose(c *consumer) { cls.classicMaybeCommit(c, true) }
+func (cls *classicClients) commitOnClose(c *consumer) { cls.maybeCommit(c, true) }
 
-// classicMaybeCommit auto-commits when the interval passed (or always, with force: close).
-func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
+// maybeCommit auto-commits when the interval passed (or always, with force: close).
+func (cls *classicClients) maybeCommit(c *consumer, force bool) {
 	g := cls.groups[c.group]
 	interval := g.cfg.AutoCommitIntervalMs
 	if interval <= 0 {
@@ -159,7 +152,7 @@ func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
 		// close(): a synchronous commit, applied at once.
 		for _, i := range g.assignment[c.idx] {
 			if g.classic.position[i] >= 0 && g.classic.owner[i] == c.idx {
-				cls.classicCommitNow(g, i, cls.classicCommitOffset(c, i))
+				cls.commitArrived(g, i, cls.commitOffset(c, i))
 			}
 		}
 		return
@@ -167,16 +160,16 @@ func (cls *classicClients) classicMaybeCommit(c *consumer, force bool) {
 	if c.spec.Commit == CommitSync || cls.now-g.classic.lastCommitMs[c.idx] < interval {
 		return
 	}
-	cls.classicSendCommit(c)
+	cls.sendCommit(c)
 }
 
-// classicPoll is the application calling poll().
+// poll is the application calling poll().
 func (cls *classicClients) poll(c *consumer) {
 	if !c.alive() {
 		return
 	}
 	g := cls.groups[c.group]
-	cl := cls.classicClientOf(c)
+	cl := cls.clientOf(c)
 	if !g.isMember(c.idx) {
 		cls.gcoord.heartbeatNow(c) // rejoin after leaving for max.poll.interval.ms
 	}
@@ -188,8 +181,8 @@ func (cls *classicClients) poll(c *consumer) {
 	}
 	if cg := g.classic; cg.rebalancing {
 		if !cg.joined[c.idx] && g.isMember(c.idx) {
-			cls.classicJoin(g, c)
-			cls.classicMaybeAssign(g)
+			cls.join(g, c)
+			cls.maybeAssign(g)
 		}
 		if cg.rebalancing {
 			cl.wantData = false
@@ -199,7 +192,7 @@ func (cls *classicClients) poll(c *consumer) {
 			return
 		}
 	}
-	cls.classicMaybeCommit(c, false)
+	cls.maybeCommit(c, false)
 	if len(g.assignment[c.idx]) == 0 {
 		cl.wantData = false
 		if cl.running == 0 {
@@ -217,7 +210,7 @@ func (cls *classicClients) poll(c *consumer) {
 		if cl.running == 0 {
 			c.state = cPolling
 		}
-		cls.classicSendFetch(c)
+		cls.sendFetch(c)
 		return
 	}
 	cl.wantData = false
@@ -230,14 +223,14 @@ func (cls *classicClients) poll(c *consumer) {
 	}
 	cl.buf = append(cl.buf[:0], cl.buf[n:]...)
 	if len(cl.buf) == 0 {
-		cls.classicSendFetch(c) // prefetch
+		cls.sendFetch(c) // prefetch
 	}
 	c.state = cProcessing
-	cls.classicStartRecords(c)
+	cls.startRecords(c)
 }
 
-// classicStartRecords starts held records on free worker slots, in order.
-func (cls *classicClients) classicStartRecords(c *consumer) {
+// startRecords starts held records on free worker slots, in order.
+func (cls *classicClients) startRecords(c *consumer) {
 	cl := c.cl
 	threads := max(c.spec.Threads, 1)
 	for ; cl.nextStart < len(cl.held) && cl.running < threads; cl.nextStart++ {
@@ -252,8 +245,8 @@ func (cls *classicClients) classicStartRecords(c *consumer) {
 	}
 }
 
-// classicSendFetch sends a fetch for c's partitions unless one is out.
-func (cls *classicClients) classicSendFetch(c *consumer) {
+// sendFetch sends a fetch for c's partitions unless one is out.
+func (cls *classicClients) sendFetch(c *consumer) {
 	cl := c.cl
 	g := cls.groups[c.group]
 	if cl.fetching || len(g.assignment[c.idx]) == 0 {
@@ -269,64 +262,64 @@ func (cls *classicClients) classicSendFetch(c *consumer) {
 	cls.push(at, event{kind: evClassicFetch, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
 
-// classicFetchArrive is the fetch at the broker: answered now if fetch.min.bytes are there,
+// fetchArrive is the fetch at the broker: answered now if fetch.min.bytes are there,
 // else held until data arrives or fetch.max.wait.ms passes.
-func (cls *classicClients) classicFetchArrive(e event) {
+func (cls *classicClients) fetchArrive(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x || !c.cl.fetching {
 		return
 	}
 	if bc := cls.cfg.BrokerCost; bc != nil && !c.cl.fetchServed {
 		c.cl.fetchServed = true
-		if d := cls.net.serve(cls.classicBroker(c), bc.ClassicFetchRequestMs); d > 0 {
+		if d := cls.net.serve(cls.broker(c), bc.ClassicFetchRequestMs); d > 0 {
 			cls.push(cls.now+d, e)
 			return
 		}
 	}
-	if cls.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
-		cls.classicAnswer(c)
+	if cls.bytesAvailable(c) >= c.spec.fetchMinBytes() {
+		cls.answer(c)
 		return
 	}
 	c.cl.parked = true
 	cls.push(cls.now+c.spec.MaxWaitMs, event{kind: evClassicFetchWait, a: c.idx, gen: c.gen, x: e.x})
 }
 
-// classicFetchWait ends a held fetch's wait.
-func (cls *classicClients) classicFetchWait(e event) {
+// fetchWait ends a held fetch's wait.
+func (cls *classicClients) fetchWait(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || c.cl == nil || c.cl.fetchID != e.x || !c.cl.parked {
 		return
 	}
-	cls.classicAnswer(c)
+	cls.answer(c)
 }
 
 // newData answers classic fetches held on partition p (long poll).
 func (cls *classicClients) newData(p *partition) {
 	for _, gi := range p.readers {
 		if g := cls.groups[gi]; g.classic != nil {
-			cls.classicWake(g, p.idx)
+			cls.wake(g, p.idx)
 		}
 	}
 }
 
-// classicWake answers the held fetches of members owning the group's i-th partition once
+// wake answers the held fetches of members owning the group's i-th partition once
 // enough data is there (a produce appended to it).
-func (cls *classicClients) classicWake(g *groupState, pi int32) {
+func (cls *classicClients) wake(g *groupState, pi int32) {
 	cg := g.classic
 	for i, p := range g.parts {
 		if p != pi || cg.owner[i] < 0 {
 			continue
 		}
 		c := cls.consumers[cg.owner[i]]
-		if c.cl != nil && c.cl.parked && c.alive() && cls.classicBytesAvailable(c) >= c.spec.fetchMinBytes() {
-			cls.classicAnswer(c)
+		if c.cl != nil && c.cl.parked && c.alive() && cls.bytesAvailable(c) >= c.spec.fetchMinBytes() {
+			cls.answer(c)
 		}
 	}
 }
 
-// classicBytesAvailable is what c's partitions hold past its positions, in bytes (records ×
+// bytesAvailable is what c's partitions hold past its positions, in bytes (records ×
 // the topic's mean record size).
-func (cls *classicClients) classicBytesAvailable(c *consumer) int64 {
+func (cls *classicClients) bytesAvailable(c *consumer) int64 {
 	g := cls.groups[c.group]
 	cg := g.classic
 	var n int64
@@ -351,9 +344,9 @@ func (cls *classicClients) classicBytesAvailable(c *consumer) int64 {
 	return n
 }
 
-// classicAnswer reads up to max.poll.records records from c's partitions at the broker and
+// answer reads up to max.poll.records records from c's partitions at the broker and
 // sends them back.
-func (cls *classicClients) classicAnswer(c *consumer) {
+func (cls *classicClients) answer(c *consumer) {
 	g := cls.groups[c.group]
 	cg := g.classic
 	cl := c.cl
@@ -398,16 +391,16 @@ func (cls *classicClients) classicAnswer(c *consumer) {
 	}
 	extra := int64(0)
 	if bc := cls.cfg.BrokerCost; bc != nil && len(cl.resp) > 0 {
-		b := cls.classicBroker(c)
+		b := cls.broker(c)
 		n := int64(len(cl.resp))
 		extra = max(cls.net.serve(b, bc.ClassicFetchRecordMs*float64(n)), cls.net.transfer(b, n*cls.recordBytes(cls.parts[g.parts[cl.resp[0].sp]].topic)))
 	}
 	cls.push(cls.now+cls.net.latency()+extra, event{kind: evClassicFetchDone, a: c.idx, gen: c.gen, x: cl.fetchID})
 }
 
-// classicBroker is the broker a classic consumer's fetch goes to: the leader of its first
+// broker is the broker a classic consumer's fetch goes to: the leader of its first
 // partition (the simulator sends one fetch for all of a member's partitions).
-func (cls *classicClients) classicBroker(c *consumer) int32 {
+func (cls *classicClients) broker(c *consumer) int32 {
 	g := cls.groups[c.group]
 	if owned := g.assignment[c.idx]; len(owned) > 0 {
 		return cls.parts[g.parts[owned[0]]].leader
@@ -415,9 +408,9 @@ func (cls *classicClients) classicBroker(c *consumer) int32 {
 	return 0
 }
 
-// classicFetchDone is the answer reaching the client: records of partitions it still owns
+// fetchDone is the answer reaching the client: records of partitions it still owns
 // join the buffer.
-func (cls *classicClients) classicFetchDone(e event) {
+func (cls *classicClients) fetchDone(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil || c.cl.fetchID != e.x {
 		return
@@ -440,8 +433,8 @@ func (cls *classicClients) classicFetchDone(e event) {
 	}
 }
 
-// classicPollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
-func (cls *classicClients) classicPollTimeout(e event) {
+// pollTimeout: no poll() for max.poll.interval.ms; the member leaves the group.
+func (cls *classicClients) pollTimeout(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() || c.cl == nil {
 		return
@@ -455,9 +448,9 @@ func (cls *classicClients) classicPollTimeout(e event) {
 	cls.gcoord.leaveGroup(c)
 }
 
-// classicStep handles the application's poll events (x=0: poll; x=2: a fetch answer
+// step handles the application's poll events (x=0: poll; x=2: a fetch answer
 // arrived during a pause).
-func (cls *classicClients) classicStep(e event) {
+func (cls *classicClients) step(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
 		return
@@ -465,7 +458,7 @@ func (cls *classicClients) classicStep(e event) {
 	if cls.procs.deferIfPaused(c, e) {
 		return
 	}
-	cl := cls.classicClientOf(c)
+	cl := cls.clientOf(c)
 	switch {
 	case e.x == 3:
 		if cl.running == 0 && cl.unfished == 0 || c.spec.Style == StyleContinuous && cl.running < max(c.spec.Threads, 1) {
@@ -479,8 +472,8 @@ func (cls *classicClients) classicStep(e event) {
 	}
 }
 
-// classicDone is one record's processing ending.
-func (cls *classicClients) classicDone(e event) {
+// processDone is one record's processing ending.
+func (cls *classicClients) processDone(e event) {
 	c := cls.consumers[e.a]
 	if c.gen != e.gen || !c.alive() {
 		return
@@ -502,7 +495,7 @@ func (cls *classicClients) classicDone(e event) {
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
 	}
-	if (cls.procs.outage > 0 || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
+	if (cls.procs.outageOn() || (c.spec.FailurePerMillion > 0 && cls.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000))) && c.spec.OnFailure == FailCrash {
 		cls.metrics.classicProcessed(c, d, p, false)
 		cls.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
@@ -522,7 +515,7 @@ func (cls *classicClients) classicDone(e event) {
 		cl.nextStart -= cl.head
 		cl.head = 0
 	}
-	cls.classicStartRecords(c)
+	cls.startRecords(c)
 	if c.spec.Style == StyleContinuous {
 		if cl.running < max(c.spec.Threads, 1) && cl.unfished < c.spec.heldRecords() && !cl.wantData {
 			cls.poll(c)
@@ -534,7 +527,7 @@ func (cls *classicClients) classicDone(e event) {
 	}
 	if c.spec.Commit == CommitSync {
 		// commitSync, then poll once the answer is back.
-		cls.classicSendCommit(c)
+		cls.sendCommit(c)
 		rtt := cls.net.latency() * 2
 		cls.push(cls.now+rtt, event{kind: evClassicPoll, a: c.idx, gen: c.gen})
 		return

@@ -1,5 +1,12 @@
 package sim
 
+// A classic group rebalances like the eager protocol: a membership change starts a
+// rebalance; each member rejoins at its next poll() (so a member busy with a poll's records
+// holds everyone up), giving up its partitions after committing them (onPartitionsRevoked);
+// when every member has rejoined, or the rebalance timeout (max.poll.interval.ms) removed
+// the ones that did not, the partitions are assigned by range over the members in join
+// order and the members resume from the committed offsets.
+
 type classicGroup struct {
 	g *groupState
 	// committed[i] is the committed offset of the group's i-th partition (-1: none).
@@ -48,8 +55,8 @@ func (cg *classicGroup) floor(pi int32) int64 {
 	return 1 << 62
 }
 
-// classicRebalance starts a rebalance (or takes a membership change into the running one).
-func (cls *classicClients) classicRebalance(g *groupState) {
+// rebalance starts a rebalance (or takes a membership change into the running one).
+func (cls *classicClients) rebalance(g *groupState) {
 	cg := g.classic
 	if !cg.rebalancing {
 		cg.rebalancing, cg.joined, cg.rbStartMs = true, map[int32]bool{}, cls.now
@@ -63,15 +70,15 @@ func (cls *classicClients) classicRebalance(g *groupState) {
 	}
 	for _, m := range g.members {
 		if c := cls.consumers[m]; !cg.joined[m] && c.alive() && (c.cl == nil || c.cl.running == 0) {
-			cls.classicJoin(g, c) // waiting in poll(), not processing: rejoins at once
+			cls.join(g, c) // waiting in poll(), not processing: rejoins at once
 		}
 	}
-	cls.classicMaybeAssign(g)
+	cls.maybeAssign(g)
 }
 
-// classicJoin is member c rejoining during a rebalance: it commits and gives up its
+// join is member c rejoining during a rebalance: it commits and gives up its
 // partitions and drops what it fetched of them.
-func (cls *classicClients) classicJoin(g *groupState, c *consumer) {
+func (cls *classicClients) join(g *groupState, c *consumer) {
 	cg := g.classic
 	cg.joined[c.idx] = true
 	for i, o := range cg.owner {
@@ -79,7 +86,7 @@ func (cls *classicClients) classicJoin(g *groupState, c *consumer) {
 			continue
 		}
 		if cg.position[i] >= 0 {
-			cls.classicCommitNow(g, int32(i), cls.classicCommitOffset(c, int32(i)))
+			cls.commitArrived(g, int32(i), cls.commitOffset(c, int32(i)))
 		}
 		if c.cl != nil {
 			c.cl.buf = dropPartition(c.cl.buf, int32(i))
@@ -89,8 +96,8 @@ func (cls *classicClients) classicJoin(g *groupState, c *consumer) {
 	delete(g.assignment, c.idx)
 }
 
-// classicMaybeAssign ends the rebalance once every member rejoined.
-func (cls *classicClients) classicMaybeAssign(g *groupState) {
+// maybeAssign ends the rebalance once every member rejoined.
+func (cls *classicClients) maybeAssign(g *groupState) {
 	cg := g.classic
 	for _, m := range g.members {
 		if !cg.joined[m] {
@@ -135,8 +142,8 @@ func (cls *classicClients) classicMaybeAssign(g *groupState) {
 	}
 }
 
-// classicRebalanceTimeout removes the members that did not rejoin in time.
-func (cls *classicClients) classicRebalanceTimeout(e event) {
+// rebalanceTimeout removes the members that did not rejoin in time.
+func (cls *classicClients) rebalanceTimeout(e event) {
 	g := cls.groups[e.a]
 	cg := g.classic
 	if !cg.rebalancing || cg.rbToken != e.x {
@@ -165,9 +172,9 @@ func dropPartition(ds []delivery, i int32) []delivery {
 	return out
 }
 
-// classicCommitNow applies a commit of offset off for the group's i-th partition at the
+// commitArrived applies a commit of offset off for the group's i-th partition at the
 // group coordinator; commits never move the offset back.
-func (cls *classicClients) classicCommitNow(g *groupState, i int32, off int64) {
+func (cls *classicClients) commitArrived(g *groupState, i int32, off int64) {
 	if off > g.classic.committed[i] {
 		g.classic.committed[i] = off
 		cls.metrics.classicCommitted(g, i, off)

@@ -213,6 +213,12 @@ func (cf *groupConfigs) buildGroupConfigs() {
 // kafkaOf is group g's configuration in force.
 func (cf *groupConfigs) kafkaOf(g int32) model.Config { return cf.groupCfg[g].Config() }
 
+// groupConfig is group g's configuration in force, as stored (unclamped).
+func (cf *groupConfigs) groupConfig(g int32) model.GroupConfig { return cf.groupCfg[g] }
+
+// steps are the run's config changes, as ConfigSteps decided them.
+func (cf *groupConfigs) steps() []ConfigStep { return cf.configSteps }
+
 // configChange fires config-change fault fi: Kafka's answer was decided by ConfigSteps;
 // an accepted change reaches every share-partition of the group (and the ones built
 // later), each reading the new values at its next use.

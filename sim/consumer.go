@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/sharesim/sharesim/model"
@@ -220,6 +221,9 @@ func (ps *processes) restartHung(c *consumer) {
 	ps.kill(c, 0)
 }
 
+// outageOn reports whether a downstream outage is on: processing fails.
+func (ps *processes) outageOn() bool { return ps.outage > 0 }
+
 // downstreamOutage starts (+1) or ends (-1) a downstream outage: processing fails.
 func (ps *processes) downstreamOutage(dir int) { ps.outage += dir }
 
@@ -233,6 +237,27 @@ func (ps *processes) heal() {
 			ps.restartHung(c)
 		case cDead:
 			ps.push(ps.now, event{kind: evConsumerStart, a: c.idx})
+		}
+	}
+}
+
+// build creates the consumer slots, group by group and spec by spec (a spec of Count n
+// names its instances name-0 … name-(n-1)), and schedules their first starts.
+func (ps *processes) build() {
+	for gi := range ps.cfg.Groups {
+		for si := range ps.cfg.Groups[gi].Consumers {
+			spec := &ps.cfg.Groups[gi].Consumers[si]
+			for k := 0; k < spec.Count; k++ {
+				name := spec.Name
+				if spec.Count > 1 {
+					name = fmt.Sprintf("%s-%d", spec.Name, k)
+				}
+				c := &consumer{idx: int32(len(ps.consumers)), group: int32(gi), spec: spec, name: name}
+				ps.consumers = append(ps.consumers, c)
+				ps.net.addConsumer(c)
+				ps.metrics.consumerAdded(c)
+				ps.push(spec.StartMs, event{kind: evConsumerStart, a: c.idx})
+			}
 		}
 	}
 }

@@ -48,7 +48,7 @@ func (co *shareCoordinator) addStore(s *sharePart, start int64) {
 	for len(co.stores) <= int(s.id) {
 		co.stores = append(co.stores, nil)
 	}
-	co.stores[s.id] = model.NewStateStore(0, start).ForVersion(co.cfg.Kafka.Version)
+	co.stores[s.id] = model.NewStateStore(0, start).ForConfig(co.cfg.Kafka)
 }
 
 // store is share-partition s's durable state.
@@ -109,6 +109,9 @@ func (co *shareCoordinator) writeApply(id int32) {
 // observers.
 func (co *shareCoordinator) storeWrite(s *sharePart, wr *model.Write) error {
 	st := co.stores[s.id]
+	if co.opts.Observer == nil {
+		return st.Write(wr) // nobody reads the notes
+	}
 	leaderEpoch, stateEpoch := st.LeaderEpoch(), st.StateEpoch()
 	err := st.Write(wr)
 	co.history.writeApplied(s, wr, leaderEpoch, stateEpoch, err == nil)

@@ -21,8 +21,8 @@ type dlqManager struct {
 	dlqs    []dlqRec
 	freeDLQ []int32
 	dlqBuf  []model.DLQRequest
-	dlqFail int   // > 0: DLQ produce attempts fail
-	dlqSlow int64 // > 0: DLQ produce latency override
+	failing int   // > 0: produce attempts fail (dlq-fail faults on)
+	slowMs  int64 // > 0: the produce latency while a dlq-slow fault is on
 }
 
 // The dead-letter topic of Kafka 4.4 (KIP-1191). A share-partition whose DLQ step starts
@@ -55,8 +55,17 @@ type dlqRec struct {
 
 var errDLQProduce = errors.New("dead-letter queue produce failed after every attempt")
 
-// takeDLQ starts the DLQ steps core asked for.
-func (dm *dlqManager) takeDLQ(s *sharePart, core *model.SharePartition) {
+// failAttempts starts (+1) or ends (-1) a dlq-fail fault: produce attempts fail.
+func (dm *dlqManager) failAttempts(dir int) { dm.failing += dir }
+
+// slowAttempts makes every produce attempt take ms (0: the produce latency again).
+func (dm *dlqManager) slowAttempts(ms int64) { dm.slowMs = ms }
+
+// heal ends the dlq-fail and dlq-slow faults.
+func (dm *dlqManager) heal() { dm.failing, dm.slowMs = 0, 0 }
+
+// take starts the DLQ steps core asked for.
+func (dm *dlqManager) take(s *sharePart, core *model.SharePartition) {
 	if dm.cfg.Kafka.Version < model.Kafka44 {
 		return
 	}
@@ -72,13 +81,13 @@ func (dm *dlqManager) takeDLQ(s *sharePart, core *model.SharePartition) {
 		}
 		dm.dlqs[id] = dlqRec{sp: s.id, core: core, q: q, startMs: dm.now, inUse: true}
 		dm.line("dlq").str("p", dm.parts[s.part].name).num("first", q.First).num("last", q.Last).str("cause", q.Cause.String()).end()
-		dm.push(dm.now+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+		dm.push(dm.now+dm.latency(), event{kind: evDLQAttempt, ref: id})
 	}
 }
 
-func (dm *dlqManager) dlqLatency() int64 {
-	if dm.dlqSlow > 0 {
-		return dm.dlqSlow
+func (dm *dlqManager) latency() int64 {
+	if dm.slowMs > 0 {
+		return dm.slowMs
 	}
 	if dm.cfg.DeadLetterQueue.ProduceLatency == nil {
 		return 5
@@ -86,19 +95,19 @@ func (dm *dlqManager) dlqLatency() int64 {
 	return dm.cfg.DeadLetterQueue.ProduceLatency.Sample(dm.rNet)
 }
 
-// dlqAttempt is one produce attempt's answer.
-func (dm *dlqManager) dlqAttempt(id int32) {
+// attemptDone is one produce attempt's answer.
+func (dm *dlqManager) attemptDone(id int32) {
 	d := &dm.dlqs[id]
 	s := dm.shares[d.sp]
 	d.attempts++
-	fail := dm.dlqFail > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
+	fail := dm.failing > 0 || (dm.cfg.DeadLetterQueue.ProduceFailPerMillion > 0 && dm.rFault.Bool(uint64(dm.cfg.DeadLetterQueue.ProduceFailPerMillion), 1_000_000))
 	dm.metrics.dlqAttempted(s, fail)
 	if fail {
 		if d.attempts < model.DLQMaxAttempts {
 			back := model.DLQBackoffMs(d.attempts)
 			j := int64(float64(back) * model.DLQBackoffJitterRatio)
 			back += dm.rFault.Int63n(2*j+1) - j
-			dm.push(dm.now+min(back, model.DLQBackoffMaxMs)+dm.dlqLatency(), event{kind: evDLQAttempt, ref: id})
+			dm.push(dm.now+min(back, model.DLQBackoffMaxMs)+dm.latency(), event{kind: evDLQAttempt, ref: id})
 			return
 		}
 	}

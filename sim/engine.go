@@ -72,7 +72,7 @@ const (
 	evTxnCommit                                 // a: producer, x: transaction id
 	evMetrics                                   // sample the metrics
 	evHeal                                      // the main phase ends
-	evClassicPoll                               // a: classic consumer (see classic.go)
+	evClassicPoll                               // a: classic consumer (classic.go)
 	evProduceArrive                             // a: producer, ref: its produce request reaches the leader
 	evProduceResponse                           // a: producer, ref: the answer reaches the producer
 	evClassicFetch                              // a: classic consumer, x: fetch id; the fetch reaches its broker

@@ -37,23 +37,23 @@ type faultState struct {
 	waiting bool
 }
 
-func (fj *faultInjector) buildFaults() error {
-	for i, f := range fj.cfg.Faults {
-		if err := fj.checkTarget(f, i); err != nil {
+func (inj *faultInjector) buildFaults() error {
+	for i, f := range inj.cfg.Faults {
+		if err := inj.checkTarget(f, i); err != nil {
 			return err
 		}
-		fj.scheduled = append(fj.scheduled, faultState{cfg: f})
+		inj.scheduled = append(inj.scheduled, faultState{cfg: f})
 	}
-	if sw := fj.cfg.Swarm; sw != nil && len(sw.Kinds) > 0 {
+	if sw := inj.cfg.Swarm; sw != nil && len(sw.Kinds) > 0 {
 		for i := 0; i < sw.Count; i++ {
-			k := sw.Kinds[fj.rFault.Intn(len(sw.Kinds))]
-			f := Fault{Kind: k, AtMs: fj.rFault.Int63n(max(1, fj.cfg.DurationMs)), RestartAfterMs: 5000 + fj.rFault.Int63n(30000),
-				DurationMs: 1000 + fj.rFault.Int63n(60000), ValueMs: 1 + fj.rFault.Int63n(1000)}
-			fj.scheduled = append(fj.scheduled, faultState{cfg: f})
+			k := sw.Kinds[inj.rFault.Intn(len(sw.Kinds))]
+			f := Fault{Kind: k, AtMs: inj.rFault.Int63n(max(1, inj.cfg.DurationMs)), RestartAfterMs: 5000 + inj.rFault.Int63n(30000),
+				DurationMs: 1000 + inj.rFault.Int63n(60000), ValueMs: 1 + inj.rFault.Int63n(1000)}
+			inj.scheduled = append(inj.scheduled, faultState{cfg: f})
 		}
 	}
-	for i, f := range fj.scheduled {
-		fj.push(f.cfg.AtMs, event{kind: evFault, a: int32(i)})
+	for i, f := range inj.scheduled {
+		inj.push(f.cfg.AtMs, event{kind: evFault, a: int32(i)})
 	}
 	return nil
 }
@@ -76,20 +76,20 @@ func isPartitionFault(k FaultKind) bool {
 
 // checkTarget verifies that fault fi's target names something in the world when it first
 // fires: a partition added by an add-partitions fault is a target from its addition on.
-func (fj *faultInjector) checkTarget(f Fault, fi int) error {
+func (inj *faultInjector) checkTarget(f Fault, fi int) error {
 	if f.Target == "" {
 		return nil
 	}
 	switch {
 	case isConsumerFault(f.Kind):
-		if len(fj.consumersNamed(f.Target)) == 0 {
+		if len(inj.consumersNamed(f.Target)) == 0 {
 			return fmt.Errorf("fault %s: no consumer named %q", f.Kind, f.Target)
 		}
 	case isPartitionFault(f.Kind):
 		topic, num := splitPartitionName(f.Target)
-		n := fj.cfg.PartitionsAt(topic, f.AtMs, fi)
+		n := inj.cfg.PartitionsAt(topic, f.AtMs, fi)
 		if num < 0 || num >= n {
-			if n < 0 || num < 0 || num >= fj.cfg.PartitionsAt(topic, math.MaxInt64, len(fj.cfg.Faults)) {
+			if n < 0 || num < 0 || num >= inj.cfg.PartitionsAt(topic, math.MaxInt64, len(inj.cfg.Faults)) {
 				return fmt.Errorf("fault %s: no partition %q (expected topic/number)", f.Kind, f.Target)
 			}
 			return fmt.Errorf("fault %s: partition %q does not exist yet at %s (an add-partitions fault adds it later)", f.Kind, f.Target, FormatMs(f.AtMs))
@@ -113,9 +113,9 @@ func splitPartitionName(name string) (topic string, num int) {
 }
 
 // consumersNamed returns the instances matching an instance or spec name.
-func (fj *faultInjector) consumersNamed(name string) []*consumer {
+func (inj *faultInjector) consumersNamed(name string) []*consumer {
 	var out []*consumer
-	for _, c := range fj.consumers {
+	for _, c := range inj.consumers {
 		if c.name == name || c.spec.Name == name {
 			out = append(out, c)
 		}
@@ -123,9 +123,9 @@ func (fj *faultInjector) consumersNamed(name string) []*consumer {
 	return out
 }
 
-func (fj *faultInjector) partitionNamed(name string) *partition {
-	for _, p := range fj.parts {
-		if !fj.live(p) {
+func (inj *faultInjector) partitionNamed(name string) *partition {
+	for _, p := range inj.parts {
+		if !inj.live(p) {
 			continue // reserved for an add-partitions fault (partitions.go)
 		}
 		if p.name == name || (!strings.Contains(name, "/") && p.name == name+"/0") {
@@ -137,14 +137,14 @@ func (fj *faultInjector) partitionNamed(name string) *partition {
 
 // pickConsumer resolves a consumer target, preferring running instances; holding: only
 // running instances that hold records (holding.go).
-func (fj *faultInjector) pickConsumer(target string, holding bool) *consumer {
-	cands := fj.consumers
+func (inj *faultInjector) pickConsumer(target string, holding bool) *consumer {
+	cands := inj.consumers
 	if target != "" {
-		cands = fj.consumersNamed(target)
+		cands = inj.consumersNamed(target)
 	}
 	var alive []*consumer
 	for _, c := range cands {
-		if c.alive() && (!holding || fj.holdsRecords(c)) {
+		if c.alive() && (!holding || inj.holdsRecords(c)) {
 			alive = append(alive, c)
 		}
 	}
@@ -154,156 +154,156 @@ func (fj *faultInjector) pickConsumer(target string, holding bool) *consumer {
 	if len(cands) == 0 {
 		return nil
 	}
-	return cands[fj.rFault.Intn(len(cands))]
+	return cands[inj.rFault.Intn(len(cands))]
 }
 
-func (fj *faultInjector) pickPartition(target string) *partition {
+func (inj *faultInjector) pickPartition(target string) *partition {
 	if target != "" {
-		return fj.partitionNamed(target)
+		return inj.partitionNamed(target)
 	}
-	parts := fj.liveParts()
+	parts := inj.liveParts()
 	if len(parts) == 0 {
 		return nil
 	}
-	return parts[fj.rFault.Intn(len(parts))]
+	return parts[inj.rFault.Intn(len(parts))]
 }
 
 // fault fires one scheduled fault.
-func (fj *faultInjector) fault(e event) {
-	fs := &fj.scheduled[e.a]
+func (inj *faultInjector) fault(e event) {
+	fs := &inj.scheduled[e.a]
 	f := fs.cfg
-	if fj.healing {
+	if inj.healing {
 		return
 	}
 	if e.b != faultRetry { // a scheduled firing, not a holding fault's wait (holding.go)
 		if f.EveryMs > 0 {
 			until := f.UntilMs
 			if until <= 0 {
-				until = fj.cfg.DurationMs
+				until = inj.cfg.DurationMs
 			}
-			if fj.now+f.EveryMs < until {
-				fj.push(fj.now+f.EveryMs, event{kind: evFault, a: e.a})
+			if inj.now+f.EveryMs < until {
+				inj.push(inj.now+f.EveryMs, event{kind: evFault, a: e.a})
 			}
 		}
-		if f.PerMillion > 0 && !fj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
+		if f.PerMillion > 0 && !inj.rFault.Bool(uint64(f.PerMillion), 1_000_000) {
 			return
 		}
 	}
-	if f.Holding && !fj.holdingReady(fs, e) {
+	if f.Holding && !inj.holdingReady(fs, e) {
 		return
 	}
 	fs.fired++
-	fj.mark("fault-" + f.Kind.String())
+	inj.mark("fault-" + f.Kind.String())
 	switch {
 	case isConsumerFault(f.Kind):
-		fj.consumerFault(f, e.a)
+		inj.consumerFault(f, e.a)
 	case isPartitionFault(f.Kind):
-		fj.partitionFault(f)
+		inj.partitionFault(f)
 	case f.Kind == FaultConfigChange:
-		fj.configs.configChange(e.a)
+		inj.configs.configChange(e.a)
 	case f.Kind == FaultAddPartitions:
-		fj.gcoord.addPartitions(f)
+		inj.gcoord.addPartitions(f)
 	default:
-		fj.windowFault(f, e.a, +1)
+		inj.windowFault(f, e.a, +1)
 	}
 }
 
-func (fj *faultInjector) consumerFault(f Fault, fi int32) {
-	c := fj.pickConsumer(f.Target, f.Holding)
+func (inj *faultInjector) consumerFault(f Fault, fi int32) {
+	c := inj.pickConsumer(f.Target, f.Holding)
 	if c == nil || !c.alive() {
 		return
 	}
-	fj.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
+	inj.line("fault").str("fault", f.Kind.String()).str("client", string(c.member)).end()
 	switch f.Kind {
 	case FaultKill:
-		fj.procs.kill(c, f.RestartAfterMs)
+		inj.procs.kill(c, f.RestartAfterMs)
 	case FaultHostLoss:
-		fj.procs.hostLoss(c, f.RestartAfterMs)
+		inj.procs.hostLoss(c, f.RestartAfterMs)
 	case FaultClose:
-		fj.procs.close(c, f.RestartAfterMs)
+		inj.procs.close(c, f.RestartAfterMs)
 	case FaultHang:
-		fj.procs.hang(c, fi, f.RestartAfterMs)
+		inj.procs.hang(c, fi, f.RestartAfterMs)
 	case FaultNetCut:
-		fj.net.cut(c, f.DurationMs)
+		inj.net.cut(c, f.DurationMs)
 	case FaultPause:
-		fj.procs.pause(c, f.DurationMs)
+		inj.procs.pause(c, f.DurationMs)
 	}
 }
 
-func (fj *faultInjector) partitionFault(f Fault) {
-	p := fj.pickPartition(f.Target)
+func (inj *faultInjector) partitionFault(f Fault) {
+	p := inj.pickPartition(f.Target)
 	if p == nil {
 		return
 	}
 	switch f.Kind {
 	case FaultLeaderFailover:
-		fj.leaders.failover(p)
+		inj.leaders.failover(p)
 	case FaultDeleteRecords:
-		fj.logs.deleteRecords(p, max(1, f.ValueMs))
+		inj.logs.deleteRecords(p, max(1, f.ValueMs))
 	case FaultLockExpiry:
-		fj.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
-		fj.leaders.expireAll(p)
+		inj.line("fault").str("fault", "lock-expiry").str("p", p.name).end()
+		inj.leaders.expireAll(p)
 	}
 }
 
 // windowFault starts (+1) or ends (-1) a fault that lasts DurationMs.
-func (fj *faultInjector) windowFault(f Fault, fi int32, dir int) {
+func (inj *faultInjector) windowFault(f Fault, fi int32, dir int) {
 	switch f.Kind {
 	case FaultWriteFail:
-		fj.coord.failWrites(dir, f.Error, f.Reads)
+		inj.coord.failWrites(dir, f.Error, f.Reads)
 	case FaultCoordinatorSlow:
 		if dir > 0 {
-			fj.coord.slowWrites(max(1, f.ValueMs))
+			inj.coord.slowWrites(max(1, f.ValueMs))
 		} else {
-			fj.coord.slowWrites(0)
+			inj.coord.slowWrites(0)
 		}
 	case FaultDLQFail:
-		fj.dlq.dlqFail += dir
+		inj.dlq.failAttempts(dir)
 	case FaultDLQSlow:
 		if dir > 0 {
-			fj.dlq.dlqSlow = max(1, f.ValueMs)
+			inj.dlq.slowAttempts(max(1, f.ValueMs))
 		} else {
-			fj.dlq.dlqSlow = 0
+			inj.dlq.slowAttempts(0)
 		}
 	case FaultDownstreamOutage:
-		fj.procs.downstreamOutage(dir)
+		inj.procs.downstreamOutage(dir)
 	case FaultRenewStall:
-		fj.share.stallRenewals(dir)
+		inj.share.stallRenewals(dir)
 	}
 	state := "start"
 	if dir < 0 {
 		state = "end"
 	}
-	fj.line("fault").str("fault", f.Kind.String()).str("window", state).end()
+	inj.line("fault").str("fault", f.Kind.String()).str("window", state).end()
 	if dir > 0 {
-		fj.push(fj.now+f.DurationMs, event{kind: evFaultEnd, a: fi, b: -1})
+		inj.push(inj.now+f.DurationMs, event{kind: evFaultEnd, a: fi, b: -1})
 	}
 }
 
 // faultEnd ends a window fault, or restarts a hung consumer.
-func (fj *faultInjector) faultEnd(e event) {
-	f := fj.scheduled[e.a].cfg
+func (inj *faultInjector) faultEnd(e event) {
+	f := inj.scheduled[e.a].cfg
 	if e.b >= 0 {
-		c := fj.consumers[e.b]
+		c := inj.consumers[e.b]
 		if c.state == cHung && int64(c.gen) == e.x {
-			fj.procs.restartHung(c)
+			inj.procs.restartHung(c)
 		}
 		return
 	}
-	if fj.healing {
+	if inj.healing {
 		return // heal() already cleared every window
 	}
-	fj.windowFault(f, e.a, -1)
+	inj.windowFault(f, e.a, -1)
 }
 
 // heal starts the healing phase: faults stop, producers stop, every consumer recovers.
-func (fj *faultInjector) heal() {
-	fj.healing = true
-	fj.metrics.healStarted()
-	fj.coord.heal()
-	fj.share.heal()
-	fj.dlq.dlqFail, fj.dlq.dlqSlow = 0, 0
-	fj.line("heal").end()
-	fj.net.heal()
-	fj.procs.heal()
+func (inj *faultInjector) heal() {
+	inj.healing = true
+	inj.metrics.healStarted()
+	inj.coord.heal()
+	inj.share.heal()
+	inj.dlq.heal()
+	inj.line("heal").end()
+	inj.net.heal()
+	inj.procs.heal()
 }

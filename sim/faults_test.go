@@ -211,11 +211,11 @@ func ftMetrics(m sim.Metrics) string {
 func ftDupBalance(t *testing.T, res *sim.Result) {
 	t.Helper()
 	m := res.Metrics
-	if m.FailedProcessing != 0 || m.Finalized["accepted"]+m.Finalized["restored"] != m.Produced {
-		t.Fatalf("ftDupBalance needs a world where everything is accepted: %v of %d", m.Finalized, m.Produced)
+	if m.Totals.FailedProcessing != 0 || m.Totals.Finished["accepted"]+m.Totals.Finished["restored"] != m.Produced {
+		t.Fatalf("ftDupBalance needs a world where everything is accepted: %v of %d", m.Totals.Finished, m.Produced)
 	}
-	if extra := m.ProcessedOK - m.Produced; m.DuplicatesTotal != extra {
-		t.Errorf("processed OK %d for %d records: %d extra processings, but DuplicatesTotal = %d (%v)", m.ProcessedOK, m.Produced, extra, m.DuplicatesTotal, m.Duplicates)
+	if extra := m.Totals.ProcessedOK - m.Produced; m.Totals.Duplicates != extra {
+		t.Errorf("processed OK %d for %d records: %d extra processings, but DuplicatesTotal = %d (%v)", m.Totals.ProcessedOK, m.Produced, extra, m.Totals.Duplicates, m.Totals.DuplicatesByCause)
 	}
 }
 
@@ -223,8 +223,8 @@ func ftDupBalance(t *testing.T, res *sim.Result) {
 func ftOnlyCause(t *testing.T, res *sim.Result, cause string) {
 	t.Helper()
 	m := res.Metrics
-	if m.DuplicatesTotal == 0 || m.Duplicates[cause] != m.DuplicatesTotal {
-		t.Errorf("duplicates %v: want all %d attributed to %s, and some", m.Duplicates, m.DuplicatesTotal, cause)
+	if m.Totals.Duplicates == 0 || m.Totals.DuplicatesByCause[cause] != m.Totals.Duplicates {
+		t.Errorf("duplicates %v: want all %d attributed to %s, and some", m.Totals.DuplicatesByCause, m.Totals.Duplicates, cause)
 	}
 }
 
@@ -281,13 +281,13 @@ func TestFaultKillReleasesAtOnce(t *testing.T) {
 			t.Errorf("offset %d re-acquired %d ms after its first acquisition: not promptly released", h.off, a.ms-h.ms)
 		}
 	}
-	if res.Metrics.AcquisitionLockTimeouts != 0 {
-		t.Errorf("AcquisitionLockTimeouts = %d, want 0: nothing should wait for a lock", res.Metrics.AcquisitionLockTimeouts)
+	if res.Metrics.Totals.AcquisitionLockTimeouts != 0 {
+		t.Errorf("AcquisitionLockTimeouts = %d, want 0: nothing should wait for a lock", res.Metrics.Totals.AcquisitionLockTimeouts)
 	}
 	if n := ftMark(res, "release-on-leave"); n == 0 {
 		t.Errorf("mark release-on-leave not set")
 	}
-	if res.Metrics.Duplicates["crash"] == 0 {
+	if res.Metrics.Totals.DuplicatesByCause["crash"] == 0 {
 		t.Errorf("duplicates by cause crash = 0: c-0 processed records it never acknowledged")
 	}
 }
@@ -322,8 +322,8 @@ func TestFaultHangWaitsForLocks(t *testing.T) {
 			t.Errorf("offset %d redelivered %d ms after acquisition, want >= lock duration %d", h.off, a.ms-h.ms, cfg.Kafka.RecordLockDurationMs)
 		}
 	}
-	if res.Metrics.AcquisitionLockTimeouts < int64(len(held)) {
-		t.Errorf("AcquisitionLockTimeouts = %d, want >= %d", res.Metrics.AcquisitionLockTimeouts, len(held))
+	if res.Metrics.Totals.AcquisitionLockTimeouts < int64(len(held)) {
+		t.Errorf("AcquisitionLockTimeouts = %d, want >= %d", res.Metrics.Totals.AcquisitionLockTimeouts, len(held))
 	}
 	fence, ok := ftFind(evs, "fence-member", "c-0", 0)
 	if !ok {
@@ -382,7 +382,7 @@ func TestFaultCloseReleasesAndLeaves(t *testing.T) {
 			t.Errorf("offset %d redelivered only after %d ms", h.off, a.ms-h.ms)
 		}
 	}
-	if res.Metrics.Duplicates["close"] == 0 {
+	if res.Metrics.Totals.DuplicatesByCause["close"] == 0 {
 		t.Errorf("duplicates by cause close = 0: c-0 processed part of its last poll, which is reprocessed")
 	}
 }
@@ -422,13 +422,13 @@ func TestFaultNetCutExpiresLocks(t *testing.T) {
 			t.Errorf("offset %d redelivered at %d (acquired %d): want after lock expiry, during the cut", h.off, a.ms, h.ms)
 		}
 	}
-	if res.Metrics.AcquisitionLockTimeouts < int64(len(held)) {
-		t.Errorf("AcquisitionLockTimeouts = %d, want >= %d", res.Metrics.AcquisitionLockTimeouts, len(held))
+	if res.Metrics.Totals.AcquisitionLockTimeouts < int64(len(held)) {
+		t.Errorf("AcquisitionLockTimeouts = %d, want >= %d", res.Metrics.Totals.AcquisitionLockTimeouts, len(held))
 	}
-	if res.Metrics.AckErrors == 0 && res.Metrics.Duplicates["lock_expiry"] == 0 {
+	if res.Metrics.Totals.AckErrors == 0 && res.Metrics.Totals.DuplicatesByCause["lock_expiry"] == 0 {
 		t.Errorf("the cut consumer's late acknowledgements did not fail: ack errors 0 and no lock_expiry duplicates")
 	}
-	if res.Metrics.Duplicates["lock_expiry"] == 0 {
+	if res.Metrics.Totals.DuplicatesByCause["lock_expiry"] == 0 {
 		t.Errorf("duplicates by cause lock_expiry = 0, want > 0 (slow finished records whose locks expired)")
 	}
 	if _, ok := ftFind(evs, "fence-member", "slow", cutAt); !ok {
@@ -454,13 +454,13 @@ func TestFaultPauseLongerThanLock(t *testing.T) {
 	ftDupBalance(t, res)
 	ftOnlyCause(t, res, "lock_expiry")
 	m := res.Metrics
-	if m.ProcessedLateLock == 0 {
+	if m.Totals.ProcessedAfterLockExpiry == 0 {
 		t.Errorf("processed-after-lock-expiry = 0, want > 0 after a %d ms pause with a %d ms lock", pauseFor, cfg.Kafka.RecordLockDurationMs)
 	}
-	if m.Duplicates["lock_expiry"] == 0 {
+	if m.Totals.DuplicatesByCause["lock_expiry"] == 0 {
 		t.Errorf("duplicates by cause lock_expiry = 0, want > 0")
 	}
-	if m.AcquisitionLockTimeouts == 0 {
+	if m.Totals.AcquisitionLockTimeouts == 0 {
 		t.Errorf("no lock expired during the pause")
 	}
 	if ftMark(res, "processed-after-lock-expiry") == 0 {
@@ -568,7 +568,7 @@ func TestFaultLeaderFailover(t *testing.T) {
 			t.Errorf("offset %d acquired by %s at %d after its ACCEPT committed (%d ms)", a.off, a.member, a.ms, at)
 		}
 	}
-	if res.Metrics.Duplicates["failover"] == 0 {
+	if res.Metrics.Totals.DuplicatesByCause["failover"] == 0 {
 		t.Errorf("duplicates by cause failover = 0: processed-but-unacknowledged records were redelivered")
 	}
 	for _, fs := range res.Final {
@@ -605,16 +605,16 @@ func TestFaultWriteFailWindow(t *testing.T) {
 	if failed == 0 || m.StateWritesFailed != int64(failed) {
 		t.Errorf("StateWritesFailed = %d, failed write lines = %d: want equal and > 0", m.StateWritesFailed, failed)
 	}
-	if m.AckErrors == 0 {
+	if m.Totals.AckErrors == 0 {
 		t.Errorf("acknowledgement errors = 0, want > 0 (clients learn their ACCEPT failed)")
 	}
 	if ftMark(res, "ack-write-rolled-back") == 0 {
 		t.Errorf("mark ack-write-rolled-back not set")
 	}
-	if m.Duplicates["lost_ack"] == 0 {
+	if m.Totals.DuplicatesByCause["lost_ack"] == 0 {
 		t.Errorf("duplicates by cause lost_ack = 0, want > 0")
 	}
-	if m.Redeliveries == 0 {
+	if m.Totals.Redeliveries == 0 {
 		t.Errorf("no redeliveries after failed acknowledgement writes")
 	}
 	for _, fs := range res.Final {
@@ -642,8 +642,8 @@ func TestFaultCoordinatorSlow(t *testing.T) {
 	ftDupBalance(t, base)
 	ftDupBalance(t, slow)
 	for name, r := range map[string]*sim.Result{"base": base, "slow": slow} {
-		if r.Metrics.Finalized["accepted"] != r.Metrics.Produced {
-			t.Errorf("%s: accepted %d of %d produced records", name, r.Metrics.Finalized["accepted"], r.Metrics.Produced)
+		if r.Metrics.Totals.Finished["accepted"] != r.Metrics.Produced {
+			t.Errorf("%s: accepted %d of %d produced records", name, r.Metrics.Totals.Finished["accepted"], r.Metrics.Produced)
 		}
 		for _, fs := range r.Final {
 			if !fs.Drained {
@@ -696,14 +696,14 @@ func TestFaultDeleteRecords(t *testing.T) {
 			t.Errorf("offset %d below the new log start delivered at %d", a.off, a.ms)
 		}
 	}
-	if m.DeletedUndelivered+m.Finalized["log-start"] == 0 {
-		t.Fatalf("nothing counted as deleted: DeletedUndelivered %d, finalized log-start %d", m.DeletedUndelivered, m.Finalized["log-start"])
+	if m.Totals.DeletedUndelivered+m.Totals.Finished["log-start"] == 0 {
+		t.Fatalf("nothing counted as deleted: DeletedUndelivered %d, finalized log-start %d", m.Totals.DeletedUndelivered, m.Totals.Finished["log-start"])
 	}
-	if want := int64(n - len(delivered)); m.DeletedUndelivered != want {
-		t.Errorf("DeletedUndelivered = %d, want %d (%d deleted, %d of them delivered before)", m.DeletedUndelivered, want, n, len(delivered))
+	if want := int64(n - len(delivered)); m.Totals.DeletedUndelivered != want {
+		t.Errorf("DeletedUndelivered = %d, want %d (%d deleted, %d of them delivered before)", m.Totals.DeletedUndelivered, want, n, len(delivered))
 	}
-	if got := m.Finalized["accepted"] + m.Finalized["log-start"] + m.DeletedUndelivered; got != m.Produced {
-		t.Errorf("accepted %d + log-start %d + deleted-undelivered %d = %d, want every produced record (%d)", m.Finalized["accepted"], m.Finalized["log-start"], m.DeletedUndelivered, got, m.Produced)
+	if got := m.Totals.Finished["accepted"] + m.Totals.Finished["log-start"] + m.Totals.DeletedUndelivered; got != m.Produced {
+		t.Errorf("accepted %d + log-start %d + deleted-undelivered %d = %d, want every produced record (%d)", m.Totals.Finished["accepted"], m.Totals.Finished["log-start"], m.Totals.DeletedUndelivered, got, m.Produced)
 	}
 	if ftMark(res, "retention-deleted-undelivered") == 0 {
 		t.Errorf("mark retention-deleted-undelivered not set")
@@ -730,20 +730,20 @@ func TestFaultRetentionWhileDown(t *testing.T) {
 	if ftMark(res, "retention-deleted") == 0 || fs.LogStart == 0 {
 		t.Fatalf("retention deleted nothing (log start %d)", fs.LogStart)
 	}
-	lost := m.DeletedUndelivered + m.Finalized["log-start"]
+	lost := m.Totals.DeletedUndelivered + m.Totals.Finished["log-start"]
 	if lost == 0 {
 		t.Errorf("no record counted as lost to retention")
 	}
-	if m.Finalized["accepted"]+lost != m.Produced {
-		t.Errorf("accepted %d + lost %d != produced %d", m.Finalized["accepted"], lost, m.Produced)
+	if m.Totals.Finished["accepted"]+lost != m.Produced {
+		t.Errorf("accepted %d + lost %d != produced %d", m.Totals.Finished["accepted"], lost, m.Produced)
 	}
-	if m.Finalized["accepted"] >= m.Produced {
+	if m.Totals.Finished["accepted"] >= m.Produced {
 		t.Errorf("accepted every record although the consumer was down %d ms > retention", 150000)
 	}
 	if fs.StartOffset < fs.LogStart {
 		t.Errorf("final start offset %d below the log start %d", fs.StartOffset, fs.LogStart)
 	}
-	t.Logf("produced %d, accepted %d, deleted undelivered %d, finalized log-start %d, log start %d", m.Produced, m.Finalized["accepted"], m.DeletedUndelivered, m.Finalized["log-start"], fs.LogStart)
+	t.Logf("produced %d, accepted %d, deleted undelivered %d, finalized log-start %d, log start %d", m.Produced, m.Totals.Finished["accepted"], m.Totals.DeletedUndelivered, m.Totals.Finished["log-start"], fs.LogStart)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -782,10 +782,10 @@ func TestPoisonCrashVersusReject(t *testing.T) {
 	// When both consumers have crashed the broker has no session of the group left and
 	// evicts the share-partition (§7.5); a record archived just before is then loaded in
 	// its terminal state and finalized as "restored" rather than "limit".
-	if archived := m.Finalized["limit"] + m.Finalized["restored"]; archived < int64(len(poison)) {
-		t.Errorf("finalized at the limit %d (+ restored %d), want >= %d poison records delivered", m.Finalized["limit"], m.Finalized["restored"], len(poison))
+	if archived := m.Totals.Finished["limit"] + m.Totals.Finished["restored"]; archived < int64(len(poison)) {
+		t.Errorf("finalized at the limit %d (+ restored %d), want >= %d poison records delivered", m.Totals.Finished["limit"], m.Totals.Finished["restored"], len(poison))
 	}
-	if m.Finalized["limit"] == 0 {
+	if m.Totals.Finished["limit"] == 0 {
 		t.Errorf("no record finalized with cause limit")
 	}
 	if atLimit := m.DeliveryCountHist[5]; atLimit < int64(len(poison)) {
@@ -805,8 +805,8 @@ func TestPoisonCrashVersusReject(t *testing.T) {
 	if m.SPSOStuckMaxMs <= 0 {
 		t.Errorf("SPSOStuckMaxMs = %d, want > 0 (the poison record pins the start offset)", m.SPSOStuckMaxMs)
 	}
-	if got := m.Finalized["accepted"] + m.Finalized["limit"] + m.Finalized["restored"]; got != m.Produced {
-		t.Errorf("finalized %v adds up to %d, want the %d produced", m.Finalized, got, m.Produced)
+	if got := m.Totals.Finished["accepted"] + m.Totals.Finished["limit"] + m.Totals.Finished["restored"]; got != m.Produced {
+		t.Errorf("finalized %v adds up to %d, want the %d produced", m.Totals.Finished, got, m.Produced)
 	}
 
 	reject := ftRun(t, poisonWorld(sim.AckExplicit, sim.FailReject), 3)
@@ -815,15 +815,15 @@ func TestPoisonCrashVersusReject(t *testing.T) {
 	if n := ftMark(reject, "consumer-crash"); n != 0 {
 		t.Errorf("reject mode: %d crashes, want 0", n)
 	}
-	if r.Finalized["rejected"] != r.FailedProcessing || r.Finalized["rejected"] == 0 {
-		t.Errorf("reject mode: rejected %d, failed processings %d: want equal and > 0", r.Finalized["rejected"], r.FailedProcessing)
+	if r.Totals.Finished["rejected"] != r.Totals.FailedProcessing || r.Totals.Finished["rejected"] == 0 {
+		t.Errorf("reject mode: rejected %d, failed processings %d: want equal and > 0", r.Totals.Finished["rejected"], r.Totals.FailedProcessing)
 	}
 	// Same seed, same producer: the same offsets are poison in both runs.
-	if r.Finalized["rejected"] != int64(len(poison)) {
-		t.Errorf("reject mode rejected %d records, crash mode found %d poison records", r.Finalized["rejected"], len(poison))
+	if r.Totals.Finished["rejected"] != int64(len(poison)) {
+		t.Errorf("reject mode rejected %d records, crash mode found %d poison records", r.Totals.Finished["rejected"], len(poison))
 	}
-	if r.Finalized["limit"] != 0 || r.Finalized["accepted"]+r.Finalized["rejected"] != r.Produced {
-		t.Errorf("reject mode: limit %d, accepted %d + rejected %d vs produced %d", r.Finalized["limit"], r.Finalized["accepted"], r.Finalized["rejected"], r.Produced)
+	if r.Totals.Finished["limit"] != 0 || r.Totals.Finished["accepted"]+r.Totals.Finished["rejected"] != r.Produced {
+		t.Errorf("reject mode: limit %d, accepted %d + rejected %d vs produced %d", r.Totals.Finished["limit"], r.Totals.Finished["accepted"], r.Totals.Finished["rejected"], r.Produced)
 	}
 }
 
@@ -848,10 +848,10 @@ func TestDownstreamOutageArchivesGoodRecords(t *testing.T) {
 	res := ftRun(t, build(true), 5)
 	ftDump(t, res)
 	m := res.Metrics
-	if base.Metrics.Finalized["limit"] != 0 {
-		t.Errorf("without the outage %d records archived at the limit, want 0", base.Metrics.Finalized["limit"])
+	if base.Metrics.Totals.Finished["limit"] != 0 {
+		t.Errorf("without the outage %d records archived at the limit, want 0", base.Metrics.Totals.Finished["limit"])
 	}
-	archived := m.Finalized["limit"]
+	archived := m.Totals.Finished["limit"]
 	// Production during the outage: 40 s at 10 records/s. All of them are delivered five
 	// times during the outage (a delivery cycle takes about 100 ms), except those produced
 	// in the last half second or so; records in flight when it starts may be archived too.
@@ -861,11 +861,11 @@ func TestDownstreamOutageArchivesGoodRecords(t *testing.T) {
 	if m.DeliveryCountHist[5] < archived {
 		t.Errorf("delivery count histogram at 5 = %d, want >= %d archived", m.DeliveryCountHist[5], archived)
 	}
-	if m.Finalized["accepted"]+archived != m.Produced {
-		t.Errorf("accepted %d + archived %d != produced %d", m.Finalized["accepted"], archived, m.Produced)
+	if m.Totals.Finished["accepted"]+archived != m.Produced {
+		t.Errorf("accepted %d + archived %d != produced %d", m.Totals.Finished["accepted"], archived, m.Produced)
 	}
-	if m.RecordAcknowledgements["RELEASE"] < 4*archived {
-		t.Errorf("RELEASE acknowledgements %d, want >= 4 per archived record (%d)", m.RecordAcknowledgements["RELEASE"], 4*archived)
+	if m.Totals.RecordAcknowledgements["RELEASE"] < 4*archived {
+		t.Errorf("RELEASE acknowledgements %d, want >= 4 per archived record (%d)", m.Totals.RecordAcknowledgements["RELEASE"], 4*archived)
 	}
 	t.Logf("good records archived at delivery limit 5 during a 40 s outage: %d of %d produced", archived, m.Produced)
 }
@@ -895,8 +895,8 @@ func TestKillDeliveryCountByVersion(t *testing.T) {
 			}
 			switch v {
 			case model.Kafka41:
-				if maxDC != 1 || m.Finalized["accepted"] != 1 || m.Finalized["limit"] != 0 {
-					t.Errorf("4.1 after %d kills: max dc %d, accepted %d, archived %d; want dc 1 throughout and the record processed", kills, maxDC, m.Finalized["accepted"], m.Finalized["limit"])
+				if maxDC != 1 || m.Totals.Finished["accepted"] != 1 || m.Totals.Finished["limit"] != 0 {
+					t.Errorf("4.1 after %d kills: max dc %d, accepted %d, archived %d; want dc 1 throughout and the record processed", kills, maxDC, m.Totals.Finished["accepted"], m.Totals.Finished["limit"])
 				}
 				if len(as) < 5 {
 					t.Errorf("4.1: %d deliveries, want more than the limit", len(as))
@@ -904,12 +904,12 @@ func TestKillDeliveryCountByVersion(t *testing.T) {
 			case model.Kafka42:
 				// The fifth kill archives the record. It is alone, so the eviction that
 				// follows the last session's disconnect reloads it in its terminal state.
-				archived := m.Finalized["limit"] + m.Finalized["restored"]
-				if maxDC != 5 || len(as) != 5 || archived != 1 || m.Finalized["accepted"] != 0 || m.DeliveryCountHist[5] != 1 {
-					t.Errorf("4.2 after %d kills: %d deliveries, max dc %d, finalized %v, dc histogram %v; want 5 deliveries then archived with dc 5", kills, len(as), maxDC, m.Finalized, m.DeliveryCountHist)
+				archived := m.Totals.Finished["limit"] + m.Totals.Finished["restored"]
+				if maxDC != 5 || len(as) != 5 || archived != 1 || m.Totals.Finished["accepted"] != 0 || m.DeliveryCountHist[5] != 1 {
+					t.Errorf("4.2 after %d kills: %d deliveries, max dc %d, finalized %v, dc histogram %v; want 5 deliveries then archived with dc 5", kills, len(as), maxDC, m.Totals.Finished, m.DeliveryCountHist)
 				}
-				if m.Processed != 0 {
-					t.Errorf("4.2: processed %d times, want never (each delivery is killed)", m.Processed)
+				if m.Totals.Processed != 0 {
+					t.Errorf("4.2: processed %d times, want never (each delivery is killed)", m.Totals.Processed)
 				}
 			}
 		})
@@ -968,7 +968,7 @@ func TestClassicKillStallsUntilSessionTimeout(t *testing.T) {
 	if after <= stalled[0] {
 		t.Errorf("t/0's committed offset %d after the fence, %d before: the new owner did not resume", after, stalled[0])
 	}
-	if res.Metrics.ClassicReprocessed == 0 {
+	if res.Metrics.Totals.ClassicReprocessed == 0 {
 		t.Errorf("ClassicReprocessed = 0: the new owner should reprocess from the last commit")
 	}
 	for _, fs := range res.Final {
@@ -1007,11 +1007,11 @@ func TestHealingDrains(t *testing.T) {
 	}
 	m := res.Metrics
 	var finalized int64
-	for _, n := range m.Finalized {
+	for _, n := range m.Totals.Finished {
 		finalized += n
 	}
 	if finalized != ends {
-		t.Errorf("finalized %d offsets (%v), the logs end at %d in total: want each offset once", finalized, m.Finalized, ends)
+		t.Errorf("finalized %d offsets (%v), the logs end at %d in total: want each offset once", finalized, m.Totals.Finished, ends)
 	}
 }
 

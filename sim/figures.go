@@ -252,17 +252,18 @@ func (m *metrics) accounting(gi int32) Accounting {
 // accountShare adds one share-partition's end state: offsets at or above its frontier (every
 // offset below it was counted as it finished, was deleted or skipped).
 func (m *metrics) accountShare(a *Accounting, s *sharePart) {
+	ss := m.st(s)
 	p := m.parts[s.part]
 	logStart, logEnd := p.log.StartOffset(), p.log.EndOffset()
 	a.Offsets += logEnd
-	if m.st(s).frontier < 0 {
+	if ss.frontier < 0 {
 		// Never loaded: what retention removed was deleted before the first load.
 		a.DeletedUndelivered += logStart
 		a.DeletedBeforeFirstLoad += logStart
 		a.add(&a.Unfinished, "not-loaded", logEnd-logStart)
 		return
 	}
-	from := m.st(s).frontier
+	from := ss.frontier
 	if s.core == nil {
 		// Evicted or failed over and not reloaded yet: the durable state says where the
 		// start is; what lies above it is unfinished as far as anyone knows.
@@ -648,6 +649,14 @@ func (m *metrics) producerBatch(gi int32) float64 {
 	return sum / n
 }
 
+// heldBack lists what may hold a group below its bounds: a classic group has no locks.
+func heldBack(classic bool) string {
+	if classic {
+		return "faults, rebalances, a partition owned by a slow consumer"
+	}
+	return "faults, lock expiries, rebalances"
+}
+
 // explainOverload names the tightest capacity bound below the arrival rate, and what would
 // lift it.
 func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
@@ -681,8 +690,14 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		}
 	}
 	if tight == nil || tight.RecordsPerSec >= k.ArrivalPerSec {
-		return reason + fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s (faults, lock expiries, a stuck start offset?)", k.BacklogGrowthPerSec, k.ArrivalPerSec),
-			"look at the redeliveries by cause and the start offset plot"
+		reason += fmt.Sprintf("the backlog grew by %.1f records/s in the second half of the window, although no capacity bound is below the arrival rate of %.1f/s", k.BacklogGrowthPerSec, k.ArrivalPerSec)
+		if m.groups[gi].classic != nil {
+			// A classic group has no locks or start offset; a partition goes at the pace of
+			// the one consumer that owns it, which the group-wide bounds do not see.
+			return reason + " (faults, rebalances, or a partition owned by a consumer slower than the partition's arrivals?)",
+				"look at the committed offsets per partition (the offsets plot) and each consumer's busy fraction"
+		}
+		return reason + " (faults, lock expiries, a stuck start offset?)", "look at the redeliveries by cause and the start offset plot"
 	}
 	need := k.ArrivalPerSec / math.Max(tight.RecordsPerSec, 1e-9)
 	reason += fmt.Sprintf("%s limits it to %.1f records/s (%s) while %.1f/s arrive; it finished %.1f/s",
@@ -692,7 +707,7 @@ func (m *metrics) explainOverload(gi int32, k KeepUp) (reason, advice string) {
 		if stuck := m.gx[gi].spsoStuckMaxMs; stuck > 0 && m.groups[gi].classic == nil {
 			reason += fmt.Sprintf(", well below that bound: something else held it back too (faults, lock expiries, a start offset that stood still up to %s?)", FormatMs(stuck))
 		} else {
-			reason += ", well below that bound: something else held it back too (faults, lock expiries, rebalances?)"
+			reason += ", well below that bound: something else held it back too (" + heldBack(m.groups[gi].classic != nil) + "?)"
 		}
 	}
 	switch tight.Name {

@@ -14,28 +14,28 @@ import "fmt"
 const faultRetry = 1
 
 // holdingReady reports whether a holding fault fires now; if not, it waits a millisecond.
-func (fj *faultInjector) holdingReady(fs *faultState, e event) bool {
+func (inj *faultInjector) holdingReady(fs *faultState, e event) bool {
 	if e.b != faultRetry && fs.waiting {
 		return false // the wait already running fires for this firing too
 	}
-	if fj.pickableHolding(fs.cfg.Target) {
+	if inj.pickableHolding(fs.cfg.Target) {
 		fs.waiting = false
 		return true
 	}
 	fs.waiting = true
-	fj.push(fj.now+1, event{kind: evFault, a: e.a, b: faultRetry})
+	inj.push(inj.now+1, event{kind: evFault, a: e.a, b: faultRetry})
 	return false
 }
 
 // pickableHolding reports whether a running instance named by target (any when empty)
 // holds records.
-func (fj *faultInjector) pickableHolding(target string) bool {
-	cands := fj.consumers
+func (inj *faultInjector) pickableHolding(target string) bool {
+	cands := inj.consumers
 	if target != "" {
-		cands = fj.consumersNamed(target)
+		cands = inj.consumersNamed(target)
 	}
 	for _, c := range cands {
-		if c.alive() && fj.holdsRecords(c) {
+		if c.alive() && inj.holdsRecords(c) {
 			return true
 		}
 	}
@@ -46,17 +46,17 @@ func (fj *faultInjector) pickableHolding(target string) bool {
 // a classic consumer, records fetched or polled and not done; a share consumer, records it
 // acquired, in its buffer or polled and not done, whose acquisition lock has not run out as
 // far as it knows (a record held past its lock is no longer the consumer's to lose).
-func (fj *faultInjector) holdsRecords(c *consumer) bool {
+func (inj *faultInjector) holdsRecords(c *consumer) bool {
 	if cl := c.cl; cl != nil {
 		return len(cl.buf) > 0 || cl.unfished > 0
 	}
 	for i := range c.buffer {
-		if c.buffer[i].deadline > fj.now {
+		if c.buffer[i].deadline > inj.now {
 			return true
 		}
 	}
 	for i := range c.batch {
-		if (i >= len(c.done) || !c.done[i]) && c.batch[i].deadline > fj.now {
+		if (i >= len(c.done) || !c.done[i]) && c.batch[i].deadline > inj.now {
 			return true
 		}
 	}

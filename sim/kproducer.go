@@ -41,7 +41,7 @@ const (
 
 // accBatch is a batch in the producer's accumulator or in flight.
 type accBatch struct {
-	part      int32 // index in World.parts
+	part      int32 // index in topology.parts
 	createdMs int64 // send time of its first record: the batch timestamp
 	n         int   // records
 	bytes     int64 // header and records

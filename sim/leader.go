@@ -5,9 +5,13 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
-// leaders are the partition leaders' share side: the share-partitions they hold, share
-// sessions, ShareFetch and ShareAcknowledge handling, the fetch purgatory, lock expiry, and
-// the state writes and reads they send to the share coordinator.
+// Partition leaders: each holds the model cores of the share groups reading its partitions,
+// serves share fetches and acknowledgements (handle, arriving from the network), parks
+// fetches that found nothing (purgatory), answers them (sendResponse), keeps the clients'
+// share sessions, and sends state writes and reads to the share coordinator. The life of a
+// share-partition on its leader (load, locks, writes' answers, eviction) is leaderstate.go.
+
+// leaders are the partition leaders' share side.
 type leaders struct {
 	*engine
 	*topology
@@ -23,10 +27,6 @@ type leaders struct {
 	brokers []*broker // the share sessions each broker holds
 	wakeBuf []int32
 }
-
-// Partition leaders: each holds the model cores of the share groups reading its partitions,
-// serves share fetches and acknowledgements, fires locks at the cores' deadlines, parks
-// fetches that found nothing (purgatory), and sends state writes to the share coordinator.
 
 // sharePart is one share-partition (share group × topic-partition).
 type sharePart struct {
@@ -58,13 +58,7 @@ type sharePart struct {
 	readBuf  []model.LogBatch
 	readSeq  int64             // numbers the reads; a completion of an older one is stale
 	finals   []model.Finalized // afterCoreOp's buffer of the offsets the core finalized
-
 }
-
-const (
-	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
-	reqAck                      // ShareAcknowledge
-)
 
 // handle is a share request reaching its leader: its acknowledgements are applied, a
 // fetch acquires what it can (or parks in purgatory), a final one closes the session.
@@ -472,5 +466,12 @@ func (l *leaders) groupHasSession(g int32, b *broker) bool {
 func (l *leaders) newData(p *partition) {
 	for _, sp := range p.shares {
 		l.wake(l.shares[sp])
+	}
+}
+
+// build creates each broker's (empty) table of share sessions.
+func (l *leaders) build() {
+	for b := 0; b < l.cfg.Brokers; b++ {
+		l.brokers = append(l.brokers, &broker{idx: int32(b), sessions: map[int32][]int32{}})
 	}
 }

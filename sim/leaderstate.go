@@ -6,6 +6,11 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// A share-partition's life on its leader: the state read that loads it (from the share
+// coordinator, at the first fetch after a leader change), the acquisition locks that fire at
+// its core's deadlines, the state writes' answers, eviction, failover, config changes, and
+// what the leader tells the metrics after every operation on the core (afterCoreOp).
+
 // afterCoreOp reschedules the lock-expiry event and collects finalized offsets.
 func (l *leaders) afterCoreOp(s *sharePart) {
 	core := s.core
@@ -13,7 +18,7 @@ func (l *leaders) afterCoreOp(s *sharePart) {
 		return
 	}
 	s.finals = core.DrainFinalized(s.finals[:0])
-	l.dlq.takeDLQ(s, core)
+	l.dlq.take(s, core)
 	l.metrics.coreOp(s, s.finals)
 	d, ok := core.NextDeadline()
 	if ok && s.expiryOn && s.expiryAt == d {
@@ -145,7 +150,7 @@ func (l *leaders) writeDone(s *sharePart, core *model.SharePartition, wr *model.
 	}
 	l.metrics.rollbacks(s, core, noDLQ)
 	if core != s.core {
-		l.dlq.takeDLQ(s, core) // the broker's DLQ manager serves the old share-partition too
+		l.dlq.take(s, core) // the broker's DLQ manager serves the old share-partition too
 	}
 	if core == s.core {
 		if model.IsFencingWriteError(err) && wr.Kind != model.WriteDLQ { // DLQ phase 2 only logs its write's failure
@@ -175,7 +180,7 @@ func (l *leaders) ensureLoad(s *sharePart, req int32) {
 	}
 	core, err := model.NewUninitialized(l.configs.kafkaOf(s.group), l.parts[s.part].leaderEpoch)
 	if err == nil {
-		core.ApplyGroupConfig(l.configs.groupCfg[s.group]) // the stored group values, unclamped
+		core.ApplyGroupConfig(l.configs.groupConfig(s.group)) // the stored group values, unclamped
 		_, err = core.MaybeInitialize()
 	}
 	if err != nil {

@@ -2,7 +2,15 @@ package sim
 
 import (
 	"math/bits"
+	"strconv"
+
+	"github.com/sharesim/sharesim/sim/plog"
+	"github.com/sharesim/sharesim/sim/rng"
 )
+
+// The partitions' logs (sim/plog holds one): producers append batches and transaction
+// markers, retention and compaction remove batches, and the metrics tick drops the metadata
+// no reader needs any more. Keys are a pure function of a record's offset (keyOf).
 
 // logs is the partitions' logs: appends from producers, transaction markers, retention,
 // compaction, and forgetting what no reader needs.
@@ -15,6 +23,8 @@ type logs struct {
 	coord   *shareCoordinator
 	metrics *metrics
 	history *history
+
+	keys rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·) (keyOf)
 }
 
 // append appends producer p's batch of n records (bytes, timestamp ts) to part's log: some
@@ -172,7 +182,7 @@ func (lg *logs) keyFrom(p *partition, prod int32, off int64) (int64, bool) {
 	if ks.perPart.d == 0 {
 		return 0, false
 	}
-	h := lg.metrics.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(w.seed, "key", ·)
+	h := lg.keys.Derive(uint64(p.idx)<<40 ^ uint64(off)) // rng.Derive(seed, "key", ·)
 	return int64(ks.perPart.mod(h))*nParts + int64(p.num), true
 }
 
@@ -199,4 +209,37 @@ func (v divisor) mod(x uint64) uint64 {
 		r -= v.d
 	}
 	return r
+}
+
+// build creates the topics and their partitions (with the reserve of add-partitions
+// faults) and schedules their retention checks; it returns the topics' indices by name.
+func (lg *logs) build() map[string]int32 {
+	cfg := lg.cfg
+	lg.keys = rng.NewDeriver(lg.seed, "key")
+	topicIdx := map[string]int32{}
+	for ti := range cfg.Topics {
+		t := cfg.Topics[ti]
+		if t.RetentionCheckIntervalMs <= 0 {
+			t.RetentionCheckIntervalMs = 300000
+		}
+		ts := &topicState{cfg: t, first: int32(len(lg.parts))}
+		lg.topics = append(lg.topics, ts)
+		topicIdx[t.Name] = int32(ti)
+		for n := 0; n < t.Partitions+cfg.addedPartitions(t.Name); n++ { // with add-partitions' reserve (partitions.go)
+			idx := int32(len(lg.parts))
+			lg.parts = append(lg.parts, &partition{
+				idx: idx, topic: int32(ti), num: int32(n), name: t.Name + "/" + strconv.Itoa(n),
+				log: plog.New(), leader: idx % int32(cfg.Brokers), leaderEpoch: 1,
+			})
+		}
+		if t.Segments {
+			for _, p := range lg.topicParts(int32(ti)) {
+				p.log.Segmented(t.segmentBytes(), t.segmentMs())
+			}
+		}
+		if t.RetentionMs >= 0 || t.RetentionRecords >= 0 || (t.Segments && t.RetentionBytes >= 0) {
+			lg.push(t.RetentionCheckIntervalMs, event{kind: evRetention, a: int32(ti)})
+		}
+	}
+	return topicIdx
 }

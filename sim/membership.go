@@ -114,7 +114,7 @@ func (gc *groupCoordinator) removeMember(g *groupState, ci int32) {
 func (gc *groupCoordinator) reassign(g *groupState) {
 	g.epoch++
 	if g.cfg.Type == ClassicGroup {
-		gc.classic.classicRebalance(g)
+		gc.classic.rebalance(g)
 		return
 	}
 	g.assignment = map[int32][]int32{}
@@ -154,4 +154,27 @@ func ShareAssignment(m, p int) [][]int {
 		sortInts(l)
 	}
 	return out
+}
+
+// build creates the groups, with the share-partitions of share groups (each stored with
+// an unset start offset) and the bookkeeping of classic groups.
+func (gc *groupCoordinator) build(topicIdx map[string]int32) {
+	for gi := range gc.cfg.Groups {
+		g := &gc.cfg.Groups[gi]
+		gs := &groupState{idx: int32(gi), cfg: g, lastHB: map[int32]int64{}, token: map[int32]int64{}, assignment: map[int32][]int32{}}
+		gc.groups = append(gc.groups, gs)
+		for _, tn := range g.Topics {
+			for _, p := range gc.topicParts(topicIdx[tn]) {
+				gs.parts = append(gs.parts, p.idx)
+				p.readers = append(p.readers, int32(gi))
+				if g.Type == ShareGroup {
+					gs.sps = append(gs.sps, gc.newShare(gs, p, -1).id)
+				}
+			}
+		}
+		if g.Type == ClassicGroup {
+			gs.classic = newClassicGroup(gs)
+			gc.metrics.classicGroupAdded(gs)
+		}
+	}
 }

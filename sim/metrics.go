@@ -6,7 +6,6 @@ import (
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
 	"github.com/sharesim/sharesim/sim/plog"
-	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // Metrics the simulator records. Names follow Kafka's where Kafka has the metric
@@ -112,7 +111,6 @@ func (t *recTrack) trimTo(off int64) {
 // start sizes the per-group figures for groups groups.
 func (m *metrics) start(groups int) {
 	m.lastKey = make([][]keyLast, groups)
-	m.keys = rng.NewDeriver(m.seed, "key")
 	m.g = make([]counters, groups)
 	m.gx = make([]groupExtra, groups)
 	for gi := range m.gx {
@@ -220,7 +218,6 @@ type metrics struct {
 
 	series          []Sample
 	lastKey         [][]keyLast // [group][key], off -1 when unseen
-	keys            rng.Deriver // the record keys' family: rng.Derive(seed, "key", ·)
 	silentLossFirst int64
 
 	win          windows
@@ -302,6 +299,7 @@ func (m *metrics) brokerDelay(ms int64) { m.brokerDelayMs += ms }
 
 // delivered records the records a fetch acquired.
 func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
+	ss := m.st(s)
 	p := m.parts[s.part]
 	g, gx := m.gc(s.group), &m.gx[s.group]
 	n := ar.Last - ar.First + 1
@@ -318,7 +316,7 @@ func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 	found := false
 	b.Last = ar.First - 1
 	for off := ar.First; off <= ar.Last; off++ {
-		info := m.st(s).track.get(off)
+		info := ss.track.get(off)
 		if !info.seen {
 			info.seen = true
 			if off > b.Last {
@@ -362,31 +360,34 @@ type lingering struct {
 	held    uint16
 }
 
-// received records a delivery reaching its client.
-func (m *metrics) received(s *sharePart, off int64) {
-	if info := m.st(s).track.peek(off); info != nil {
-		info.held++
-	} else if l, ok := m.st(s).lingering[off]; ok {
-		l.held++
-		m.st(s).lingering[off] = l
+// received records the deliveries of s's records [from, to) reaching their client.
+func (m *metrics) received(s *sharePart, from, to int64) {
+	ss := m.st(s)
+	for off := from; off < to; off++ {
+		if info := ss.track.peek(off); info != nil {
+			info.held++
+		} else if l, ok := ss.lingering[off]; ok {
+			l.held++
+			ss.lingering[off] = l
+		}
 	}
 }
 
 // unheld records that a client finished (or dropped) a delivery.
-func (m *metrics) unheld(s *sharePart, off int64) {
-	if info := m.st(s).track.peek(off); info != nil {
+func (m *metrics) unheld(ss *shareStats, off int64) {
+	if info := ss.track.peek(off); info != nil {
 		if info.held > 0 {
 			info.held--
 		}
 		return
 	}
-	if l, ok := m.st(s).lingering[off]; ok {
+	if l, ok := ss.lingering[off]; ok {
 		if l.held <= 1 {
-			delete(m.st(s).lingering, off)
+			delete(ss.lingering, off)
 			return
 		}
 		l.held--
-		m.st(s).lingering[off] = l
+		ss.lingering[off] = l
 	}
 }
 
@@ -396,11 +397,11 @@ func (m *metrics) dropped(c *consumer) {
 		return
 	}
 	for _, d := range c.buffer {
-		m.unheld(m.shares[d.sp], d.off)
+		m.unheld(&m.sps[d.sp], d.off)
 	}
 	for i, d := range c.batch {
 		if i >= len(c.done) || !c.done[i] {
-			m.unheld(m.shares[d.sp], d.off)
+			m.unheld(&m.sps[d.sp], d.off)
 		}
 	}
 }
@@ -428,20 +429,22 @@ func (m *metrics) abandoned(c *consumer) {
 }
 
 // processed records one processing completion that took durMs.
-func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
+func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
 	g.busyMs += durMs
 	cc.busyMs += durMs
 	s := m.shares[d.sp]
+	ss := m.st(s)
 	late := m.now > d.deadline
-	if d.off < m.st(s).track.base || m.st(s).track.peek(d.off) == nil {
+	info := ss.track.peek(d.off)
+	if info == nil {
 		// The record left the cache while this delivery was out (its lock expired, the
 		// delivery limit or the log start archived it): a duplicate only if one of its
 		// processings had succeeded before.
-		l, known := m.st(s).lingering[d.off]
-		m.unheld(s, d.off)
+		l, known := ss.lingering[d.off]
+		m.unheld(ss, d.off)
 		if !ok {
 			g.failedProcessing++
 			return
@@ -460,17 +463,20 @@ func (m *metrics) processed(c *consumer, d delivery, ok bool, durMs int64) {
 			m.mark("duplicate-processing")
 		}
 		if known {
-			if cur, still := m.st(s).lingering[d.off]; still {
+			if cur, still := ss.lingering[d.off]; still {
 				cur.okCount++
-				m.st(s).lingering[d.off] = cur
+				ss.lingering[d.off] = cur
 			}
 		}
 		m.noteOrder(s.group, s.part, d.off)
 		return
 	}
-	m.unheld(s, d.off)
-	info := m.st(s).track.get(d.off)
-	m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	if info.held > 0 {
+		info.held-- // the client is done with this delivery (unheld)
+	}
+	if m.sample != nil {
+		m.lifeEvent(info, "processed", c.member, processedDetail(ok, late))
+	}
 	if !ok {
 		g.failedProcessing++
 		return
@@ -551,9 +557,10 @@ func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
 // their outcome.
 func (m *metrics) acksLost(r *request, pa *partAcks) {
 	s := m.shares[pa.sp]
+	ss := m.st(s)
 	m.gc(s.group).acksLost += int64(len(pa.entries))
 	for _, e := range pa.entries {
-		info := m.st(s).track.peek(e.off)
+		info := ss.track.peek(e.off)
 		if info != nil && e.t == model.AckAccept && info.pendingOK && info.lostCause == DupOther {
 			info.lostCause = DupLostAck
 		}
@@ -564,8 +571,9 @@ func (m *metrics) acksLost(r *request, pa *partAcks) {
 // ackApplied follows acknowledgements as a leader applies them, with code.
 func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
 	s := m.shares[pa.sp]
+	ss := m.st(s)
 	for _, e := range pa.entries {
-		info := m.st(s).track.peek(e.off)
+		info := ss.track.peek(e.off)
 		if info == nil {
 			continue
 		}
@@ -609,6 +617,7 @@ func (m *metrics) acksCompleted(r *request) {
 // complete now (the produce-to-completion latency ends here, not when a response reaches
 // the client).
 func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
+	ss := m.st(s)
 	if wr.Kind != model.WriteAck {
 		return
 	}
@@ -618,7 +627,7 @@ func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 			continue
 		}
 		for off := b.First; off <= b.Last; off++ {
-			info := m.st(s).track.peek(off)
+			info := ss.track.peek(off)
 			if info == nil || !info.seen || info.completedMs != 0 {
 				continue
 			}
@@ -634,6 +643,7 @@ func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 // ackAnswered records the outcome the client learns for its acknowledgements.
 func (m *metrics) ackAnswered(r *request, pa *partAcks, code model.ErrorCode) {
 	s := m.shares[pa.sp]
+	ss := m.st(s)
 	if code != model.ErrNone {
 		m.gc(s.group).ackErrors += int64(len(pa.entries))
 		m.mark("ack-error-" + code.String())
@@ -642,7 +652,7 @@ func (m *metrics) ackAnswered(r *request, pa *partAcks, code model.ErrorCode) {
 		if e.t != model.AckAccept {
 			continue
 		}
-		info := m.st(s).track.peek(e.off)
+		info := ss.track.peek(e.off)
 		if info == nil {
 			continue
 		}
@@ -677,10 +687,11 @@ func (m *metrics) writeDone(s *sharePart, wr *model.Write, err error, current bo
 
 // expired attributes records processed but not yet accepted whose lock expired.
 func (m *metrics) expired(s *sharePart, ws []*model.Write) {
+	ss := m.st(s)
 	for _, wr := range ws {
 		for _, b := range wr.Batches {
 			for off := b.First; off <= b.Last; off++ {
-				info := m.st(s).track.peek(off)
+				info := ss.track.peek(off)
 				if info != nil && info.pendingOK && info.lostCause == DupOther {
 					info.lostCause = DupLockExpiry
 				}
@@ -695,13 +706,14 @@ func (m *metrics) expired(s *sharePart, ws []*model.Write) {
 
 // released records why the records a leaving or dead member held are available again.
 func (m *metrics) released(s *sharePart, member model.MemberID, wr *model.Write, crash bool) {
+	ss := m.st(s)
 	cause, detail := BackRelease, "leave"
 	if crash {
 		cause, detail = BackCrash, "crash"
 	}
 	for _, b := range wr.Batches {
 		for off := b.First; off <= b.Last; off++ {
-			if info := m.st(s).track.peek(off); info != nil {
+			if info := ss.track.peek(off); info != nil {
 				info.back = cause
 				m.lifeEvent(info, "released", member, detail)
 			}
@@ -714,6 +726,7 @@ func (m *metrics) released(s *sharePart, member model.MemberID, wr *model.Write,
 // model (it logs whole batches as they go): they are counted now. Records processed but not
 // yet accepted lose their acceptance.
 func (m *metrics) evicted(s *sharePart) {
+	ss := m.st(s)
 	start := s.core.StartOffset()
 	s.core.ForEachRecord(func(v model.RecordView) bool {
 		if v.Offset >= start {
@@ -726,8 +739,8 @@ func (m *metrics) evicted(s *sharePart) {
 		m.finalized(s, model.Finalized{First: v.Offset, Last: v.Offset, State: v.State, DeliveryCount: v.DeliveryCount, Cause: cause})
 		return true
 	})
-	for i := m.st(s).track.head; i < len(m.st(s).track.infos); i++ {
-		info := &m.st(s).track.infos[i]
+	for i := ss.track.head; i < len(ss.track.infos); i++ {
+		info := &ss.track.infos[i]
 		if info.pendingOK && info.lostCause == DupOther {
 			info.lostCause = DupFailover
 		}
@@ -756,41 +769,44 @@ func (m *metrics) consumerGone(c *consumer, cause DupCause) {
 // left the in-flight cache (finals, drained from the core), and how long the start offset
 // stays put.
 func (m *metrics) coreOp(s *sharePart, finals []model.Finalized) {
+	ss := m.st(s)
 	m.gauges(s)
 	for _, f := range finals {
 		m.noteDLQFinal(s, f)
 		m.finalized(s, f)
 	}
-	m.st(s).spso.observe(m, s)
+	ss.spso.observe(m, s)
 }
 
 // logStartMoving is a leader about to move s's start offset to the log start logStart (a
 // fetch found the next fetch offset below it).
 func (m *metrics) logStartMoving(s *sharePart, logStart int64) {
+	ss := m.st(s)
 	core := s.core
 	beyond := core.EndOffset() + 1
 	if core.InFlightCount() == 0 {
 		beyond = core.EndOffset()
 	}
-	// Offsets below m.st(s).lsoCounted were accounted for at an earlier move (the head rule can
+	// Offsets below ss.lsoCounted were accounted for at an earlier move (the head rule can
 	// step SPSO back below the log start, and the next fetch applies the move again).
 	// They are counted as deleted when the accounting frontier passes them (checkGap).
-	if never := logStart - max(beyond, core.StartOffset(), m.st(s).lsoCounted); never > 0 {
+	if never := logStart - max(beyond, core.StartOffset(), ss.lsoCounted); never > 0 {
 		m.mark("retention-deleted-undelivered")
 	}
-	m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+	ss.lsoCounted = max(ss.lsoCounted, logStart)
 }
 
 // loaded is a leader's load of s's state completing with core, from snap.
 func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Snapshot) {
+	ss := m.st(s)
 	m.loadEnded(s)
 	p := m.parts[s.part]
-	if m.st(s).frontier < 0 {
+	if ss.frontier < 0 {
 		// First load: offsets below the start offset were never offered to the group
 		// (share.auto.offset.reset).
 		// Offsets below the log start were deleted before the group first read the
 		// partition; those between the log start and the start offset were skipped.
-		m.st(s).frontier = core.StartOffset()
+		ss.frontier = core.StartOffset()
 		g := m.gc(s.group)
 		logStart := p.log.StartOffset()
 		g.skippedByReset += max(0, core.StartOffset()-logStart)
@@ -798,7 +814,7 @@ func (m *metrics) loaded(s *sharePart, core *model.SharePartition, snap model.Sn
 			g.deletedUndelivered += before
 			g.deletedBeforeLoad += before
 		}
-		m.st(s).lsoCounted = max(m.st(s).lsoCounted, logStart)
+		ss.lsoCounted = max(ss.lsoCounted, logStart)
 	}
 	// Load's head rule already dropped the terminal prefix of the stored state; those
 	// offsets never come out of DrainFinalized, so they are counted here (finalized
@@ -827,14 +843,15 @@ func (m *metrics) healStarted() {
 
 // finalized records offsets that left the in-flight cache with their final state.
 func (m *metrics) finalized(s *sharePart, f model.Finalized) {
-	if f.Last < m.st(s).frontier {
+	ss := m.st(s)
+	if f.Last < ss.frontier {
 		return // finalized by an earlier leader already (a reload redoes its work)
 	}
-	if f.First > m.st(s).frontier && m.st(s).frontier >= 0 {
-		m.checkGap(s, m.st(s).frontier, f.First-1)
+	if f.First > ss.frontier && ss.frontier >= 0 {
+		m.checkGap(s, ss.frontier, f.First-1)
 	}
-	f.First = max(f.First, m.st(s).frontier)
-	m.st(s).frontier = f.Last + 1
+	f.First = max(f.First, ss.frontier)
+	ss.frontier = f.Last + 1
 	n := f.Last - f.First + 1
 	g, gx := m.gc(s.group), &m.gx[s.group]
 	g.finished[f.Cause] += n
@@ -848,7 +865,7 @@ func (m *metrics) finalized(s *sharePart, f model.Finalized) {
 	}
 	if m.sample != nil {
 		for off := f.First; off <= f.Last; off++ {
-			m.lifeFinished(s, off, m.st(s).track.peek(off), f.Cause.String())
+			m.lifeFinished(s, off, ss.track.peek(off), f.Cause.String())
 		}
 	}
 	switch f.Cause {
@@ -858,14 +875,14 @@ func (m *metrics) finalized(s *sharePart, f model.Finalized) {
 		m.mark("archived-by-retention")
 	}
 	for off := f.First; off <= f.Last; off++ {
-		if info := m.st(s).track.peek(off); info != nil && info.held > 0 {
-			if m.st(s).lingering == nil {
-				m.st(s).lingering = map[int64]lingering{}
+		if info := ss.track.peek(off); info != nil && info.held > 0 {
+			if ss.lingering == nil {
+				ss.lingering = map[int64]lingering{}
 			}
-			m.st(s).lingering[off] = lingering{okCount: info.okCount, held: info.held}
+			ss.lingering[off] = lingering{okCount: info.okCount, held: info.held}
 		}
 	}
-	m.st(s).track.trimTo(f.Last + 1)
+	ss.track.trimTo(f.Last + 1)
 }
 
 // checkGap accounts for offsets SPSO passed without finalizing them: below the log start

@@ -4,6 +4,9 @@ import (
 	"github.com/sharesim/sharesim/model"
 )
 
+// The dead-letter queue's figures (Kafka 4.4): produce attempts, records produced by cause,
+// duplicates, and the records that bypassed the queue (the dlq-exactly-once check).
+
 // DLQMetrics are a group's dead-letter-queue figures (Kafka 4.4 with the queue on).
 type DLQMetrics struct {
 	// RecordsRejected and RecordsDeliveryLimit count records produced to the dead-letter
@@ -81,9 +84,10 @@ func (m *metrics) dlqStepEnded(s *sharePart, q model.DLQRequest, produced bool, 
 // noteDLQProduced counts records produced again as duplicates: already produced and not
 // yet finished, or already finished (below the accounting frontier).
 func (m *metrics) noteDLQProduced(s *sharePart, q model.DLQRequest) {
+	ss := m.st(s)
 	st := m.dlqStats(s.group)
 	for off := q.First; off <= q.Last; off++ {
-		if off < m.st(s).frontier || m.st(s).dlqDone[off]&dlqProduced != 0 {
+		if off < ss.frontier || ss.dlqDone[off]&dlqProduced != 0 {
 			st.Duplicates++
 			m.mark("dlq-duplicate")
 		}
@@ -97,15 +101,16 @@ const (
 
 // noteDLQDone remembers which offsets ended a DLQ step (until they are finalized).
 func (m *metrics) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
-	if m.st(s).dlqDone == nil {
-		m.st(s).dlqDone = map[int64]uint8{}
+	ss := m.st(s)
+	if ss.dlqDone == nil {
+		ss.dlqDone = map[int64]uint8{}
 	}
 	mark := dlqEnded
 	if produced {
 		mark |= dlqProduced
 	}
-	for off := max(q.First, m.st(s).frontier); off <= q.Last; off++ {
-		m.st(s).dlqDone[off] |= mark
+	for off := max(q.First, ss.frontier); off <= q.Last; off++ {
+		ss.dlqDone[off] |= mark
 	}
 }
 
@@ -113,18 +118,19 @@ func (m *metrics) noteDLQDone(s *sharePart, q model.DLQRequest, produced bool) {
 // rejected or archived at the limit must have ended a DLQ step; rollbacks after a fired
 // lock explain the ones that did not (model.Stats.ArchivedNoDLQ).
 func (m *metrics) noteDLQFinal(s *sharePart, f model.Finalized) {
+	ss := m.st(s)
 	if !m.cfg.Kafka.DLQEnabled() || m.dlqToggled(s.group) {
 		return
 	}
 	dlqCause := f.Cause == model.CauseLimit || f.Cause == model.CauseRejected
 	st := m.dlqStats(s.group)
 	for off := f.First; off <= f.Last; off++ {
-		v := m.st(s).dlqDone[off]
+		v := ss.dlqDone[off]
 		if dlqCause && v&dlqEnded == 0 {
 			st.BypassedAtLimit++
 		}
 		if v != 0 {
-			delete(m.st(s).dlqDone, off)
+			delete(ss.dlqDone, off)
 		}
 	}
 	st.Unexplained = max(0, st.BypassedAtLimit-m.dlqRollbacks[s.group])
@@ -144,7 +150,7 @@ func (m *metrics) rollbacks(s *sharePart, core *model.SharePartition, before int
 
 // dlqEverOn reports whether a config change turned group g's dead-letter queue on.
 func (m *metrics) dlqEverOn(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.After.DLQEnabled() {
 			return true
 		}
@@ -156,7 +162,7 @@ func (m *metrics) dlqEverOn(g int32) bool {
 // on during the run. The accounting of records that bypassed the queue then does not
 // apply: a record rejected while the queue was off rightly never reaches it.
 func (m *metrics) dlqToggled(g int32) bool {
-	for _, st := range m.configs.configSteps {
+	for _, st := range m.configs.steps() {
 		if st.Group == g && st.Accepted() && st.Before.DLQEnabled() != st.After.DLQEnabled() {
 			return true
 		}

@@ -1,40 +1,31 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim/hist"
+	"slices"
 )
 
-// Metrics is the exported summary of a run. The top-level counts add up every group (they
-// are world totals, for tests and the sweep tables of single-group scenarios); Groups holds
-// each group's figures, which is what the reports show.
+// What the metrics hand over at the end of a run: Metrics (world figures and totals),
+// GroupMetrics (each group's figures, derived in figures.go), FinalState (each
+// share-partition's end state).
+
+// Metrics is the exported summary of a run: Totals adds up every group's counts (world
+// totals, for tests and the sweep tables of single-group scenarios), the other fields are
+// figures of the whole world, and Groups holds each group's figures, which is what the
+// reports show. In summary.json the totals sit at the top level of the object, under their
+// historical keys (MarshalJSON).
 type Metrics struct {
 	// Window is the measurement window the groups' rates are over.
-	Window           Window `json:"window"`
-	Produced         int64  `json:"produced"`
-	ProducedBatches  int64  `json:"produced_batches"`
-	Deliveries       int64  `json:"deliveries"`
-	Redeliveries     int64  `json:"redeliveries"`
-	Processed        int64  `json:"processed"`
-	ProcessedOK      int64  `json:"processed_ok"`
-	FailedProcessing int64  `json:"failed_processing"`
-	// Completed counts records whose completion committed (share: ACCEPT written; classic:
-	// committed past).
-	Completed int64 `json:"completed"`
-	// Duplicates counts successful processings beyond the first, by cause.
-	Duplicates        map[string]int64 `json:"duplicates"`
-	DuplicatesTotal   int64            `json:"duplicates_total"`
-	ProcessedLateLock int64            `json:"processed_after_lock_expiry"`
-	// RecordAcknowledgements is Kafka's RecordAcknowledgementsPerSec by ackType, as totals:
-	// records whose acknowledgement completed without error (GAP is not counted, as in Kafka).
-	RecordAcknowledgements map[string]int64 `json:"RecordAcknowledgements"`
-	AckErrors              int64            `json:"acknowledgements_failed"`
-	AcksLost               int64            `json:"acknowledgements_lost"`
-	// AcquisitionLockTimeouts is Kafka's AcquisitionLockTimeoutPerSec as a total.
-	AcquisitionLockTimeouts int64 `json:"AcquisitionLockTimeouts"`
-	// Finalized counts offsets that left the in-flight cache, by final cause.
-	Finalized          map[string]int64 `json:"finalized"`
-	DeletedUndelivered int64            `json:"deleted_undelivered"`
+	Window Window `json:"window"`
+	// Produced and ProducedBatches count every record and batch of every topic, once (the
+	// totals count a record once per group reading it).
+	Produced        int64 `json:"produced"`
+	ProducedBatches int64 `json:"produced_batches"`
+	// Totals adds up every group's Counts.
+	Totals Counts `json:"-"`
 	// DeliveryCountHist[i] counts finalized offsets delivered i times (last bucket: or more).
 	DeliveryCountHist []int64 `json:"delivery_count_hist"`
 	StateWrites       int64   `json:"state_writes"`
@@ -55,21 +46,13 @@ type Metrics struct {
 	E2EP99Ms   int64        `json:"e2e_p99_ms"`
 	E2EMaxMs   int64        `json:"e2e_max_ms"`
 	E2EBuckets []HistBucket `json:"e2e_buckets"`
-	// Reordering among records of the same key.
-	KeyedProcessed    int64 `json:"keyed_processed"`
-	Reordered         int64 `json:"reordered"`
+	// Worst reordering among records of the same key.
 	ReorderMaxOffsets int64 `json:"reorder_max_offsets"`
 	ReorderMaxMs      int64 `json:"reorder_max_ms"`
 	SPSOStuckMaxMs    int64 `json:"spso_stuck_max_ms"`
-	// SkippedByOffsetReset counts records produced before a share-partition was first
-	// initialised that share.auto.offset.reset put out of reach (latest).
-	SkippedByOffsetReset int64 `json:"skipped_by_offset_reset"`
-	// SilentLoss counts records the start offset passed without any final state: never
-	// expected; the no-silent-loss check fails on it.
-	SilentLoss         int64    `json:"silent_loss"`
-	ClassicReprocessed int64    `json:"classic_reprocessed"`
-	Series             []Sample `json:"-"`
-	// RedeliveriesByCause splits Redeliveries by why the records were available again.
+	// Series is the metrics time series (Options.OnSample takes it instead when set).
+	Series []Sample `json:"-"`
+	// RedeliveriesByCause splits the redeliveries by why the records were available again.
 	RedeliveriesByCause RedeliveryCauses `json:"redeliveries_by_cause"`
 	// DeliveryCountArchived is the part of DeliveryCountHist that finished without ACCEPT
 	// (rejected, archived at the limit, by retention, ...).
@@ -80,6 +63,131 @@ type Metrics struct {
 	InFlightCap int64 `json:"in_flight_cap"`
 	// Groups are per-group figures, in the configuration's order.
 	Groups []GroupMetrics `json:"groups"`
+}
+
+// summaryKeys are the keys of summary.json's metrics object, in their order: Metrics' own,
+// and the world totals' under the keys they had before Totals was a Counts (totalsKeys
+// maps them to Counts' keys). A key of Metrics missing here goes at the end.
+var summaryKeys = []string{"window", "produced", "produced_batches", "deliveries", "redeliveries",
+	"processed", "processed_ok", "failed_processing", "completed", "duplicates", "duplicates_total",
+	"processed_after_lock_expiry", "RecordAcknowledgements", "acknowledgements_failed",
+	"acknowledgements_lost", "AcquisitionLockTimeouts", "finalized", "deleted_undelivered",
+	"delivery_count_hist", "state_writes", "state_writes_failed", "requests", "ack_requests",
+	"share_fetch_requests", "share_acknowledge_requests", "broker_cost_delay_ms", "renew_requests",
+	"buffer_wait_ms", "e2e_p50_ms", "e2e_p99_ms", "e2e_max_ms", "e2e_buckets", "keyed_processed",
+	"reordered", "reorder_max_offsets", "reorder_max_ms", "spso_stuck_max_ms",
+	"skipped_by_offset_reset", "silent_loss", "classic_reprocessed", "redeliveries_by_cause",
+	"delivery_count_archived", "in_flight_cap", "groups"}
+
+// totalsKeys maps each summary key of a world total to its key in Counts.
+var totalsKeys = map[string]string{"deliveries": "deliveries", "redeliveries": "redeliveries",
+	"processed": "processed", "processed_ok": "processed_ok", "failed_processing": "failed_processing",
+	"completed": "completed", "duplicates": "duplicates_by_cause", "duplicates_total": "duplicates",
+	"processed_after_lock_expiry": "processed_after_lock_expiry",
+	"RecordAcknowledgements":      "RecordAcknowledgements", "acknowledgements_failed": "acknowledgements_failed",
+	"acknowledgements_lost": "acknowledgements_lost", "AcquisitionLockTimeouts": "AcquisitionLockTimeouts",
+	"finalized": "finished", "deleted_undelivered": "deleted_undelivered", "keyed_processed": "keyed_processed",
+	"reordered": "reordered", "skipped_by_offset_reset": "skipped_by_offset_reset", "silent_loss": "silent_loss",
+	"classic_reprocessed": "classic_reprocessed"}
+
+// metricsFields is Metrics without its methods, for encoding its own fields.
+type metricsFields Metrics
+
+// MarshalJSON encodes m as summary.json has it: Metrics' fields and the totals of
+// summaryKeys in one object.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	own, err := jsonFields(metricsFields(m))
+	if err != nil {
+		return nil, err
+	}
+	totals, err := jsonFields(m.Totals)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	put := func(k string, v json.RawMessage) {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	for _, k := range summaryKeys {
+		if v, ok := own.values[k]; ok {
+			put(k, v)
+		} else if v, ok := totals.values[totalsKeys[k]]; ok {
+			put(k, v)
+		}
+	}
+	for _, k := range own.order {
+		if !slices.Contains(summaryKeys, k) {
+			put(k, own.values[k])
+		}
+	}
+	return append(append([]byte{'{'}, b.Bytes()...), '}'), nil
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes (the totals summaryKeys leaves out stay
+// zero).
+func (m *Metrics) UnmarshalJSON(data []byte) error {
+	var own metricsFields
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	totals := map[string]json.RawMessage{}
+	for k, ck := range totalsKeys {
+		if v, ok := all[k]; ok {
+			totals[ck] = v
+		}
+	}
+	b, err := json.Marshal(totals)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &own.Totals); err != nil {
+		return err
+	}
+	*m = Metrics(own)
+	return nil
+}
+
+// jsonObject is an encoded object's values by key, and its keys in order.
+type jsonObject struct {
+	values map[string]json.RawMessage
+	order  []string
+}
+
+// jsonFields encodes v, a struct, and splits the object into its keys and values.
+func jsonFields(v any) (jsonObject, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return jsonObject{}, err
+	}
+	obj := jsonObject{values: map[string]json.RawMessage{}}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return obj, err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return obj, err
+		}
+		k := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return obj, err
+		}
+		obj.values[k] = raw
+		obj.order = append(obj.order, k)
+	}
+	return obj, nil
 }
 
 // GroupMetrics are one group's figures (docs/metrics.md defines each).
@@ -184,13 +292,7 @@ func (m *metrics) export(w *World) Metrics {
 			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
 		}
 	}
-	tot := countsOf(&all)
-	out.Deliveries, out.Redeliveries, out.Processed, out.ProcessedOK = tot.Deliveries, tot.Redeliveries, tot.Processed, tot.ProcessedOK
-	out.FailedProcessing, out.Completed, out.Duplicates, out.DuplicatesTotal = tot.FailedProcessing, tot.Completed, tot.DuplicatesByCause, tot.Duplicates
-	out.ProcessedLateLock, out.RecordAcknowledgements, out.AckErrors, out.AcksLost = tot.ProcessedAfterLockExpiry, tot.RecordAcknowledgements, tot.AckErrors, tot.AcksLost
-	out.AcquisitionLockTimeouts, out.Finalized, out.DeletedUndelivered = tot.AcquisitionLockTimeouts, tot.Finished, tot.DeletedUndelivered
-	out.KeyedProcessed, out.Reordered, out.SkippedByOffsetReset, out.SilentLoss = tot.KeyedProcessed, tot.Reordered, tot.SkippedByOffsetReset, tot.SilentLoss
-	out.ClassicReprocessed = tot.ClassicReprocessed
+	out.Totals = countsOf(&all)
 	out.DeliveryCountHist, out.DeliveryCountArchived = dc, dca
 	out.RedeliveriesByCause = redeliveryCauses(&redel)
 	out.E2EP50Ms, out.E2EP99Ms, out.E2EMaxMs, out.E2EBuckets = quantileOr0(&e2e, 0.5), quantileOr0(&e2e, 0.99), e2e.Max(), histBuckets(&e2e)

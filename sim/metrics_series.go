@@ -1,5 +1,8 @@
 package sim
 
+// The metrics time series: a sample of every share-partition, group and consumer at each
+// metrics tick (evMetrics, every Config.MetricsIntervalMs) and at the end of the run.
+
 // Sample is one point of the metrics time series.
 type Sample struct {
 	TimeMs     int64             `json:"time_ms"`

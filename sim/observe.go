@@ -46,19 +46,29 @@ func (h *history) notes() *eventNotes {
 
 // Departures lists the share sessions that ended during the current event.
 func (w *World) Departures() []Departure {
-	if w.history.obsNotes.event != w.events {
-		return nil
-	}
-	return w.history.obsNotes.departures
+	return w.history.departures()
 }
 
 // AppliedWrites lists the state writes that reached the share coordinator during the
 // current event.
 func (w *World) AppliedWrites() []AppliedWrite {
-	if w.history.obsNotes.event != w.events {
+	return w.history.appliedWrites()
+}
+
+// departures are the current event's ended share sessions.
+func (h *history) departures() []Departure {
+	if h.obsNotes.event != h.events {
 		return nil
 	}
-	return w.history.obsNotes.writes
+	return h.obsNotes.departures
+}
+
+// appliedWrites are the state writes that reached the share coordinator in the current event.
+func (h *history) appliedWrites() []AppliedWrite {
+	if h.obsNotes.event != h.events {
+		return nil
+	}
+	return h.obsNotes.writes
 }
 
 // observeRelease notes that member's share session on s's leader ended.

@@ -9,7 +9,7 @@ import (
 
 // Partitions added to a topic during a run (the add-partitions fault, CreatePartitions in
 // Kafka). The world reserves them when it is built: a topic's partitions, its first ones and
-// those any add-partitions fault will add, lie next to each other in World.parts, so a
+// those any add-partitions fault will add, lie next to each other in topology.parts, so a
 // topic's partition i stays at topicState.first+i. A reserved partition is dormant, holds no
 // records and is seen by no one until its fault fires: topicState.cfg.Partitions counts only
 // the partitions that exist so far, and everything that reads a topic (producers, groups,

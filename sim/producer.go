@@ -152,3 +152,19 @@ func (pc *producerClients) txnCommit(e event) {
 	commit := !(p.cfg.AbortPerMillion > 0 && pc.rWork.Bool(uint64(p.cfg.AbortPerMillion), 1_000_000))
 	pc.logs.endTxn(p, pc.parts[e.b], e.x, commit)
 }
+
+// build creates the producers and schedules their first sends.
+func (pc *producerClients) build(topicIdx map[string]int32) {
+	for pi := range pc.cfg.Producers {
+		p := &pc.cfg.Producers[pi]
+		ps := &producerState{idx: int32(pi), cfg: p, topic: topicIdx[p.Topic]}
+		pc.producers = append(pc.producers, ps)
+		if p.BatchBytes > 0 {
+			ps.acc = pc.newAccumulator(ps)
+			ps.acc.wakeAt = p.StartMs
+			pc.push(p.StartMs, event{kind: evProduce, a: int32(pi), x: p.StartMs})
+			continue
+		}
+		pc.push(p.StartMs, event{kind: evProduce, a: int32(pi)})
+	}
+}

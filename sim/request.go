@@ -5,7 +5,18 @@ import (
 	"github.com/sharesim/sharesim/sim/eventq"
 )
 
+// Share requests are the messages between a share client and a partition leader: a ShareFetch
+// or ShareAcknowledge with its acknowledgements, and the leader's answer (results per
+// share-partition). The client fills the request's own fields and sends it (shareclient.go);
+// the network carries it (network.go); the leader fills the results and the bookkeeping of its
+// handling (leader.go). A request's slot is reused once neither side needs it.
+
 type reqKind uint8
+
+const (
+	reqFetch reqKind = iota + 1 // ShareFetch (with piggy-backed acknowledgements)
+	reqAck                      // ShareAcknowledge
+)
 
 // request is one ShareFetch or ShareAcknowledge from a consumer to a broker, and its
 // response.

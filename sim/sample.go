@@ -35,7 +35,7 @@ func (b BackCause) String() string { return backNames[b] }
 
 // RedeliveryCauses counts deliveries of records delivered before, by why they were available
 // again. It counts what the simulator saw, so a delivery after a failover reload counts even
-// when the reloaded delivery count did not rise; the sum can exceed Metrics.Redeliveries.
+// when the reloaded delivery count did not rise; the sum can exceed Metrics.Totals.Redeliveries.
 type RedeliveryCauses struct {
 	LockExpiry int64 `json:"lock_expiry"`
 	Crash      int64 `json:"crash"`

@@ -45,8 +45,8 @@ func TestRecordSampleKeepsTheTrace(t *testing.T) {
 			t.Errorf("seed %d: no fault or kill among the notable trace lines", seed)
 		}
 		c := res.Metrics.RedeliveriesByCause
-		if sum := c.LockExpiry + c.Crash + c.Release + c.Failover + c.Other; sum < res.Metrics.Redeliveries {
-			t.Errorf("seed %d: redeliveries by cause sum to %d, fewer than the %d redeliveries", seed, sum, res.Metrics.Redeliveries)
+		if sum := c.LockExpiry + c.Crash + c.Release + c.Failover + c.Other; sum < res.Metrics.Totals.Redeliveries {
+			t.Errorf("seed %d: redeliveries by cause sum to %d, fewer than the %d redeliveries", seed, sum, res.Metrics.Totals.Redeliveries)
 		}
 		if c.Crash == 0 || c.Failover == 0 || c.LockExpiry == 0 {
 			t.Errorf("seed %d: kills, failovers and hangs should each cause redeliveries: %+v", seed, c)

@@ -109,8 +109,12 @@ func (sc *shareClients) poll(c *consumer) {
 
 func (sc *shareClients) takeBatch(c *consumer) {
 	n := min(len(c.buffer), c.spec.MaxPollRecords)
-	c.batch = append(c.batch[:0], c.buffer[:n]...)
-	c.buffer = append(c.buffer[:0], c.buffer[n:]...)
+	if n == len(c.buffer) { // the whole buffer: swap the slices instead of copying
+		c.batch, c.buffer = c.buffer, c.batch[:0]
+	} else {
+		c.batch = append(c.batch[:0], c.buffer[:n]...)
+		c.buffer = append(c.buffer[:0], c.buffer[n:]...)
+	}
 	sc.metrics.polled(c.batch)
 }
 
@@ -190,13 +194,13 @@ func (sc *shareClients) sendAcks(c *consumer, final, sync bool) int {
 	return sent
 }
 
-// ackSpan is the queued acknowledgements of one share-partition: w.ackBuf[lo:hi].
+// ackSpan is the queued acknowledgements of one share-partition: shareClients.ackBuf[lo:hi].
 type ackSpan struct {
 	sp     int32
 	lo, hi int
 }
 
-// groupAcks sorts the queued acknowledgements by share-partition and offset into w.ackBuf,
+// groupAcks sorts the queued acknowledgements by share-partition and offset into sc.ackBuf,
 // keeps the last type of an offset acknowledged twice, clears the queue, and returns the
 // spans per current leader (valid until the next call).
 func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
@@ -351,9 +355,9 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 					off++
 					continue
 				}
+				sc.metrics.received(s, off, end)
 				for ; off < end; off++ {
 					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
-					sc.metrics.received(s, off)
 				}
 			}
 		}
@@ -421,7 +425,7 @@ func (sc *shareClients) processDone(e event) {
 		return
 	}
 	i := int(e.x)
-	d := c.batch[i]
+	d := &c.batch[i] // read before the batch can change (startRecord, batchDone)
 	c.done[i] = true
 	c.finished++
 	c.running--
@@ -452,12 +456,12 @@ func (sc *shareClients) processDone(e event) {
 
 // outcome decides what processing a record leads to: success (FailSkip, true) or the
 // configured action for a poison record, a downstream outage or a transient failure.
-func (sc *shareClients) outcome(c *consumer, d delivery) (FailureAction, bool) {
+func (sc *shareClients) outcome(c *consumer, d *delivery) (FailureAction, bool) {
 	p := sc.parts[sc.shares[d.sp].part]
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false
 	}
-	if sc.procs.outage > 0 {
+	if sc.procs.outageOn() {
 		return c.spec.OnFailure, false
 	}
 	if c.spec.FailurePerMillion > 0 && sc.rProc.Bool(uint64(c.spec.FailurePerMillion), 1_000_000) {

@@ -33,8 +33,8 @@ func TestStatsSlowProcessingArchivesAtLimit(t *testing.T) {
 				if m.Produced != records {
 					t.Fatalf("setup: produced %d, want %d", m.Produced, records)
 				}
-				if m.Finalized["limit"] != records || m.Finalized["accepted"] != 0 {
-					t.Errorf("finalized %v, want all %d records archived at the limit", m.Finalized, records)
+				if m.Totals.Finished["limit"] != records || m.Totals.Finished["accepted"] != 0 {
+					t.Errorf("finalized %v, want all %d records archived at the limit", m.Totals.Finished, records)
 				}
 				for dc, n := range m.DeliveryCountHist {
 					want := int64(0)
@@ -47,8 +47,8 @@ func TestStatsSlowProcessingArchivesAtLimit(t *testing.T) {
 					}
 				}
 				want := int64(records * limit)
-				if m.Deliveries != want || m.AcquisitionLockTimeouts != want || m.ProcessedLateLock != want {
-					t.Errorf("deliveries %d, lock timeouts %d, processed after expiry %d: want %d each", m.Deliveries, m.AcquisitionLockTimeouts, m.ProcessedLateLock, want)
+				if m.Totals.Deliveries != want || m.Totals.AcquisitionLockTimeouts != want || m.Totals.ProcessedAfterLockExpiry != want {
+					t.Errorf("deliveries %d, lock timeouts %d, processed after expiry %d: want %d each", m.Totals.Deliveries, m.Totals.AcquisitionLockTimeouts, m.Totals.ProcessedAfterLockExpiry, want)
 				}
 			})
 		}
@@ -83,30 +83,30 @@ func TestStatsLockExpiryFractionExponential(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Metrics
-	n := float64(m.Processed)
+	n := float64(m.Totals.Processed)
 	if n < 5000 {
-		t.Fatalf("setup: only %d processings", m.Processed)
+		t.Fatalf("setup: only %d processings", m.Totals.Processed)
 	}
 	p := math.Exp(-lockMs / meanMs) // 0.1353
 	// Binomial standard error of the observed fraction, times 4 (a 4-sigma miss has
 	// probability ~6e-5), plus 0.002 for the millisecond shifts described above.
 	tol := 4*math.Sqrt(p*(1-p)/n) + 0.002
-	got := float64(m.ProcessedLateLock) / n
+	got := float64(m.Totals.ProcessedAfterLockExpiry) / n
 	if math.Abs(got-p) > tol {
-		t.Errorf("processed after lock expiry: %d of %d = %.4f, want exp(-L/m) = %.4f ± %.4f", m.ProcessedLateLock, m.Processed, got, p, tol)
+		t.Errorf("processed after lock expiry: %d of %d = %.4f, want exp(-L/m) = %.4f ± %.4f", m.Totals.ProcessedAfterLockExpiry, m.Totals.Processed, got, p, tol)
 	}
-	nd := float64(m.Deliveries)
+	nd := float64(m.Totals.Deliveries)
 	tolD := 4*math.Sqrt(p*(1-p)/nd) + 0.002
-	gotD := float64(m.AcquisitionLockTimeouts) / nd
+	gotD := float64(m.Totals.AcquisitionLockTimeouts) / nd
 	if math.Abs(gotD-p) > tolD {
-		t.Errorf("lock timeouts: %d of %d deliveries = %.4f, want %.4f ± %.4f", m.AcquisitionLockTimeouts, m.Deliveries, gotD, p, tolD)
+		t.Errorf("lock timeouts: %d of %d deliveries = %.4f, want %.4f ± %.4f", m.Totals.AcquisitionLockTimeouts, m.Totals.Deliveries, gotD, p, tolD)
 	}
 	// The only fault is the lock expiring under a slow processing, so every duplicate is
 	// a lock-expiry one.
-	if m.DuplicatesTotal == 0 || m.Duplicates["lock_expiry"] != m.DuplicatesTotal {
-		t.Errorf("duplicates %v: want all %d attributed to lock_expiry, and some", m.Duplicates, m.DuplicatesTotal)
+	if m.Totals.Duplicates == 0 || m.Totals.DuplicatesByCause["lock_expiry"] != m.Totals.Duplicates {
+		t.Errorf("duplicates %v: want all %d attributed to lock_expiry, and some", m.Totals.DuplicatesByCause, m.Totals.Duplicates)
 	}
-	t.Logf("late %.4f (n=%d), lock timeouts %.4f (n=%d), closed form %.4f, tolerance %.4f", got, m.Processed, gotD, m.Deliveries, p, tol)
+	t.Logf("late %.4f (n=%d), lock timeouts %.4f (n=%d), closed form %.4f, tolerance %.4f", got, m.Totals.Processed, gotD, m.Totals.Deliveries, p, tol)
 }
 
 // Throughput: with more records than they can handle, N consumers needing t ms a record
@@ -130,12 +130,12 @@ func TestStatsThroughput(t *testing.T) {
 			cfg.Producers[0].BatchRecords = 10
 			cfg.DurationMs = durMs
 			res := ftRun(t, cfg, 3)
-			got := float64(res.Metrics.ProcessedOK) / (durMs / 1000)
+			got := float64(res.Metrics.Totals.ProcessedOK) / (durMs / 1000)
 			if math.Abs(got-want) > 0.05*want {
 				t.Errorf("throughput %.1f records/s, want %.1f ± 5%%", got, want)
 			}
-			if res.Metrics.DuplicatesTotal != 0 || res.Metrics.AcquisitionLockTimeouts != 0 {
-				t.Errorf("duplicates %d, lock timeouts %d: want none", res.Metrics.DuplicatesTotal, res.Metrics.AcquisitionLockTimeouts)
+			if res.Metrics.Totals.Duplicates != 0 || res.Metrics.Totals.AcquisitionLockTimeouts != 0 {
+				t.Errorf("duplicates %d, lock timeouts %d: want none", res.Metrics.Totals.Duplicates, res.Metrics.Totals.AcquisitionLockTimeouts)
 			}
 			t.Logf("%d consumers × %d ms: %.1f records/s (closed form %.1f)", tc.consumers, tc.procMs, got, want)
 		})

@@ -44,8 +44,8 @@ func (tp *topology) live(p *partition) bool {
 	return p.num < int32(tp.topics[p.topic].cfg.Partitions)
 }
 
-// liveParts is World.parts without the partitions reserved for add-partitions faults that
-// have not fired yet (World.parts itself when there are none).
+// liveParts is topology.parts without the partitions reserved for add-partitions faults that
+// have not fired yet (topology.parts itself when there are none).
 func (tp *topology) liveParts() []*partition {
 	n := 0
 	for _, t := range tp.topics {
@@ -86,5 +86,5 @@ type partition struct {
 
 type topicState struct {
 	cfg   Topic
-	first int32 // index of partition 0 in World.parts
+	first int32 // index of partition 0 in topology.parts
 }

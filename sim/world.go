@@ -67,8 +67,6 @@ type World struct {
 	engine
 	topology
 
-	reqs *requests
-
 	// The actors (docs/simulator.md has the map of who sends what to whom).
 	logs    *logs
 	prod    *producerClients
@@ -177,7 +175,8 @@ func (w *World) Run() (*Result, error) {
 		if at >= w.metrics.win.nextMs {
 			w.metrics.takeSnapshotsBefore(at)
 		}
-		_, e, _ := w.q.Pop()
+		var e event
+		w.q.PopTo(&e)
 		w.now = at
 		w.events++
 		w.dispatch(e)
@@ -199,42 +198,52 @@ func (w *World) Run() (*Result, error) {
 	return w.result(), nil
 }
 
-// handlers is the dispatch table: each event kind is addressed to the actor that handles it.
-// A static table of plain functions: no closure and no allocation per event.
+// handlers is the dispatch table: each event kind is addressed to one actor, which handles
+// it. A static table of plain functions: no closure and no allocation per event.
 var handlers = [...]func(w *World, e event){
-	evProduce:                 func(w *World, e event) { w.prod.produce(e) },
-	evRequestArrive:           func(w *World, e event) { w.net.requestArrive(e.ref) },
-	evResponseArrive:          func(w *World, e event) { w.share.responseArrive(e.ref) },
-	evRequestTimeout:          func(w *World, e event) { w.share.requestTimeout(e.ref) },
-	evMaxWait:                 func(w *World, e event) { w.leaders.maxWait(e.ref) },
-	evWriteApply:              func(w *World, e event) { w.coord.writeApply(e.ref) },
-	evLoadDone:                func(w *World, e event) { w.leaders.loadDone(e.a) },
-	evLogRead:                 func(w *World, e event) { w.leaders.logReadDone(e) },
-	evDLQAttempt:              func(w *World, e event) { w.dlq.dlqAttempt(e.ref) },
-	evExpire:                  func(w *World, e event) { w.leaders.expire(e.a) },
-	evProcessDone:             func(w *World, e event) { w.share.processDone(e) },
-	evRenew:                   func(w *World, e event) { w.share.renew(e) },
-	evHeartbeat:               func(w *World, e event) { w.procs.heartbeat(e) },
-	evSessionCheck:            func(w *World, e event) { w.gcoord.sessionCheck(e) },
-	evConsumerStart:           func(w *World, e event) { w.procs.start(e.a) },
-	evFault:                   func(w *World, e event) { w.faults.fault(e) },
-	evFaultEnd:                func(w *World, e event) { w.faults.faultEnd(e) },
-	evRetention:               func(w *World, e event) { w.logs.retention(e.a) },
-	evCompaction:              func(w *World, e event) { w.logs.compaction(e) },
-	evTxnCommit:               func(w *World, e event) { w.prod.txnCommit(e) },
-	evMetrics:                 func(w *World, e event) { w.metrics.tick(); w.logs.forgetAll() },
-	evHeal:                    func(w *World, e event) { w.faults.heal() },
-	evClassicPoll:             func(w *World, e event) { w.classic.classicStep(e) },
-	evProduceArrive:           func(w *World, e event) { w.prod.produceArrive(e) },
-	evProduceResponse:         func(w *World, e event) { w.prod.produceResponse(e) },
-	evClassicFetch:            func(w *World, e event) { w.classic.classicFetchArrive(e) },
-	evClassicFetchWait:        func(w *World, e event) { w.classic.classicFetchWait(e) },
-	evClassicFetchDone:        func(w *World, e event) { w.classic.classicFetchDone(e) },
-	evClassicDone:             func(w *World, e event) { w.classic.classicDone(e) },
-	evClassicCommit:           func(w *World, e event) { w.classic.classicCommitNow(w.groups[e.a], e.b, e.x) },
-	evClassicPollTimeout:      func(w *World, e event) { w.classic.classicPollTimeout(e) },
-	evClassicRebalanceTimeout: func(w *World, e event) { w.classic.classicRebalanceTimeout(e) },
-	evConnReset:               func(w *World, e event) { w.net.connReset(e) },
+	// Producers (producer.go, kproducer.go).
+	evProduce:         func(w *World, e event) { w.prod.produce(e) },
+	evTxnCommit:       func(w *World, e event) { w.prod.txnCommit(e) },
+	evProduceArrive:   func(w *World, e event) { w.prod.produceArrive(e) },
+	evProduceResponse: func(w *World, e event) { w.prod.produceResponse(e) },
+	// Logs (log.go); the metrics tick lets them forget what no reader needs.
+	evRetention:  func(w *World, e event) { w.logs.retention(e.a) },
+	evCompaction: func(w *World, e event) { w.logs.compaction(e) },
+	// Network (network.go).
+	evRequestArrive: func(w *World, e event) { w.net.requestArrive(e.ref) },
+	evConnReset:     func(w *World, e event) { w.net.connReset(e) },
+	// Partition leaders (leader.go, leaderstate.go).
+	evMaxWait:  func(w *World, e event) { w.leaders.maxWait(e.ref) },
+	evLoadDone: func(w *World, e event) { w.leaders.loadDone(e.a) },
+	evLogRead:  func(w *World, e event) { w.leaders.logReadDone(e) },
+	evExpire:   func(w *World, e event) { w.leaders.expire(e.a) },
+	// Share coordinator (coordinator.go) and the leaders' DLQ manager (dlq.go).
+	evWriteApply: func(w *World, e event) { w.coord.writeApply(e.ref) },
+	evDLQAttempt: func(w *World, e event) { w.dlq.attemptDone(e.ref) },
+	// Consumer processes (consumer.go) and share clients (shareclient.go).
+	evConsumerStart:  func(w *World, e event) { w.procs.start(e.a) },
+	evHeartbeat:      func(w *World, e event) { w.procs.heartbeat(e) },
+	evResponseArrive: func(w *World, e event) { w.share.responseArrive(e.ref) },
+	evRequestTimeout: func(w *World, e event) { w.share.requestTimeout(e.ref) },
+	evProcessDone:    func(w *World, e event) { w.share.processDone(e) },
+	evRenew:          func(w *World, e event) { w.share.renew(e) },
+	// Classic clients and their groups (classic.go, classicgroup.go).
+	evClassicPoll:             func(w *World, e event) { w.classic.step(e) },
+	evClassicFetch:            func(w *World, e event) { w.classic.fetchArrive(e) },
+	evClassicFetchWait:        func(w *World, e event) { w.classic.fetchWait(e) },
+	evClassicFetchDone:        func(w *World, e event) { w.classic.fetchDone(e) },
+	evClassicDone:             func(w *World, e event) { w.classic.processDone(e) },
+	evClassicCommit:           func(w *World, e event) { w.classic.commitArrived(w.groups[e.a], e.b, e.x) },
+	evClassicPollTimeout:      func(w *World, e event) { w.classic.pollTimeout(e) },
+	evClassicRebalanceTimeout: func(w *World, e event) { w.classic.rebalanceTimeout(e) },
+	// Group coordinator (membership.go).
+	evSessionCheck: func(w *World, e event) { w.gcoord.sessionCheck(e) },
+	// Fault injector (faults.go).
+	evFault:    func(w *World, e event) { w.faults.fault(e) },
+	evFaultEnd: func(w *World, e event) { w.faults.faultEnd(e) },
+	evHeal:     func(w *World, e event) { w.faults.heal() },
+	// Metrics (metrics_series.go).
+	evMetrics: func(w *World, e event) { w.metrics.tick(); w.logs.forgetAll() },
 }
 
 func (w *World) dispatch(e event) {

@@ -72,6 +72,30 @@ func BenchmarkAnchor(b *testing.B) {
 	}
 }
 
+// anchorScope is the anchor scope of docs/checking.md: the standard scope with no failover,
+// no log-start move, one write outstanding and no dead store.
+func anchorScope() Scope {
+	sc := DefaultScope()
+	sc.Failovers, sc.LogStartMoves, sc.MaxPending, sc.DeadStore = 0, 0, 1, false
+	return sc
+}
+
+// BenchmarkAnchorStates explores the first b.N states of the anchor scope (faithful core,
+// findings on, as `sharesim check` runs it) on one worker: a short, repeatable prefix of
+// BenchmarkAnchor's work, for profiles and instruction counts (valgrind --tool=callgrind);
+// one op is one state.
+func BenchmarkAnchorStates(b *testing.B) {
+	sc := anchorScope()
+	sc.Findings, sc.Workers, sc.MaxStates = true, 1, max(b.N, 1000)
+	cpu0 := cpuTime()
+	res, err := Explore(sc, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(res.StatesPerSecond(), "states/s")
+	b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
+}
+
 // cpuTime is the process's user and system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

@@ -192,7 +192,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil}
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil,
+			recent: new([recentSlots]uint64)}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -419,6 +420,13 @@ type worker struct {
 	buf  []byte
 	st   spcheck.Step
 	live bool // record the fault-free edges and settled states for the liveness check
+	// recent holds fingerprints this worker met lately (direct-mapped, the last one per
+	// slot): states already in the set, or candidates it made. Either is not new for a later
+	// step of the same worker: a candidate is merged before the next wave, and within a wave
+	// the worker's chunks come in candidate order, so its earlier candidate is the one the
+	// merge keeps. A hit spares the set's probe and, for a state reached twice in a wave, a
+	// second candidate with its consistency check and copy.
+	recent *[recentSlots]uint64
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
@@ -509,6 +517,10 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	return nil
 }
 
+// recentSlots is the size of a worker's table of recent fingerprints (128 KiB: it stays in
+// the core's own cache).
+const recentSlots = 1 << 14
+
 // step applies one action to the decoded state and checks the invariants. The child's
 // encoding is left in w.buf; isNew says whether the set does not know it yet.
 func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation, f fp, isNew bool, err error) {
@@ -524,13 +536,17 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	h := w.h
 	w.finding = ""
 	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
+	store := w.base.storeEnc
+	if a.storeStep() {
+		h.storeDirty, store = true, nil
+	}
 	if err := h.apply(a, &w.st); err != nil {
 		if ce, ok := err.(*coreError); ok {
 			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, 0, false, nil
 		}
 		return nil, 0, false, err
 	}
-	w.buf = h.encode(w.buf[:0])
+	w.buf = h.encodeWith(w.buf[:0], store)
 	f := fingerprint(w.buf)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
@@ -540,9 +556,10 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 		return v, f, false, nil
 	}
 	if w.sc.Findings {
-		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st)
+		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st, accepted)
 	}
-	seen := w.set.has(f)
+	slot := &w.recent[uint64(f)&(recentSlots-1)]
+	seen := *slot == uint64(f) || w.set.has(f)
 	if !seen && !w.disk.empty() {
 		var err error
 		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
@@ -554,5 +571,6 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 			return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil
 		}
 	}
+	*slot = uint64(f)
 	return nil, f, !seen, nil
 }

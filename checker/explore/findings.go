@@ -40,6 +40,7 @@ var KnownFindings = []Finding{
 	{model.FixSPSOBelowLogStart, "when the whole cache is finished after a log-start move, SPSO moves back below the log start", spcheck.SPSOMonotonic, "finding-spso-below-log-start", model.FixSPSOBelowLogStart},
 	{model.FixStuckAtCapAfterRollback, "a write that fails after its lock fired archives records at SPSO at the delivery limit without moving SPSO; with the in-flight cap reached the partition is never fetched again", LivenessInvariant, "finding-stuck-at-cap-after-rollback", model.FixStuckAtCapAfterRollback},
 	{model.FixRollbackSkipsDLQ, "Kafka 4.4: a write that fails after its lock fired archives a record at the delivery limit with no dead-letter-queue record", DLQAllReach, "finding-rollback-skips-dlq", model.FixRollbackSkipsDLQ},
+	{model.FixStartOffsetRegresses, "Kafka 4.2 and 4.3: a state write that arrives late moves the share coordinator's start offset back; after a failover a record whose ACCEPT succeeded is delivered again", spcheck.AcceptedNeverRedelivered, "finding-start-offset-regresses", model.FixStartOffsetRegresses},
 }
 
 // DLQAllReach is the strict form of the dead-letter-queue family: with the queue on, every
@@ -59,9 +60,19 @@ func LookupFinding(name string) (Finding, bool) {
 // strictFinding checks the strict forms of the invariants on a step that passed spcheck.Check
 // and returns the finding it matches with the violation, or "" (Kafka 4.2: 4.1's rules differ
 // and its invariants are weaker).
-func strictFinding(cfg *model.Config, prev, cur *spcheck.View, st *spcheck.Step) (string, *spcheck.Violation) {
+func strictFinding(cfg *model.Config, prev, cur *spcheck.View, st *spcheck.Step, accepted func(int64) bool) (string, *spcheck.Violation) {
 	if cfg.Version < model.Kafka42 {
 		return "", nil
+	}
+	if st.Kind == spcheck.StepFetch && st.StartRegressed {
+		for _, r := range st.Acquired {
+			for off := r.First; off <= r.Last; off++ {
+				if accepted(off) {
+					return model.FixStartOffsetRegresses, &spcheck.Violation{Invariant: spcheck.AcceptedNeverRedelivered,
+						Msg: fmt.Sprintf("%s acquired offset %d (delivery count %d) after its ACCEPT succeeded; a late write had moved the share coordinator's start offset back before this leader loaded it", st.Member, off, r.DeliveryCount)}
+				}
+			}
+		}
 	}
 	if st.Kind == spcheck.StepFetch {
 		for _, r := range st.Acquired {

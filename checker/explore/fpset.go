@@ -22,15 +22,22 @@ const (
 // fingerprint hashes a state encoding: 8 bytes at a time through a 64×64→128-bit multiply
 // folded back to 64 bits, then a splitmix64 finaliser.
 func fingerprint(b []byte) fp {
+	all := b
 	h := uint64(len(b))*fpK0 ^ fpK1
 	for len(b) >= 8 {
 		hi, lo := bits.Mul64(h^binary.LittleEndian.Uint64(b), fpK2)
 		h = hi ^ lo ^ fpK0
 		b = b[8:]
 	}
+	// The last len(b) (< 8) bytes as a little-endian word: from the 8 bytes ending at the
+	// end, shifted down, when there are 8; byte by byte otherwise.
 	var w uint64
-	for i, c := range b {
-		w |= uint64(c) << (8 * i)
+	if n := len(all); len(b) > 0 && n >= 8 {
+		w = binary.LittleEndian.Uint64(all[n-8:]) >> (64 - 8*len(b))
+	} else {
+		for i, c := range b {
+			w |= uint64(c) << (8 * i)
+		}
 	}
 	hi, lo := bits.Mul64(h^w^fpK1, fpK2)
 	h = hi ^ lo
@@ -43,12 +50,15 @@ func fingerprint(b []byte) fp {
 }
 
 // partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
-// bits pick its partition.
-const partBits = 8
+// bits pick its partition. Sixteen, not more: a partition's table is mapped on transparent
+// huge pages once it reaches hugeMin (2 MiB), so with 16 the whole set is on huge pages from
+// 32 MiB (about 3 M states) on, where nearly every probe of a larger set would otherwise also
+// miss the TLB; a growth step still copies only a sixteenth of the set.
+const partBits = 4
 
 // fpSet is the in-memory part of the seen set: 2^partBits independent open-addressing tables
 // (fpTable), a fingerprint's partition chosen by its top bits. Each partition grows on its own,
-// so a growth step copies 1/256 of the set (no pause, no transient doubling of the whole set),
+// so a growth step copies 1/16 of the set (no pause, no transient doubling of the whole set),
 // and the partitions can be filled by different goroutines at once (insertParallel) with the
 // result of inserting in candidate order. Every partition stays between half and three
 // quarters full once grown: 8 bytes per slot is 10.7 to 16 bytes per state (plus 4 bytes per

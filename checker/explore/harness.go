@@ -148,6 +148,11 @@ type harness struct {
 	// rd is the fetch waiting between its log read and its acquire (Scope.Window): Kafka
 	// serialises the fetches of a share-partition, so there is at most one.
 	rd pendingRead
+	// With a coordinator whose stored start offset can move back (trackStart: Kafka 4.2 and
+	// 4.3 without the fix start-offset-regresses), regressed says a late write moved it back
+	// on this path, and tainted that the current leader was loaded after that: its fetches
+	// may deliver again a record whose ACCEPT succeeded (the finding start-offset-regresses).
+	trackStart, regressed, tainted bool
 	// live is true for a harness replaying a path (not decoded): its writes and stale
 	// writes are then not in canonical order.
 	live bool
@@ -169,6 +174,26 @@ type harness struct {
 	owners []int16           // scratch for the symmetry reduction: the owners in encoding order
 	// perm is the index in perms of the renaming the last encode applied.
 	perm uint8
+
+	// A decoded parent keeps its store's encoding (storeEnc, in the parent's bytes), and a
+	// scratch harness copying it notes which parent (from, by gen) its store and stale writes
+	// came from: a step that does not touch the store (storeStep) leaves both as the parent's,
+	// so the next copy skips them and the child's encoding reuses the parent's bytes.
+	gen        uint64
+	storeEnc   []byte
+	from       uint64
+	storeDirty bool
+}
+
+// storeStep reports whether an action may change the share coordinator's state, the stale
+// writes or what clients saw accepted (all only on a write reaching the coordinator or a
+// failover).
+func (a Action) storeStep() bool {
+	switch a.kind() {
+	case actCommit, actStale, actFailover:
+		return true
+	}
+	return false
 }
 
 func newHarness(sc *Scope) (*harness, error) {
@@ -192,7 +217,11 @@ func newHarness(sc *Scope) (*harness, error) {
 	sp.AddMembers(h.members...)
 	sp.SetEpochs(0, 1)
 	h.sp = sp
-	h.store = model.NewStateStore(0, -1).ForVersion(sc.StoreVersion())
+	h.store = model.NewStateStore(0, -1).ForConfig(cfg)
+	if v := sc.StoreVersion(); v != sc.Version {
+		h.store.ForVersion(v)
+	}
+	h.trackStart = h.store.Version() < model.Kafka44 && !cfg.Fixed(model.FixStartOffsetRegresses)
 	if _, err := h.store.Read(1); err != nil {
 		return nil, err
 	}
@@ -207,11 +236,17 @@ func (h *harness) clone() *harness {
 }
 
 // encode appends the state's canonical encoding to b.
-func (h *harness) encode(b []byte) []byte {
+func (h *harness) encode(b []byte) []byte { return h.encodeWith(b, nil) }
+
+// encodeWith is encode with the store's encoding given (nil: encode it).
+func (h *harness) encodeWith(b, store []byte) []byte {
 	b, h.perm = h.canonicalSP(b)
-	if h.storeDead() {
+	switch {
+	case store != nil:
+		b = append(b, store...)
+	case h.storeDead():
 		b = h.store.AppendEpochs(b)
-	} else {
+	default:
 		b = h.store.AppendState(b)
 	}
 	b = binary.AppendUvarint(b, uint64(h.logStart))
@@ -219,6 +254,9 @@ func (h *harness) encode(b []byte) []byte {
 	b = binary.AppendUvarint(b, h.accepted)
 	if h.sc.DLQ {
 		b = binary.AppendUvarint(b, h.dlqd)
+	}
+	if h.trackStart {
+		b = append(b, h.startFlags())
 	}
 	b = binary.AppendUvarint(b, uint64(len(h.zombies)))
 	if len(h.zombies) == 0 {
@@ -229,6 +267,19 @@ func (h *harness) encode(b []byte) []byte {
 		b = model.AppendWriteState(b, h.zombies[i])
 	}
 	return b
+}
+
+// startFlags encodes regressed (only while a failover can still read the store: with the
+// store dead nothing reads it again) and tainted.
+func (h *harness) startFlags() byte {
+	var f byte
+	if h.regressed && !h.storeDead() {
+		f = 1
+	}
+	if h.tainted {
+		f |= 2
+	}
+	return f
 }
 
 // zombieOrder sorts the stale writes by their encodings into h.zord.
@@ -266,9 +317,12 @@ func (h *harness) decode(b []byte) error {
 	if rest, err = h.rd.decode(rest); err != nil {
 		return err
 	}
+	from := len(b) - len(rest)
 	if rest, err = h.store.DecodeState(rest); err != nil {
 		return err
 	}
+	h.storeEnc = b[from : len(b)-len(rest) : len(b)-len(rest)]
+	h.gen++
 	x, n := binary.Uvarint(rest)
 	if n <= 0 || len(rest) < n+1 {
 		return errTrailing
@@ -285,6 +339,13 @@ func (h *harness) decode(b []byte) error {
 			return errTrailing
 		}
 		rest = rest[n:]
+	}
+	if h.trackStart {
+		if len(rest) == 0 {
+			return errTrailing
+		}
+		h.regressed, h.tainted = rest[0]&1 != 0, rest[0]&2 != 0
+		rest = rest[1:]
 	}
 	nz, n := binary.Uvarint(rest)
 	if n <= 0 {
@@ -329,10 +390,13 @@ func (r *pendingRead) decode(b []byte) ([]byte, error) {
 // copyFrom makes h a copy of base (same scope), reusing h's memory.
 func (h *harness) copyFrom(base *harness) {
 	h.sp.CopyFrom(base.sp)
-	h.store.CopyFrom(base.store)
+	if h.storeDirty || h.from != base.gen || base.gen == 0 {
+		h.store.CopyFrom(base.store)
+		h.zombies = append(h.zombies[:0], base.zombies...)
+		h.from, h.storeDirty = base.gen, false
+	}
 	h.logStart, h.lsoMoves, h.accepted, h.dlqd = base.logStart, base.lsoMoves, base.accepted, base.dlqd
-	h.rd = base.rd
-	h.zombies = append(h.zombies[:0], base.zombies...)
+	h.rd, h.regressed, h.tainted = base.rd, base.regressed, base.tainted
 	h.zused = 0
 }
 
@@ -506,8 +570,10 @@ func (h *harness) zombieIndex(k int) int {
 func (h *harness) storeWrite(w *model.Write, st *spcheck.Step) error {
 	sw := spcheck.StoreWrite{WriteLeaderEpoch: w.LeaderEpoch, WriteStateEpoch: w.StateEpoch,
 		StoreLeaderEpoch: h.store.LeaderEpoch(), StoreStateEpoch: h.store.StateEpoch()}
+	before := h.store.StartOffset()
 	err := h.store.Write(w)
 	sw.Accepted = err == nil
+	h.regressed = h.regressed || h.store.StartOffset() < before
 	st.Writes = append(st.Writes, sw)
 	if err == nil {
 		spcheck.AcceptedOffsets(w, func(off int64) {
@@ -521,6 +587,12 @@ func (h *harness) storeWrite(w *model.Write, st *spcheck.Step) error {
 
 // apply performs an action and describes it in st.
 func (h *harness) apply(a Action, st *spcheck.Step) error {
+	err := h.applyCore(a, st)
+	st.StartRegressed = h.tainted
+	return err
+}
+
+func (h *harness) applyCore(a Action, st *spcheck.Step) error {
 	sp := h.sp
 	st.LogStart, st.MaxLogBatch = h.logStart, h.maxBatch
 	switch a.kind() {
@@ -655,6 +727,7 @@ func (h *harness) apply(a Action, st *spcheck.Step) error {
 		}
 		sp.Fence()
 		h.dlqd = 0
+		h.tainted = h.regressed
 		epoch := sp.LeaderEpoch() + 1
 		if !h.live {
 			// What a failover loads depends only on the stored state, the epoch and the log

@@ -7,7 +7,7 @@ import (
 )
 
 // hugeMin is the smallest fingerprint array allocated outside the Go heap on huge pages.
-const hugeMin = 2 << 20 // one huge page: the seen set is 256 tables, each mapped on its own once this large
+const hugeMin = 2 << 20 // one huge page: the seen set is 16 tables, each mapped on its own once this large
 
 // allocKeys returns a zeroed fingerprint array of n slots. A large one is mapped directly
 // from the kernel and advised onto transparent huge pages: lookups land on random slots,

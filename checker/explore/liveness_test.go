@@ -115,6 +115,10 @@ var findingCases = []struct {
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{2, 1}, 2, 2, []int{2}
 		sc.Failovers, sc.LogStartMoves, sc.Liveness = 0, 0, true
 	}, 5243},
+	{model.FixStartOffsetRegresses, 10, func(sc *explore.Scope) {
+		*sc = smallScope()
+		sc.Members, sc.Liveness, sc.MaxDepth = 1, false, 10
+	}, 6000},
 	{model.FixRollbackSkipsDLQ, 7, func(sc *explore.Scope) {
 		sc.Version, sc.DLQ = model.Kafka44, true
 		sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords, sc.MaxDepth = 1, []int{1, 1}, 2, 2, []int{2}, 7

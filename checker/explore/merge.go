@@ -55,6 +55,9 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 		o := &outs[ci]
 		for k := range o.cands {
 			cd := &o.cands[k]
+			if serial && k+mergeAhead < len(o.cands) {
+				prefetch(m.set.slotAddr(o.cands[k+mergeAhead].fp))
+			}
 			if !m.fresh[m.start[ci]+k] {
 				continue
 			}
@@ -81,6 +84,11 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 	return false, nil
 }
 
+// mergeAhead is how many candidates ahead the merge prefetches a fingerprint's slot: the
+// worker that made a candidate probed its slot, but a wave later the line is long gone from
+// the cache, and every insertion would otherwise wait for memory.
+const mergeAhead = 8
+
 // insertParallel inserts the fresh candidates into the set, partition p by goroutine p mod
 // par, and clears fresh for those already there (or met earlier in the wave).
 func (m *merger) insertParallel(outs []chunkOut) {
@@ -93,11 +101,17 @@ func (m *merger) insertParallel(outs []chunkOut) {
 			n := 0
 			for ci := range outs {
 				base := m.start[ci]
-				for k := range outs[ci].cands {
-					f := outs[ci].cands[k].fp
+				cands := outs[ci].cands
+				for k := range cands {
+					f := cands[k].fp
 					p := int(uint64(f) >> (64 - partBits))
 					if p%m.par != g || !m.fresh[base+k] {
 						continue
+					}
+					if k+mergeAhead < len(cands) {
+						if f := cands[k+mergeAhead].fp; int(uint64(f)>>(64-partBits))%m.par == g {
+							prefetch(m.set.slotAddr(f))
+						}
 					}
 					if m.set.parts[p].add(f, 0) {
 						n++

@@ -105,12 +105,12 @@ type Scope struct {
 	// DeadStore forgets the share coordinator's stored state once nothing can read it again
 	// (deadstore.go): states that differ only there are one state.
 	DeadStore bool
-	// FaithfulStore makes the share coordinator follow the scope version's own rules for
-	// the stored start offset and delivery-complete count: before 4.4 a write that arrives
-	// late moves the stored start offset back (docs/findings.md, start-offset-regresses).
-	// Off, the coordinator keeps 4.4's monotonic start offset whatever the version, as
-	// every pinned count was measured with.
-	FaithfulStore bool
+	// MonotonicStore makes the share coordinator keep Kafka 4.4's rules whatever the version
+	// (the explorer's only coordinator until the per-version one became its default): before
+	// 4.4 a write that arrives late then cannot move the stored start offset back. Off, the
+	// coordinator follows the scope version's own rules, and a 4.2 or 4.3 scope with two
+	// writes outstanding and a failover meets the finding start-offset-regresses.
+	MonotonicStore bool
 	// DLQ turns on Kafka 4.4's dead-letter queue (share.version 2 and
 	// errors.deadletterqueue.topic.name set; Version must be 4.4): REJECTs and releases at
 	// the limit go to ARCHIVING, and each outstanding DLQ produce is a step that succeeds
@@ -219,12 +219,12 @@ func (s *Scope) Config() (model.Config, error) {
 }
 
 // StoreVersion is the release whose share coordinator rules the scope's coordinator
-// follows (FaithfulStore).
+// follows: the scope's own, or 4.4 with MonotonicStore.
 func (s *Scope) StoreVersion() model.Version {
-	if s.FaithfulStore || s.Version >= model.Kafka44 {
-		return s.Version
+	if s.MonotonicStore && s.Version < model.Kafka44 {
+		return model.Kafka44
 	}
-	return model.Kafka44
+	return s.Version
 }
 
 // String describes the scope in the form the check command's flags take.
@@ -258,8 +258,8 @@ func (s *Scope) String() string {
 	if s.DLQ {
 		b.WriteString(", dead-letter queue")
 	}
-	if s.FaithfulStore && s.Version < model.Kafka44 {
-		fmt.Fprintf(&b, ", %s share coordinator", s.Version)
+	if s.StoreVersion() != s.Version {
+		fmt.Fprintf(&b, ", %s share coordinator", s.StoreVersion())
 	}
 	fmt.Fprintf(&b, ", %s", plural(s.Failovers, "failover"))
 	if s.LateWrites && s.Failovers > 0 {

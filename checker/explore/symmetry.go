@@ -146,7 +146,7 @@ func realMessage(sc *Scope, f *Found) string {
 		if v := spcheck.Check(&h.cfg, h.sp, &prev, &cur, &st, acceptedFn, false); v != nil && v.Invariant == f.Invariant {
 			return v.Msg
 		}
-		if name, v := strictFinding(&h.cfg, &prev, &cur, &st); name != "" && name == f.Finding && v.Invariant == f.Invariant {
+		if name, v := strictFinding(&h.cfg, &prev, &cur, &st, acceptedFn); name != "" && name == f.Finding && v.Invariant == f.Invariant {
 			return v.Msg
 		}
 	}

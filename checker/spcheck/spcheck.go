@@ -48,7 +48,7 @@ var Catalogue = []Info{
 	{OneLockPerAcquired, "Every ACQUIRED record holds a live lock and no other settled record does (Kafka 4.1 leaves a failed write whose lock fired ACQUIRED with a dead timer, §6.4, so 4.1 is exempt from the first half)."},
 	{LimitNeverAvailable, "A settled AVAILABLE record's delivery count is below the limit (§3.2; Kafka 4.2)."},
 	{NothingBelowSPSO, "A fetch acquires nothing below SPSO (Kafka 4.2), except records below the log start offset and reads that find stale cache batches wholly below SPSO after a log-start move (§4.3, docs/semantics.md)."},
-	{AcceptedNeverRedelivered, "A record whose ACCEPT the client saw succeed is never delivered again, on any leader."},
+	{AcceptedNeverRedelivered, "A record whose ACCEPT the client saw succeed is never delivered again, on any leader (except on a leader loaded after a late write moved the share coordinator's start offset back, Kafka 4.2 and 4.3: docs/findings.md, start-offset-regresses)."},
 	{InflightWithinCap, "A fetch that adds new records leaves the window SPEO − SPSO + 1 within the cap plus less than one producer batch (4.2 trims inside acquire); Kafka 4.1 only gates, so it may add up to a fetch's MaxRecords more (§4.6)."},
 	{TerminalAbsorbing, "On one leader, an ACKNOWLEDGED or ARCHIVED record never changes state again; while its write is outstanding, only that write's failure (the rollback) may change it (a lock firing during an acknowledgement once turned an accepted record available again). A settled ARCHIVING record (Kafka 4.4's dead-letter queue) only becomes ARCHIVED."},
 	{DeliveryCountMonotonic, "On one leader the delivery count of a record never decreases (Kafka 4.2; 4.1 lowers it on session release, KAFKA-19972)."},
@@ -101,24 +101,6 @@ func (v *View) rec(off int64) (*Rec, bool) {
 // Find returns the view of offset off, if cached.
 func (v *View) Find(off int64) (*Rec, bool) { return v.rec(off) }
 
-// recFrom returns the view of offset off, if cached, searching from index *j and leaving
-// there the index of the first record at or above off: asked for ascending offsets, it walks
-// the records once. Asked out of order, it searches the whole view.
-func (v *View) recFrom(j *int, off int64) (*Rec, bool) {
-	i := *j
-	if i > 0 && v.Recs[i-1].Offset >= off {
-		return v.rec(off)
-	}
-	for i < len(v.Recs) && v.Recs[i].Offset < off {
-		i++
-	}
-	*j = i
-	if i < len(v.Recs) && v.Recs[i].Offset == off {
-		return &v.Recs[i], true
-	}
-	return nil, false
-}
-
 // StepKind says what a step did, as far as the invariants care.
 type StepKind uint8
 
@@ -162,6 +144,12 @@ type Step struct {
 	Committed, RolledBack []model.PersistedBatch
 	// DLQ is the dead-letter-queue step that ended during the step (4.4), if any.
 	DLQ *DLQStep
+	// StartRegressed is true when the share-partition's leader was loaded from a stored
+	// state whose start offset a write arriving late had moved back (Kafka 4.2 and 4.3,
+	// docs/findings.md start-offset-regresses): records below the regressed start whose
+	// state the coordinator had already pruned are new records to it, so a record whose
+	// ACCEPT succeeded may be delivered again (accepted-never-redelivered's exception).
+	StartRegressed bool
 }
 
 // DLQStep is a dead-letter-queue produce that ended.
@@ -204,7 +192,8 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 	// may hold a count at or above it: it is delivered once more, then archived.
 	limit, capInForce, lowered := cfg.DeliveryCountLimit, cfg.PartitionMaxRecordLocks, false
 	if sp != nil {
-		limit, capInForce, lowered = sp.Config().DeliveryCountLimit, sp.Config().PartitionMaxRecordLocks, sp.LimitLowered()
+		limit, capInForce = sp.Limits()
+		lowered = sp.LimitLowered()
 	}
 	last := int64(-1)
 	for _, b := range cur.Batches {
@@ -236,7 +225,7 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 				if v42 && off < prev.SPSO && off >= st.LogStart && !stale {
 					return violation(NothingBelowSPSO, "%s acquired offset %d below SPSO %d", st.Member, off, prev.SPSO)
 				}
-				if accepted != nil && accepted(off) {
+				if accepted != nil && !st.StartRegressed && accepted(off) {
 					return violation(AcceptedNeverRedelivered, "%s acquired offset %d (delivery count %d) after its ACCEPT succeeded", st.Member, off, r.DeliveryCount)
 				}
 			}
@@ -253,12 +242,32 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 	}
 	sameLeader := prev != nil && !st.NewLeader
 	if sameLeader {
+		// One walk over the offsets cached before and after (both ascending): the first
+		// terminal-states-absorbing break is reported before any delivery-count one.
+		var dcFrom *Rec
+		var dcTo int16
 		j := 0
 		for i := range prev.Recs {
 			p := &prev.Recs[i]
-			c, ok := cur.recFrom(&j, p.Offset)
-			if !ok {
-				continue
+			if j == len(cur.Recs) {
+				break
+			}
+			c := &cur.Recs[j]
+			if c.Offset != p.Offset {
+				// Not the usual case (the same offsets cached before and after): walk on.
+				for c.Offset < p.Offset {
+					if j++; j == len(cur.Recs) {
+						break
+					}
+					c = &cur.Recs[j]
+				}
+				if c.Offset != p.Offset {
+					continue
+				}
+			}
+			j++
+			if v42 && dcFrom == nil && c.DeliveryCount < p.DeliveryCount {
+				dcFrom, dcTo = p, c.DeliveryCount
 			}
 			if p.State == model.Archiving && !p.Pending {
 				if c.State != model.Archiving && c.State != model.Archived || c.Pending {
@@ -273,14 +282,8 @@ func Check(cfg *model.Config, sp *model.SharePartition, prev, cur *View, st *Ste
 				return violation(TerminalAbsorbing, "offset %d was %s%s, now %s%s", p.Offset, p.State, pendingMark(p.Pending), c.State, pendingMark(c.Pending))
 			}
 		}
-		if v42 {
-			j := 0
-			for i := range prev.Recs {
-				p := &prev.Recs[i]
-				if c, ok := cur.recFrom(&j, p.Offset); ok && c.DeliveryCount < p.DeliveryCount {
-					return violation(DeliveryCountMonotonic, "offset %d: delivery count went from %d to %d", p.Offset, p.DeliveryCount, c.DeliveryCount)
-				}
-			}
+		if dcFrom != nil {
+			return violation(DeliveryCountMonotonic, "offset %d: delivery count went from %d to %d", dcFrom.Offset, dcFrom.DeliveryCount, dcTo)
 		}
 		if cur.SPSO < prev.SPSO && !(cur.Window == 0 && cur.SPSO < st.LogStart) {
 			return violation(SPSOMonotonic, "SPSO moved back from %d to %d (log start %d, window %d)", prev.SPSO, cur.SPSO, st.LogStart, cur.Window)

@@ -154,7 +154,7 @@ The bug zoo ('sharesim bugs') puts known Kafka bugs back into the core: --bug NA
 	fl.StringVar(&f.acks, "acks", "accept,release,reject,renew", "acknowledgement types tried (accept, release, reject, gap, renew)")
 	fl.BoolVar(&f.recordLimit, "record-limit", false, "also fetch in record_limit mode")
 	fl.BoolVar(&f.dlq, "dlq", false, "turn on Kafka 4.4's dead-letter queue, with DLQ produce success and failure as steps (default: on with --version 4.4)")
-	fl.BoolVar(&f.faithfulStore, "faithful-store", false, "let the share coordinator follow the version's own start-offset rule (before 4.4 a late write moves the stored start offset back); by default it keeps 4.4's monotonic one")
+	fl.BoolVar(&f.faithfulStore, "faithful-store", true, "let the share coordinator follow the version's own start-offset rule (before 4.4 a late write moves the stored start offset back: finding start-offset-regresses); false keeps 4.4's monotonic rule for every version, as the explorer did before")
 	fl.BoolVar(&f.shortReads, "short-reads", d.ShortReads, "also try log reads that return only the first producer batch")
 	fl.BoolVar(&f.leave, "leave", d.Leave, "let members' share sessions end")
 	fl.IntVar(&f.failovers, "failovers", d.Failovers, "leader failovers on one path (0-5)")
@@ -268,7 +268,7 @@ func (f *checkFlags) scope() (explore.Scope, error) {
 		}
 	}
 	sc.RecordLimit, sc.ShortReads, sc.Leave = f.recordLimit, f.shortReads, f.leave
-	sc.DLQ, sc.FaithfulStore = f.dlq || (!f.dlqSet && sc.Version >= model.Kafka44), f.faithfulStore
+	sc.DLQ, sc.MonotonicStore = f.dlq || (!f.dlqSet && sc.Version >= model.Kafka44), !f.faithfulStore
 	sc.Failovers, sc.LateWrites, sc.LogStartMoves, sc.MaxPending = f.failovers, f.lateWrites, f.logStartMoves, f.maxPending
 	sc.MaxDepth, sc.MaxStates, sc.Workers, sc.NoConsistency = f.depth, f.maxStates, f.workers, f.noConsistency
 	if sc.Memory, err = parseMemory(f.memory); err != nil {

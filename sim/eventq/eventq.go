@@ -226,6 +226,23 @@ func (q *Queue[T]) unlink(s int32, sl *slot[T]) {
 	q.wn--
 }
 
+// unlinkHead removes sl, the first event of its bucket (the queue's earliest), from it.
+func (q *Queue[T]) unlinkHead(sl *slot[T]) {
+	i := sl.at & (wheelSize - 1)
+	b := &q.buckets[i]
+	b.head = sl.next
+	if sl.next != 0 {
+		q.slots[sl.next-1].prev = 0
+	} else {
+		b.tail = 0
+		q.bits[i>>6] &^= 1 << (i & 63)
+		if q.bits[i>>6] == 0 {
+			q.summary &^= 1 << (i >> 6)
+		}
+	}
+	q.wn--
+}
+
 // first returns the first non-empty bucket at or after base's, wrapping around the wheel
 // (every event in the wheel lies in [base, base+wheelSize), so this is the earliest).
 // The wheel must not be empty.
@@ -249,6 +266,11 @@ func (q *Queue[T]) top() int32 {
 	if q.min != 0 {
 		return q.min - 1
 	}
+	return q.findTop()
+}
+
+// findTop is top when the minimum is not known.
+func (q *Queue[T]) findTop() int32 {
 	var s int32
 	switch {
 	case len(q.heap) > 0 && (q.wn == 0 || q.heap[0].at < q.base):
@@ -285,23 +307,31 @@ func (q *Queue[T]) PeekAt() (at int64, ok bool) {
 // empty, in which case at and v are zero. O(1) from the wheel, O(log n)
 // from the heap, plus the heap events the window's move brings in.
 func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
+	at, ok = q.PopTo(&v)
+	return at, v, ok
+}
+
+// PopTo is Pop writing the payload to *dst instead of returning it (no copy through the
+// results; dst is left alone when the queue is empty).
+func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
 	if q.n == 0 {
-		return 0, v, false
+		return 0, false
 	}
 	s := q.top()
 	q.min = 0
 	sl := &q.slots[s]
 	at = sl.at
 	if sl.pos == inWheel {
-		q.unlink(s, sl)
+		q.unlinkHead(sl)
 	} else {
 		q.removeAt(int(sl.pos))
 	}
-	v = q.release(s, sl)
+	*dst = sl.v
+	q.release(s, sl)
 	if at > q.base {
 		q.advance(at)
 	}
-	return at, v, true
+	return at, true
 }
 
 // advance moves the window to start at t (> base) and moves the heap's events that entered
@@ -346,16 +376,14 @@ func (q *Queue[T]) Pending(h Handle) bool {
 	return s.seq == h.seq && s.pos != isFree
 }
 
-// release frees slot s and returns the payload it held. The slot's payload
-// is zeroed so the queue does not keep it reachable.
-func (q *Queue[T]) release(s int32, sl *slot[T]) T {
-	v := sl.v
+// release frees slot s. The slot's payload is zeroed so the queue does not keep it
+// reachable.
+func (q *Queue[T]) release(s int32, sl *slot[T]) {
 	var zero T
 	sl.v = zero
 	sl.pos = isFree
 	q.free = append(q.free, s)
 	q.n--
-	return v
 }
 
 // removeAt deletes the heap node at index i by moving the last node into its place and
