@@ -208,7 +208,7 @@ func TestAgainstReference(t *testing.T) {
 // and its edge, sometimes into the past, and mostly recent handles are cancelled (timers
 // re-armed).
 func TestAgainstReferenceMovingClock(t *testing.T) {
-	againstReference(t, 30, 20000, 101,
+	againstReference(t, 20, 10000, 499,
 		func(r *rng.Rand, now int64) int64 {
 			switch r.Intn(8) {
 			case 0:
