@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -47,8 +48,8 @@ func TestReplayAgreesWithTheSearch(t *testing.T) {
 		name string
 		cfg  sim.Config
 	}{
-		{"faulty-4.2", faultyWorld(model.Kafka42)},
-		{"faulty-4.1", faultyWorld(model.Kafka41)},
+		{"faulty-4.2", testworlds.Faulty(model.Kafka42)},
+		{"faulty-4.1", testworlds.Faulty(model.Kafka41)},
 		{"busy", busyWorld()},
 		{"chaos-4.2", chaosWorld(model.Kafka42, true)},
 	}
