@@ -225,8 +225,9 @@ func (c *Checker) report(v Violation) {
 	}
 }
 
-// Observe is the sim.Options.Observer: it runs the per-event checks and, every DeepEvery
-// events, the deep ones.
+// Observe is the sim.Options.Observer: it runs the per-event checks, the deep ones about
+// every DeepEvery events (see there), and the history checks on the operations that have
+// returned.
 func (c *Checker) Observe(w *sim.World) {
 	c.events++
 	deep := c.events >= c.nextDeep
