@@ -50,6 +50,10 @@ type buildBuf struct {
 	// checkClasses' and replay's.
 	search []*class
 	replay replayBuf
+	// stale is set when a porcupine call returned before all its goroutines had stopped
+	// (a failure or a timeout): they may still read the classes' inputs and environment,
+	// so the next call starts on fresh memory and leaves this to the collector.
+	stale bool
 }
 
 // class is a set of offsets of one share-partition with identical per-offset histories.
@@ -164,6 +168,9 @@ func codeClass(code string, lost bool) uint8 {
 func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *buildBuf) []*class {
 	if buf == nil {
 		buf = &buildBuf{}
+	}
+	if buf.stale {
+		*buf = buildBuf{}
 	}
 	// Items, and how many offsets each acknowledgement names.
 	items := buf.items[:0]

@@ -192,6 +192,11 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 			return outOfTime()
 		}
 		verdict := checkParts(m, parts, left)
+		if verdict != porcupine.Ok {
+			// porcupine returns before its other goroutines have stopped reading the
+			// inputs: they must not be reused.
+			buf.stale = true
+		}
 		if verdict == porcupine.Illegal {
 			// Find the failing classes of the chunk.
 			for _, c := range classes[i:j] {

@@ -52,7 +52,7 @@ type cutBuf struct {
 	acq     []model.AcquiredRange
 	acks    []model.AckRange
 	ops     []int32
-	env     env
+	env     *env // nil: fresh next time (porcupine may still read the last one)
 	ids     map[string]int32
 	clients []int32
 	others  []string
@@ -385,7 +385,10 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 // one (they only ever act as the unseen owner).
 func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
 	cb := &s.cut
-	e := &cb.env
+	if cb.env == nil || s.buf.stale {
+		cb.env = &env{}
+	}
+	e := cb.env
 	*e = env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events, inForce: s.o.InForce[sh.group],
 		names: e.names[:0], hiddenFrom: e.hiddenFrom[:0], releaseFrom: e.releaseFrom[:0]}
 	if cb.ids == nil {

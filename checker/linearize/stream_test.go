@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,35 @@ func TestStreamVisualisationSurvivesLaterChecks(t *testing.T) {
 	}
 	if a, b := page(0), page(20); a != b {
 		t.Errorf("the page changed after 20 more checked ranges (%d bytes, then %d)", len(a), len(b))
+	}
+}
+
+// porcupine returns a failure before its other goroutines have stopped reading the
+// inputs it was given, so a streamed check must not write over them: after a failing
+// range, the next range is built in fresh memory and the failing range's inputs stay as
+// they were.
+func TestStreamLeavesFailedInputsAlone(t *testing.T) {
+	s := NewStream(testSpec(false))
+	for _, op := range []sim.Op{
+		batchOf("a", 0, 4, 1, 0, 2),
+		batchOf("b", 0, 4, 2, 100, 102), // a double hold: porcupine finds it
+	} {
+		s.Add(&op)
+	}
+	s.Advance("g", "t/0", 5)
+	if !s.buf.stale {
+		t.Fatal("a failing range did not mark its memory stale")
+	}
+	before := slices.Clone(s.buf.ins)
+	inputs := s.buf.ins
+	for k := range 5 {
+		first, call := int64(5+10*k), int64(10_000*(k+1))
+		for _, op := range []sim.Op{batchOf("c", first, first+9, 1, call, call+2), acksOf("c", accept, "NONE", first, first+9, call+10, call+12)} {
+			s.Add(&op)
+		}
+		s.Advance("g", "t/0", first+10)
+	}
+	if len(before) == 0 || !slices.Equal(before, inputs) {
+		t.Errorf("the failing range's inputs were written over (%d of them)", len(before))
 	}
 }
