@@ -175,7 +175,8 @@ func (w *World) Run() (*Result, error) {
 		if at >= w.metrics.win.nextMs {
 			w.metrics.takeSnapshotsBefore(at)
 		}
-		_, e, _ := w.q.Pop()
+		var e event
+		w.q.PopTo(&e)
 		w.now = at
 		w.events++
 		w.dispatch(e)

@@ -307,8 +307,15 @@ func (q *Queue[T]) PeekAt() (at int64, ok bool) {
 // empty, in which case at and v are zero. O(1) from the wheel, O(log n)
 // from the heap, plus the heap events the window's move brings in.
 func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
+	at, ok = q.PopTo(&v)
+	return at, v, ok
+}
+
+// PopTo is Pop writing the payload to *dst instead of returning it (no copy through the
+// results; dst is left alone when the queue is empty).
+func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
 	if q.n == 0 {
-		return 0, v, false
+		return 0, false
 	}
 	s := q.top()
 	q.min = 0
@@ -319,11 +326,12 @@ func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
 	} else {
 		q.removeAt(int(sl.pos))
 	}
-	v = q.release(s, sl)
+	*dst = sl.v
+	q.release(s, sl)
 	if at > q.base {
 		q.advance(at)
 	}
-	return at, v, true
+	return at, true
 }
 
 // advance moves the window to start at t (> base) and moves the heap's events that entered
@@ -368,16 +376,14 @@ func (q *Queue[T]) Pending(h Handle) bool {
 	return s.seq == h.seq && s.pos != isFree
 }
 
-// release frees slot s and returns the payload it held. The slot's payload
-// is zeroed so the queue does not keep it reachable.
-func (q *Queue[T]) release(s int32, sl *slot[T]) T {
-	v := sl.v
+// release frees slot s. The slot's payload is zeroed so the queue does not keep it
+// reachable.
+func (q *Queue[T]) release(s int32, sl *slot[T]) {
 	var zero T
 	sl.v = zero
 	sl.pos = isFree
 	q.free = append(q.free, s)
 	q.n--
-	return v
 }
 
 // removeAt deletes the heap node at index i by moving the last node into its place and

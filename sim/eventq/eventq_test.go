@@ -461,3 +461,38 @@ func BenchmarkPushCancel(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkSimulatorMix is the queue as the simulator uses it: about 60 events pending, the
+// earliest peeked at and popped and a new one pushed per step, most due within 50 ms, some
+// 500 ms ahead (a fetch's wait), and every tenth step a 30 s timer re-armed (the previous one
+// cancelled): the one-hour world's distribution.
+func BenchmarkSimulatorMix(b *testing.B) {
+	q := New[int](128)
+	r := rng.New(1)
+	delays := make([]int64, 4096)
+	for i := range delays {
+		delays[i] = 1 + r.Int63n(50)
+		if i%10 == 1 {
+			delays[i] = 500
+		}
+	}
+	for i := range 50 {
+		q.Push(delays[i], i)
+	}
+	var timers [8]Handle
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q.PeekAt()
+		at, v, _ := q.Pop()
+		q.Push(at+delays[i&4095], v)
+		if i%10 == 0 {
+			q.Cancel(timers[i/10&7])
+			timers[i/10&7] = q.Push(at+30_000, -1)
+		}
+		i++
+	}
+	if q.Len() < 50 {
+		b.Fatalf("the queue drained to %d events", q.Len())
+	}
+}
