@@ -15,28 +15,14 @@ import (
 // streamed to the checker) when checks is true, with none otherwise.
 func runDefault(tb testing.TB, cfg sim.Config, checks bool) []checker.Violation {
 	tb.Helper()
-	var opts sim.Options
-	var ck *checker.Checker
 	if checks {
-		var err error
-		if ck, err = checker.New(cfg, nil); err != nil {
-			tb.Fatal(err)
-		}
-		ck.Attach(&opts)
-		opts.Observer = ck.Observe
+		_, _, vs := runChecks(tb, cfg, 1, nil, sim.Options{})
+		return vs
 	}
-	w, err := sim.New(cfg, 1, opts)
-	if err != nil {
+	if _, err := sim.Run(cfg, 1, sim.Options{}); err != nil {
 		tb.Fatal(err)
 	}
-	res, err := w.Run()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if ck == nil {
-		return nil
-	}
-	return ck.Finish(w, res)
+	return nil
 }
 
 // BenchmarkChecksCost runs built-in scenarios at seed 1 without checks and with every

@@ -90,9 +90,9 @@ type Checker struct {
 	maxOver  int64
 	sps      map[spKey]*spState
 	// byPos caches sps by position in sim.World.SharePartitions' order (Observe), and
-	// cores is the buffer of sim.World.ShareCores.
+	// seen what observeCores needs of them.
 	byPos []*spState
-	cores []*model.SharePartition
+	seen  []seenCore
 	// capLimit is inflight-within-cap's bound while the cap does not change.
 	capLimit int64
 	// steps are the run's config changes (sim.Config.ConfigSteps); inForce caches each
@@ -225,13 +225,14 @@ func (c *Checker) report(v Violation) {
 	}
 }
 
-// Observe is the sim.Options.Observer: it runs the per-event checks and, every DeepEvery
-// events, the deep ones.
+// Observe is the sim.Options.Observer: it runs the per-event checks, the deep ones about
+// every DeepEvery events (see there), and the history checks on the operations that have
+// returned.
 func (c *Checker) Observe(w *sim.World) {
 	c.events++
 	deep := c.events >= c.nextDeep
 	if deep {
-		c.nextDeep = c.events + max(DeepEvery, c.observeAll(w, true))
+		c.nextDeep = c.events + max(DeepEvery, c.observeAllSynced(w, true))
 	} else if c.is.perEvent {
 		c.observeCores(w)
 	}
@@ -266,35 +267,67 @@ func (c *Checker) observeAll(w *sim.World, deep bool) int64 {
 }
 
 // observeCores runs the per-event checks from the leaders' share-partitions alone
-// (sim.World.ShareCores), going through SharePartitions only when a share-partition was
-// added or reloaded, or a check needs more (a start offset that moved back).
+// (sim.World.ShareCore) and what seen remembers of them, going through SharePartitions
+// (observeAll) only when a share-partition was added or reloaded, its cap changes during
+// the run, or a check needs more (a window above the cap, a start offset that moved back).
 func (c *Checker) observeCores(w *sim.World) {
-	c.cores = w.ShareCores(c.cores[:0])
-	if len(c.cores) != len(c.byPos) {
-		c.observeAll(w, false)
-		return
-	}
-	for k, core := range c.cores {
-		st := c.byPos[k]
-		if core != st.core || core != st.ev.core || st.changing {
-			c.observeAll(w, false)
+	capOn, spsoOn, capLimit := c.is.inflightCap, c.is.spsoMonotonic, c.capLimit
+	seen := c.seen
+	for k := range seen {
+		s := &seen[k]
+		core, ok := w.ShareCore(k)
+		switch {
+		case !ok || core != s.core:
+			c.observeAllSynced(w, false)
 			return
-		}
-		if core == nil {
+		case core == nil:
 			continue
-		}
-		if c.is.inflightCap && core.InFlightCount() > c.capLimit {
-			c.observeAll(w, false)
+		case capOn && core.InFlightCount() > capLimit:
+			c.observeAllSynced(w, false)
 			return
 		}
-		if c.is.spsoMonotonic {
+		if spsoOn {
 			spso := core.StartOffset()
-			if spso < st.spso {
-				c.observeAll(w, false)
+			if spso < s.spso {
+				c.observeAllSynced(w, false)
 				return
 			}
-			st.spso = spso
+			s.spso = spso
 		}
+	}
+	if _, more := w.ShareCore(len(seen)); more || len(seen) == 0 {
+		c.observeAllSynced(w, false) // a share-partition was added (or none seen yet)
+	}
+}
+
+// seenCore is what observeCores remembers of the share-partition at one position: its
+// leader's share-partition (nil when any change must go through observeAll: a cap that
+// changes) and the SPSO last seen (spso-monotonic).
+type seenCore struct {
+	core *model.SharePartition
+	spso int64
+}
+
+// observeAllSynced is observeAll beside observeCores: the SPSOs observeCores saw go to
+// the share-partitions' state first, and what observeAll leaves comes back.
+func (c *Checker) observeAllSynced(w *sim.World, deep bool) int64 {
+	for k := range min(len(c.seen), len(c.byPos)) {
+		c.byPos[k].spso = c.seen[k].spso
+	}
+	n := c.observeAll(w, deep)
+	c.syncSeen()
+	return n
+}
+
+// syncSeen copies what observeCores needs from the share-partitions' state.
+func (c *Checker) syncSeen() {
+	c.seen = c.seen[:0]
+	for _, st := range c.byPos {
+		core := st.core
+		if st.ev.core != core || st.changing || core == nil {
+			core = nil
+		}
+		c.seen = append(c.seen, seenCore{core: core, spso: st.spso})
 	}
 }
 

@@ -31,25 +31,8 @@ func runConfigChange(t *testing.T, version string, sets map[string]string, ignor
 		t.Fatal(err)
 	}
 	names := append([]string{"inflight-within-cap", "core-consistent"}, checker.HistoryChecks()...)
-	ck, err := checker.New(cfg, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := sim.Options{Observer: ck.Observe, IgnoreConfigChanges: ignore}
-	ck.Attach(&opts)
-	w, err := sim.New(cfg, 1, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := w.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed := map[string]int{}
-	for _, v := range ck.Finish(w, res) {
-		failed[v.Check]++
-	}
-	return failed
+	_, _, vs := runChecks(t, cfg, 1, names, sim.Options{IgnoreConfigChanges: ignore})
+	return failedChecks(vs)
 }
 
 // Lowering the limit mid-run passes every check on the faithful core, on 4.3 and 4.4; a
@@ -104,23 +87,8 @@ func TestConfigChangeCapChecked(t *testing.T) {
 		}
 		cfg.Faults = append(cfg.Faults, sim.Fault{Kind: sim.FaultConfigChange, AtMs: 60000, RestartAfterMs: -1,
 			Set: []model.ConfigEntry{{Key: "share.partition.max.record.locks", Value: "500"}}})
-		ck, err := checker.New(cfg, []string{"inflight-within-cap", "core-consistent"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := sim.New(cfg, 1, sim.Options{Observer: ck.Observe, IgnoreConfigChanges: ignore})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := w.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
-		failed := map[string]int{}
-		for _, v := range ck.Finish(w, res) {
-			failed[v.Check]++
-		}
-		return failed
+		_, _, vs := runChecks(t, cfg, 1, []string{"inflight-within-cap", "core-consistent"}, sim.Options{IgnoreConfigChanges: ignore})
+		return failedChecks(vs)
 	}
 	if got := run(false); len(got) != 0 {
 		t.Errorf("faithful: checks failed: %v", got)

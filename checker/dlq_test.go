@@ -3,7 +3,6 @@ package checker_test
 import (
 	"testing"
 
-	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
@@ -17,20 +16,7 @@ import (
 func TestDLQExactlyOnceSeesRollbacks(t *testing.T) {
 	cfg := testworlds.Zoo["ack-race"]()
 	cfg.Kafka.Version, cfg.Kafka.DLQTopic = model.Kafka44, "dlq.g"
-	ck, err := checker.New(cfg, []string{"dlq-exactly-once"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := sim.Options{Observer: ck.Observe}
-	ck.Attach(&opts)
-	w, err := sim.New(cfg, 1, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := w.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res, vs := runChecks(t, cfg, 1, []string{"dlq-exactly-once"}, sim.Options{})
 	q := res.Metrics.Groups[0].DeadLetterQueue
 	if q == nil || q.BypassedAtLimit == 0 {
 		t.Fatalf("dead-letter queue figures %+v: want records archived at the limit with no DLQ step (rollbacks)", q)
@@ -38,8 +24,8 @@ func TestDLQExactlyOnceSeesRollbacks(t *testing.T) {
 	if q.Unexplained != 0 {
 		t.Errorf("%d of %d bypassed records unexplained by rollbacks", q.Unexplained, q.BypassedAtLimit)
 	}
-	if v := ck.Finish(w, res); len(v) != 0 {
-		t.Errorf("violations: %v", v)
+	if len(vs) != 0 {
+		t.Errorf("violations: %v", vs)
 	}
 	t.Logf("bypassed %d, records to the DLQ %d", q.BypassedAtLimit, q.RecordsDeliveryLimit+q.RecordsRejected)
 }

@@ -70,7 +70,7 @@ func TestHistoryStreamAgreesWithCheckHistory(t *testing.T) {
 					s.Hidden(&hidden[h])
 				}
 				streamed := s.Verdict()
-				if a, b := verdictSet(streamed.Violations), verdictSet(whole.Violations); !slices.Equal(a, b) {
+				if a, b := verdicts(streamed.Violations), verdicts(whole.Violations); !slices.Equal(a, b) {
 					t.Errorf("streamed\n  %s\nCheckHistory\n  %s", strings.Join(a, "\n  "), strings.Join(b, "\n  "))
 				}
 				if bug != "" && len(whole.Violations) == 0 {
@@ -82,13 +82,4 @@ func TestHistoryStreamAgreesWithCheckHistory(t *testing.T) {
 			})
 		}
 	}
-}
-
-func verdictSet(vs []checker.Violation) []string {
-	var out []string
-	for _, v := range vs {
-		out = append(out, fmt.Sprintf("%s %s/%s", v.Check, v.Group, v.Partition))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

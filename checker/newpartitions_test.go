@@ -24,25 +24,8 @@ func runNewPartitions(t *testing.T, version string, ignore bool) (map[string]int
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck, err := checker.New(cfg, checker.Names())
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := sim.Options{Observer: ck.Observe, IgnoreNewPartitionStart: ignore}
-	ck.Attach(&opts)
-	w, err := sim.New(cfg, 1, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := w.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed := map[string]int{}
-	for _, v := range ck.Finish(w, res) {
-		failed[v.Check]++
-	}
-	return failed, res.Metrics.Groups[0].Accounting.SkippedByOffsetReset, w.AddedSharePartitions()
+	w, res, vs := runChecks(t, cfg, 1, checker.Names(), sim.Options{IgnoreNewPartitionStart: ignore})
+	return failedChecks(vs), res.Metrics.Groups[0].Accounting.SkippedByOffsetReset, w.AddedSharePartitions()
 }
 
 // KAFKA-20742 per version: up to 4.3 the new share-partitions start where

@@ -59,7 +59,7 @@ func (t *offsetTable[T]) resize(size int) {
 	t.ring, t.head = ring, 0
 }
 
-// dropBelow forgets the offsets below floor; the ring shrinks when mostly empty.
+// dropBelow forgets the offsets below floor; a large ring shrinks when nearly empty.
 func (t *offsetTable[T]) dropBelow(floor int64) {
 	k := min(floor-t.lo, int64(t.n))
 	if k <= 0 {
@@ -72,7 +72,7 @@ func (t *offsetTable[T]) dropBelow(floor int64) {
 	t.head = (t.head + int(k)) & (len(t.ring) - 1)
 	t.lo += k
 	t.n -= int(k)
-	if len(t.ring) > 1024 && t.n < len(t.ring)/8 {
-		t.resize(len(t.ring) / 4)
+	if len(t.ring) > 1<<14 && t.n < len(t.ring)/16 {
+		t.resize(len(t.ring) / 4) // give a large peak back, not every swing of the window
 	}
 }

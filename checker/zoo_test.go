@@ -5,47 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
-	"github.com/sharesim/sharesim/sim"
 )
-
-func checkedRun(t *testing.T, cfg sim.Config, seed uint64) []checker.Violation {
-	t.Helper()
-	return runWith(t, cfg, seed, true, 0)
-}
-
-// runWith runs cfg with every check (keeping up to limit violations, 0: the default), the history streamed to the checker (Attach) or kept
-// in the result and checked at the end.
-func runWith(t *testing.T, cfg sim.Config, seed uint64, streamed bool, limit int) []checker.Violation {
-	t.Helper()
-	ck, err := checker.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if limit > 0 {
-		checker.SetViolationLimit(ck, limit)
-	}
-	var last *sim.World
-	opts := sim.Options{Observer: func(w *sim.World) {
-		last = w
-		ck.Observe(w)
-	}}
-	if streamed {
-		ck.Attach(&opts)
-	} else {
-		opts.RecordHistory = ck.NeedsHistory()
-	}
-	res, err := sim.Run(cfg, seed, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if streamed && (res.History != nil || res.HiddenEvents != nil) {
-		t.Fatalf("the streamed run kept %d operations and %d hidden events", len(res.History), len(res.HiddenEvents))
-	}
-	return ck.Finish(last, res)
-}
 
 // Every variant of the bug zoo is caught by the simulator's checks on its workload within
 // the stated number of seeds (counting from seed 1), by the check named in the table.

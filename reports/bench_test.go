@@ -3,25 +3,16 @@ package reports
 import (
 	"testing"
 
-	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/sim"
-	"github.com/sharesim/sharesim/sim/dist"
 )
 
-// hourRun is the world of the simulator's performance goal (4 partitions, 16 consumers,
-// 1 000 records/s, lognormal processing with p50 8 ms and p99 40 ms) for one hour, with a
-// kill, a leader failover and a minute of healing, so that every plot has something to draw.
+// hourRun is the world of the simulator's performance goal (testworlds.Hour) for one hour,
+// with a kill, a leader failover and a minute of healing, so that every plot has something
+// to draw.
 func hourRun() sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.DurationMs = 3_600_000
+	cfg := testworlds.Hour(3_600_000)
 	cfg.HealMs = 60_000
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Topics = []sim.Topic{{Name: "orders", Partitions: 4, RetentionMs: -1, RetentionRecords: -1}}
-	cfg.Producers = []sim.Producer{{Name: "p", Topic: "orders", RecordsPerSecond: 1000, BatchRecords: 10, Keys: 1000}}
-	cs := sim.DefaultConsumer("worker")
-	cs.Count = 16
-	cs.Processing = dist.Must(dist.LogNormalP50P99(8, 40))
-	cfg.Groups = []sim.Group{{Name: "g", Topics: []string{"orders"}, Consumers: []sim.ConsumerSpec{cs}}}
 	cfg.Faults = []sim.Fault{
 		{Kind: sim.FaultKill, Target: "worker-3", AtMs: 900_000, RestartAfterMs: 10_000},
 		{Kind: sim.FaultLeaderFailover, Target: "orders/1", AtMs: 2_400_000},

@@ -5,30 +5,16 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/internal/testmode"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
-// hourConfig is the benchmark world of the simulator's performance goal: one hour, 4
-// partitions, 16 consumers, 1 000 records/s.
-func hourConfig(durationMs int64) sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.DurationMs = durationMs
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Topics = []sim.Topic{{Name: "orders", Partitions: 4, RetentionMs: -1, RetentionRecords: -1}}
-	cfg.Producers = []sim.Producer{{Name: "p", Topic: "orders", RecordsPerSecond: 1000, BatchRecords: 10, Keys: 1000}}
-	cs := sim.DefaultConsumer("worker")
-	cs.Count = 16
-	cs.Processing = dist.Must(dist.LogNormalP50P99(8, 40))
-	cfg.Groups = []sim.Group{{Name: "g", Topics: []string{"orders"}, Consumers: []sim.ConsumerSpec{cs}}}
-	return cfg
-}
-
 // BenchmarkHourRun runs the one-hour world; it reports virtual time per wall second
 // (speedup, goal ≥ 1000) and events per second.
 func BenchmarkHourRun(b *testing.B) {
-	cfg := hourConfig(3_600_000)
+	cfg := testworlds.Hour(3_600_000)
 	b.ReportAllocs()
 	var events int64
 	for i := 0; i < b.N; i++ {
@@ -45,7 +31,7 @@ func BenchmarkHourRun(b *testing.B) {
 
 // BenchmarkEvents measures the engine on a five-minute slice of the same world, per event.
 func BenchmarkEvents(b *testing.B) {
-	cfg := hourConfig(300_000)
+	cfg := testworlds.Hour(300_000)
 	b.ReportAllocs()
 	var events int64
 	for done := 0; done < b.N; {
@@ -72,7 +58,7 @@ func TestMemoryDoesNotGrowWithTheLog(t *testing.T) {
 	if testmode.Long {
 		endMs, fromMs, toMs = 3_600_000, 600_000, 3_300_000
 	}
-	cfg := hourConfig(endMs)
+	cfg := testworlds.Hour(endMs)
 	var atFrom, atTo uint64
 	measure := func() uint64 {
 		var ms runtime.MemStats

@@ -5,61 +5,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/sim"
-	"github.com/sharesim/sharesim/sim/dist"
 )
 
-// busyConfig exercises most of the simulator: keys, transactions, compaction, poison
-// records, several consumer kinds, a classic group, and faults of every kind.
+// busyConfig is testworlds.Busy with a close and a kill of the classic group besides.
 func busyConfig() sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.DurationMs = 120_000
-	cfg.HealMs = 60_000
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Kafka.IsolationLevel = model.ReadCommitted
-	cfg.Network.Latency = dist.Must(dist.Uniform(1, 5))
-	cfg.Network.ResponseLossPerMillion = 2000
-	cfg.Coordinator.WriteLatency = dist.Must(dist.Exponential(5))
-	cfg.Coordinator.WriteFailPerMillion = 5000
-	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 3, RetentionMs: 90_000, RetentionRecords: -1, RetentionCheckIntervalMs: 10_000}}
-	cfg.Producers = []sim.Producer{
-		{Name: "p", Topic: "t", RecordsPerSecond: 60, Rate: sim.RatePoisson, BatchRecords: 5, Keys: 30, PoisonPerMillion: 500, CompactedPerMillion: 20_000},
-		{Name: "tx", Topic: "t", RecordsPerSecond: 20, BatchRecords: 5, Transactional: true, TxnBatches: 3, AbortPerMillion: 200_000, TxnCommitDelayMs: 500},
-	}
-	imp := sim.DefaultConsumer("imp")
-	imp.Count = 2
-	imp.Processing = dist.Must(dist.LogNormalP50P99(20, 300))
-	exp := sim.DefaultConsumer("exp")
-	exp.Count = 2
-	exp.AckMode = sim.AckExplicit
-	exp.Processing = dist.Must(dist.Exponential(30))
-	exp.FailurePerMillion = 20_000
-	exp.OnFailure = sim.FailRelease
-	exp.OnPoison = sim.FailReject
-	exp.RenewEveryMs = 10_000
-	exp.AcquireMode = model.RecordLimit
-	exp.MaxPollRecords = 20
-	cls := sim.DefaultConsumer("cls")
-	cls.Count = 2
-	cls.Processing = dist.Must(dist.Exponential(10))
-	cls.OnPoison = sim.FailSkip
-	cfg.Groups = []sim.Group{
-		{Name: "share", Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{imp, exp}},
-		{Name: "classic", Type: sim.ClassicGroup, Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{cls}},
-	}
-	cfg.Faults = []sim.Fault{
-		{Kind: sim.FaultKill, Target: "imp", AtMs: 20_000, EveryMs: 30_000, RestartAfterMs: 5_000},
-		{Kind: sim.FaultHang, Target: "exp", AtMs: 25_000, RestartAfterMs: 40_000},
-		{Kind: sim.FaultNetCut, Target: "imp", AtMs: 50_000, DurationMs: 35_000},
-		{Kind: sim.FaultPause, Target: "exp", AtMs: 70_000, DurationMs: 32_000},
-		{Kind: sim.FaultLeaderFailover, AtMs: 40_000, EveryMs: 25_000},
-		{Kind: sim.FaultWriteFail, AtMs: 60_000, DurationMs: 3_000},
-		{Kind: sim.FaultCoordinatorSlow, AtMs: 80_000, DurationMs: 10_000, ValueMs: 200},
-		{Kind: sim.FaultDeleteRecords, Target: "t/1", AtMs: 90_000, ValueMs: 50},
-		{Kind: sim.FaultClose, Target: "cls", AtMs: 45_000, RestartAfterMs: 1_000},
-		{Kind: sim.FaultKill, Target: "cls", AtMs: 65_000, RestartAfterMs: 10_000},
-	}
+	cfg := testworlds.Busy()
+	cfg.Faults = append(cfg.Faults,
+		sim.Fault{Kind: sim.FaultClose, Target: "cls", AtMs: 45_000, RestartAfterMs: 1_000},
+		sim.Fault{Kind: sim.FaultKill, Target: "cls", AtMs: 65_000, RestartAfterMs: 10_000})
 	return cfg
 }
 

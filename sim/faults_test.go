@@ -13,7 +13,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------------------
-// Helpers shared by faults_test.go and stats_test.go.
+// Helpers shared by the simulator's tests.
 
 // ftWorld builds a small world: one topic "t" with the given partitions, no retention, the
 // group reading from the earliest offset, a constant-rate producer that stops at stopMs,

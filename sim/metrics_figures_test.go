@@ -17,18 +17,6 @@ import (
 // hold each figure to three standard errors of its closed form (plus, where stated, the
 // millisecond shifts of the network hop, which are computed, not guessed).
 
-// figWorld is one topic "t" with the given partitions and no retention, read from the
-// earliest offset by one share group "g"; one constant-rate producer with one-record batches
-// writing from 0 to stopMs (0: to the end of the main phase).
-func figWorld(parts int, rate float64, stopMs int64, consumers ...sim.ConsumerSpec) sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Topics = []sim.Topic{{Name: "t", Partitions: parts, RetentionMs: -1, RetentionRecords: -1}}
-	cfg.Producers = []sim.Producer{{Name: "p", Topic: "t", RecordsPerSecond: rate, BatchRecords: 1, StopMs: stopMs}}
-	cfg.Groups = []sim.Group{{Name: "g", Topics: []string{"t"}, Consumers: consumers}}
-	return cfg
-}
-
 // figConsumer is count instances processing each record for a time drawn from proc,
 // max.poll.records maxPoll.
 func figConsumer(name string, count int, proc dist.Dist, maxPoll int) sim.ConsumerSpec {
@@ -109,7 +97,7 @@ func TestFiguresWindowArithmetic(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := figWorld(1, 100, tc.stopMs, figConsumer("c", 2, figConst(5), 50))
+			cfg := ftWorld(1, 100, tc.stopMs, figConsumer("c", 2, figConst(5), 50))
 			cfg.Producers[0].StartMs = tc.startMs
 			cfg.DurationMs, cfg.HealMs, cfg.WarmupMs = 60000, 60000, tc.warmupMs
 			res := figRun(t, cfg, 1, false)
@@ -186,7 +174,7 @@ func TestFiguresDuplicatesFixedProcessing(t *testing.T) {
 			overlap := int((tc.procMs+lockMs-1)/lockMs) + 1
 			c := figConsumer("c", records*overlap, figConst(tc.procMs), 1)
 			c.AckMode = sim.AckExplicit
-			cfg := figWorld(1, 1, 0, c)
+			cfg := ftWorld(1, 1, 0, c)
 			p := &cfg.Producers[0]
 			p.Rate, p.BurstEveryMs, p.BurstRecords = sim.RateBursts, 1<<40, records
 			cfg.Kafka.RecordLockDurationMs = lockMs
@@ -263,7 +251,7 @@ func lockWorld(proc dist.Dist, consumers int, rate float64, prodMs, lockMs int64
 	// Parked fetches are answered as soon as a record is produced or released by a lock
 	// expiry; a long fetch.max.wait.ms only spares the idle consumers' empty re-polls.
 	c.MaxWaitMs = 5000
-	cfg := figWorld(1, rate, prodMs, c)
+	cfg := ftWorld(1, rate, prodMs, c)
 	figClock(&cfg)
 	cfg.Kafka.MinRecordLockDurationMs = 1000
 	cfg.Kafka.RecordLockDurationMs = lockMs
@@ -519,7 +507,7 @@ func TestFiguresRetentionBeforeFirstLoad(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := figConsumer("c", 1, figConst(tc.procMs), 1)
 			c.StartMs = tc.startMs
-			cfg := figWorld(1, 1000/perRecMs, stopMs, c)
+			cfg := ftWorld(1, 1000/perRecMs, stopMs, c)
 			cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: tc.reset}
 			cfg.Topics[0].RetentionMs, cfg.Topics[0].RetentionCheckIntervalMs = retMs, checkMs
 			cfg.DurationMs, cfg.HealMs = 120000, 30000
@@ -579,7 +567,7 @@ func TestFiguresShareVersusClassic(t *testing.T) {
 	const parts, consumers, procMs, rate = 2, 4, 100, 30.0
 	share := figConsumer("s", consumers, figConst(procMs), 10)
 	classic := figConsumer("k", consumers, figConst(procMs), 10)
-	cfg := figWorld(parts, rate, 0, share)
+	cfg := ftWorld(parts, rate, 0, share)
 	cfg.Groups = append(cfg.Groups, sim.Group{Name: "classic", Type: sim.ClassicGroup, Topics: []string{"t"},
 		Consumers: []sim.ConsumerSpec{classic}, AutoCommitIntervalMs: 1000})
 	cfg.DurationMs, cfg.WarmupMs = 130000, 10000
@@ -637,7 +625,7 @@ func TestFiguresLatencyDefinitions(t *testing.T) {
 	cases := []struct{ netMs, writeMs int64 }{{0, 0}, {1, 5}, {3, 7}}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("net=%dms/write=%dms", tc.netMs, tc.writeMs), func(t *testing.T) {
-			cfg := figWorld(1, 1, 0, figConsumer("c", 1, figConst(100), 10))
+			cfg := ftWorld(1, 1, 0, figConsumer("c", 1, figConst(100), 10))
 			cfg.Producers[0].StartMs = 5000
 			cfg.Network.Latency = figConst(tc.netMs)
 			cfg.Coordinator.WriteLatency = figConst(tc.writeMs)

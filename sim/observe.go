@@ -92,14 +92,14 @@ func (h *history) writeApplied(s *sharePart, wr *model.Write, leaderEpoch, state
 		StoreLeaderEpoch: leaderEpoch, StoreStateEpoch: stateEpoch, Accepted: accepted})
 }
 
-// ShareCores appends the leader's in-memory share-partition of every share-partition to
-// dst, in SharePartitions' order (nil while not loaded), and returns it: the cheap way
-// for an observer to see after each event which share-partitions were reloaded.
-func (w *World) ShareCores(dst []*model.SharePartition) []*model.SharePartition {
-	for _, s := range w.shares {
-		dst = append(dst, s.core)
+// ShareCore returns the leader's in-memory share-partition of the i-th share-partition in
+// SharePartitions' order (nil while not loaded), and false past the last one: the cheap
+// way for an observer to look at every share-partition after each event.
+func (w *World) ShareCore(i int) (*model.SharePartition, bool) {
+	if i >= len(w.shares) {
+		return nil, false
 	}
-	return dst
+	return w.shares[i].core, true
 }
 
 // HistoryHorizonMs is a lower bound of everything the history has still to show: every

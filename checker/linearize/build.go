@@ -34,6 +34,28 @@ type item struct {
 	typ         model.AckType
 }
 
+// buildBuf is buildClasses' working memory, kept between the calls of a streamed check so
+// that checking a range allocates little. The classes a call returns live in it until
+// the next call; one kept longer (a failure to draw) is copied out first (detach).
+type buildBuf struct {
+	items                      []item
+	acked, bounds              []int64
+	count, firstSeg, inc, fill []int32
+	byHash                     map[uint64]int32
+	slab                       []class
+	envs                       []classEnv
+	ins                        []input
+	pops                       []porcupine.Operation
+	out                        []*class
+	// checkClasses' and replay's.
+	search []*class
+	replay replayBuf
+	// stale is set when a porcupine call returned before all its goroutines had stopped
+	// (a failure or a timeout): they may still read the classes' inputs and environment,
+	// so the next call starts on fresh memory and leaves this to the collector.
+	stale bool
+}
+
 // class is a set of offsets of one share-partition with identical per-offset histories.
 type class struct {
 	ranges [][2]int64 // offset ranges, ascending
@@ -141,11 +163,20 @@ func codeClass(code string, lost bool) uint8 {
 	return codeOther
 }
 
-// buildClasses splits one share-partition's operations into offset classes.
-func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*class {
+// buildClasses splits one share-partition's operations into offset classes, in buf's
+// memory (nil: fresh memory).
+func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *buildBuf) []*class {
+	if buf == nil {
+		buf = &buildBuf{}
+	}
+	if buf.stale {
+		*buf = buildBuf{}
+	}
 	// Items, and how many offsets each acknowledgement names.
-	var items []item
-	acked := make([]int64, len(sh.ops))
+	items := buf.items[:0]
+	defer func() { buf.items = items[:0] }()
+	acked := grown(&buf.acked, len(sh.ops))
+	clear(acked)
 	given := sh.acked != nil
 	if given {
 		copy(acked, sh.acked)
@@ -225,7 +256,8 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 	}
 
 	// Elementary segments between consecutive boundaries.
-	bounds := make([]int64, 0, 2*len(items)+len(starts)+2*len(comps))
+	bounds := slices.Grow(buf.bounds[:0], 2*len(items)+len(starts)+2*len(comps))
+	defer func() { buf.bounds = bounds[:0] }()
 	for _, it := range items {
 		bounds = append(bounds, it.first, it.last+1)
 	}
@@ -238,8 +270,9 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
 	nseg := len(bounds) - 1
-	count := make([]int32, nseg+1)
-	firstSeg := make([]int32, len(items))
+	count := grown(&buf.count, nseg+1)
+	clear(count)
+	firstSeg := grown(&buf.firstSeg, len(items))
 	for k, it := range items {
 		j, _ := slices.BinarySearch(bounds, it.first)
 		firstSeg[k] = int32(j)
@@ -250,8 +283,9 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 	for j := 1; j <= nseg; j++ {
 		count[j] += count[j-1]
 	}
-	inc := make([]int32, count[nseg]) // item indices per segment
-	fill := slices.Clone(count[:nseg])
+	inc := grown(&buf.inc, int(count[nseg])) // item indices per segment
+	fill := grown(&buf.fill, nseg)
+	copy(fill, count[:nseg])
 	for k, it := range items {
 		for j := int(firstSeg[k]); j < nseg && bounds[j] <= it.last; j++ {
 			inc[fill[j]] = int32(k)
@@ -273,9 +307,15 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 		}
 		return true
 	}
-	byHash := map[uint64]int32{}
-	slab := make([]class, 0, nseg)
-	envs := make([]classEnv, 0, nseg)
+	if buf.byHash == nil {
+		buf.byHash = map[uint64]int32{}
+	}
+	byHash := buf.byHash
+	clear(byHash)
+	// slab and envs never grow past nseg: classes point into them.
+	slab := slices.Grow(buf.slab[:0], nseg)
+	envs := slices.Grow(buf.envs[:0], nseg)
+	defer func() { buf.slab, buf.envs = slab[:0], envs[:0] }()
 	for j := 0; j < nseg; j++ {
 		list := inc[count[j]:count[j+1]]
 		if len(list) == 0 {
@@ -325,9 +365,9 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 	for i := range slab {
 		total += len(slab[i].items)
 	}
-	ins := make([]input, total)
-	pops := make([]porcupine.Operation, total)
-	out := make([]*class, len(slab))
+	ins := grown(&buf.ins, total)
+	pops := grown(&buf.pops, total)
+	out := grown(&buf.out, len(slab))
 	for ci := range slab {
 		c := &slab[ci]
 		out[ci] = c
@@ -373,4 +413,30 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32) []*clas
 		}
 	}
 	return out
+}
+
+// grown returns (*buf)[:n], reallocating *buf when it is too short; the contents are
+// whatever the buffer held.
+func grown[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, max(n, 2*cap(*buf)))
+	}
+	return (*buf)[:n]
+}
+
+// detach returns a copy of c that shares no memory with the buffer it was built in.
+func (c *class) detach() *class {
+	e := *c.env.env
+	e.names = slices.Clone(e.names)
+	e.hiddenFrom, e.releaseFrom = slices.Clone(e.hiddenFrom), slices.Clone(e.releaseFrom)
+	ce := *c.env
+	ce.env, ce.hiddenOwn = &e, slices.Clone(ce.hiddenOwn)
+	d := &class{ranges: slices.Clone(c.ranges), env: &ce, ops: slices.Clone(c.ops), next: -1}
+	ins := make([]input, len(d.ops))
+	for i := range d.ops {
+		ins[i] = *d.ops[i].Input.(*input)
+		ins[i].env = &ce
+		d.ops[i].Input = &ins[i]
+	}
+	return d
 }

@@ -137,7 +137,8 @@ func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResul
 	sr := ShareResult{Group: sh.group, Partition: sh.partition, Verdict: porcupine.Ok, Ops: len(sh.ops)}
 	e, clients := buildEnv(sh, h, o.Spec)
 	e.inForce = o.InForce[sh.group]
-	checkClasses(newModel(), sh, h, buildClasses(sh, h, e, clients), o, res, &sr, start.Add(o.TimeLimit))
+	buf := &buildBuf{}
+	checkClasses(newModel(), sh, h, buildClasses(sh, h, e, clients, buf), o, res, &sr, start.Add(o.TimeLimit), buf)
 	sr.Elapsed = time.Since(start)
 	return sr
 }
@@ -145,7 +146,10 @@ func checkShare(sh *shareHistory, h []sim.Op, o Options, res *Result) ShareResul
 // checkClasses checks one share-partition's offset classes, in chunks, until deadline; it
 // counts them in sr and res, and reports false when the time ran out (sr is then Unknown,
 // unless it is already Illegal: a failure found stays found).
-func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*class, o Options, res *Result, sr *ShareResult, deadline time.Time) bool {
+func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*class, o Options, res *Result, sr *ShareResult, deadline time.Time, buf *buildBuf) bool {
+	if buf == nil {
+		buf = &buildBuf{}
+	}
 	sr.Classes += len(classes)
 	res.Classes += len(classes)
 	n := 0
@@ -166,14 +170,15 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 	// Classes whose operations never overlap in time are decided by replaying them; only
 	// the others, and any a replay finds illegal (so that its failure is found and
 	// explained as before), go to porcupine.
-	search := make([]*class, 0, len(classes))
+	search := buf.search[:0]
 	for _, c := range classes {
-		if legal, ok := replay(m, c.ops); !ok || !legal {
+		if legal, ok := buf.replay.run(c.ops); !ok || !legal {
 			search = append(search, c)
 		}
 	}
+	buf.search = search[:0]
 	classes = search
-	parts := make([][]porcupine.Operation, 0, 256)
+	var parts [][]porcupine.Operation
 	for i := 0; i < len(classes); {
 		parts = parts[:0]
 		j, n := i, 0
@@ -187,6 +192,11 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 			return outOfTime()
 		}
 		verdict := checkParts(m, parts, left)
+		if verdict != porcupine.Ok {
+			// porcupine returns before its other goroutines have stopped reading the
+			// inputs: they must not be reused.
+			buf.stale = true
+		}
 		if verdict == porcupine.Illegal {
 			// Find the failing classes of the chunk.
 			for _, c := range classes[i:j] {
@@ -203,7 +213,7 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 					sr.Failures = append(sr.Failures, explain(m, sh, c, h, deadline))
 				}
 				if len(res.vis) < maxVisClasses {
-					res.vis = append(res.vis, c)
+					res.vis = append(res.vis, c.detach())
 				}
 			}
 		}
@@ -215,35 +225,40 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 	return true
 }
 
-// replay decides the linearizability of one class's operations when no two of them
-// overlap in time (ok; each returns strictly before the next is called, an operation
-// without a return only last): porcupine orders a call before a return at the same time,
-// so such a history has exactly one linearization to try, the call order, and its
-// search steps the model along that order and nothing else. Replaying it gives the same
+// replayBuf is replay's working memory.
+type replayBuf struct {
+	sorted []porcupine.Operation
+	state  stateSet
+	step   scratch
+}
+
+// run decides the linearizability of one class's operations when no two of them overlap
+// in time (ok; each returns strictly before the next is called, an operation without a
+// return only last): porcupine orders a call before a return at the same time, so such a
+// history has exactly one linearization to try, the call order, and its search steps the
+// specification (step) along that order and nothing else. Replaying it gives the same
 // verdict without the search's goroutines, timer and cache.
-func replay(m porcupine.Model, ops []porcupine.Operation) (legal, ok bool) {
-	sorted := true
+func (b *replayBuf) run(ops []porcupine.Operation) (legal, ok bool) {
 	for k := 1; k < len(ops); k++ {
 		if ops[k].Call < ops[k-1].Call {
-			sorted = false
+			b.sorted = append(b.sorted[:0], ops...)
+			slices.SortFunc(b.sorted, func(a, b porcupine.Operation) int { return compare(a.Call, b.Call) })
+			ops = b.sorted
 			break
 		}
-	}
-	if !sorted {
-		ops = slices.Clone(ops)
-		slices.SortFunc(ops, func(a, b porcupine.Operation) int { return compare(a.Call, b.Call) })
 	}
 	for k := 1; k < len(ops); k++ {
 		if ops[k-1].Return >= ops[k].Call {
 			return false, false
 		}
 	}
-	state := m.Init()
+	b.state = b.state[:0]
 	for _, op := range ops {
-		var legal bool
-		if legal, state = m.Step(state, op.Input, op.Output); !legal {
+		out := stepSet(b.state, op.Input.(*input), &b.step)
+		if out == nil {
 			return false, true
 		}
+		b.state = append(b.state[:0], out...)
 	}
 	return true, true
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -24,8 +25,9 @@ func TestReplayAgreesWithTheSearch(t *testing.T) {
 		for _, sh := range splitShares(h, hidden) {
 			e, clients := buildEnv(sh, h, o.Spec)
 			e.inForce = o.InForce[sh.group]
-			for _, c := range buildClasses(sh, h, e, clients) {
-				legal, ok := replay(m, c.ops)
+			var rb replayBuf
+			for _, c := range buildClasses(sh, h, e, clients, nil) {
+				legal, ok := rb.run(c.ops)
 				if !ok {
 					skipped++
 					continue
@@ -46,8 +48,8 @@ func TestReplayAgreesWithTheSearch(t *testing.T) {
 		name string
 		cfg  sim.Config
 	}{
-		{"faulty-4.2", faultyWorld(model.Kafka42)},
-		{"faulty-4.1", faultyWorld(model.Kafka41)},
+		{"faulty-4.2", testworlds.Faulty(model.Kafka42)},
+		{"faulty-4.1", testworlds.Faulty(model.Kafka41)},
 		{"busy", busyWorld()},
 		{"chaos-4.2", chaosWorld(model.Kafka42, true)},
 	}

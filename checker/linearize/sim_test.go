@@ -7,91 +7,19 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/sim"
 	"github.com/sharesim/sharesim/sim/dist"
 )
 
-// faultyWorld is a small world under kills, failovers, a long pause, write failures, lost
-// responses and record deletion (like checker's own test world).
-func faultyWorld(version model.Version) sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.Kafka.Version = version
-	cfg.DurationMs, cfg.HealMs = 90_000, 240_000
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Coordinator.WriteFailPerMillion = 20_000
-	cfg.Network.ResponseLossPerMillion = 5_000
-	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 2, RetentionMs: -1, RetentionRecords: -1}}
-	cfg.Producers = []sim.Producer{{Name: "p", Topic: "t", RecordsPerSecond: 40, BatchRecords: 4, Keys: 10}}
-	c := sim.DefaultConsumer("c")
-	c.Count = 3
-	c.AckMode = sim.AckExplicit
-	c.OnFailure, c.OnPoison = sim.FailRelease, sim.FailRelease
-	c.FailurePerMillion = 50_000
-	c.Processing = dist.Must(dist.Exponential(200))
-	c.MaxPollRecords = 20
-	cfg.Groups = []sim.Group{{Name: "g", Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{c}}}
-	cfg.Faults = []sim.Fault{
-		{Kind: sim.FaultKill, AtMs: 10_000, EveryMs: 20_000, RestartAfterMs: 3_000},
-		{Kind: sim.FaultLeaderFailover, AtMs: 15_000, EveryMs: 25_000},
-		{Kind: sim.FaultPause, AtMs: 30_000, DurationMs: 35_000},
-		{Kind: sim.FaultDeleteRecords, Target: "t/0", AtMs: 50_000, ValueMs: 30},
-	}
-	return cfg
-}
-
-// busyWorld exercises most of the simulator: keys, transactions, compaction, retention,
-// poison records, RENEW, record_limit, several consumer kinds, a classic group, and faults
-// of every kind (like the simulator's determinism test world).
+// busyWorld is testworlds.Busy with a close, lock expiry and a RENEW stall besides.
 func busyWorld() sim.Config {
-	cfg := sim.DefaultConfig()
-	cfg.DurationMs = 120_000
-	cfg.HealMs = 60_000
-	cfg.Kafka.AutoOffsetReset = model.AutoOffsetReset{Kind: model.ResetEarliest}
-	cfg.Kafka.IsolationLevel = model.ReadCommitted
-	cfg.Network.Latency = dist.Must(dist.Uniform(1, 5))
-	cfg.Network.ResponseLossPerMillion = 2000
-	cfg.Coordinator.WriteLatency = dist.Must(dist.Exponential(5))
-	cfg.Coordinator.WriteFailPerMillion = 5000
-	cfg.Topics = []sim.Topic{{Name: "t", Partitions: 3, RetentionMs: 90_000, RetentionRecords: -1, RetentionCheckIntervalMs: 10_000}}
-	cfg.Producers = []sim.Producer{
-		{Name: "p", Topic: "t", RecordsPerSecond: 60, Rate: sim.RatePoisson, BatchRecords: 5, Keys: 30, PoisonPerMillion: 500, CompactedPerMillion: 20_000},
-		{Name: "tx", Topic: "t", RecordsPerSecond: 20, BatchRecords: 5, Transactional: true, TxnBatches: 3, AbortPerMillion: 200_000, TxnCommitDelayMs: 500},
-	}
-	imp := sim.DefaultConsumer("imp")
-	imp.Count = 2
-	imp.Processing = dist.Must(dist.LogNormalP50P99(20, 300))
-	exp := sim.DefaultConsumer("exp")
-	exp.Count = 2
-	exp.AckMode = sim.AckExplicit
-	exp.Processing = dist.Must(dist.Exponential(30))
-	exp.FailurePerMillion = 20_000
-	exp.OnFailure = sim.FailRelease
-	exp.OnPoison = sim.FailReject
-	exp.RenewEveryMs = 10_000
-	exp.AcquireMode = model.RecordLimit
-	exp.MaxPollRecords = 20
-	cls := sim.DefaultConsumer("cls")
-	cls.Count = 2
-	cls.Processing = dist.Must(dist.Exponential(10))
-	cls.OnPoison = sim.FailSkip
-	cfg.Groups = []sim.Group{
-		{Name: "share", Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{imp, exp}},
-		{Name: "classic", Type: sim.ClassicGroup, Topics: []string{"t"}, Consumers: []sim.ConsumerSpec{cls}},
-	}
-	cfg.Faults = []sim.Fault{
-		{Kind: sim.FaultKill, Target: "imp", AtMs: 20_000, EveryMs: 30_000, RestartAfterMs: 5_000},
-		{Kind: sim.FaultHang, Target: "exp", AtMs: 25_000, RestartAfterMs: 40_000},
-		{Kind: sim.FaultNetCut, Target: "imp", AtMs: 50_000, DurationMs: 35_000},
-		{Kind: sim.FaultPause, Target: "exp", AtMs: 70_000, DurationMs: 32_000},
-		{Kind: sim.FaultLeaderFailover, AtMs: 40_000, EveryMs: 25_000},
-		{Kind: sim.FaultWriteFail, AtMs: 60_000, DurationMs: 3_000},
-		{Kind: sim.FaultCoordinatorSlow, AtMs: 80_000, DurationMs: 10_000, ValueMs: 200},
-		{Kind: sim.FaultDeleteRecords, Target: "t/1", AtMs: 90_000, ValueMs: 50},
-		{Kind: sim.FaultClose, Target: "exp", AtMs: 45_000, RestartAfterMs: 1_000},
-		{Kind: sim.FaultLockExpiry, AtMs: 35_000, EveryMs: 20_000},
-		{Kind: sim.FaultRenewStall, AtMs: 95_000, DurationMs: 20_000},
-	}
+	cfg := testworlds.Busy()
+	cfg.Faults = append(cfg.Faults,
+		sim.Fault{Kind: sim.FaultClose, Target: "exp", AtMs: 45_000, RestartAfterMs: 1_000},
+		sim.Fault{Kind: sim.FaultLockExpiry, AtMs: 35_000, EveryMs: 20_000},
+		sim.Fault{Kind: sim.FaultRenewStall, AtMs: 95_000, DurationMs: 20_000})
 	return cfg
 }
 
@@ -147,8 +75,8 @@ func TestSimulatorHistoriesAreLinearizable(t *testing.T) {
 		cfg   sim.Config
 		seeds int
 	}{
-		{"faulty-4.2", faultyWorld(model.Kafka42), 4},
-		{"faulty-4.1", faultyWorld(model.Kafka41), 4},
+		{"faulty-4.2", testworlds.Faulty(model.Kafka42), 4},
+		{"faulty-4.1", testworlds.Faulty(model.Kafka41), 4},
 		{"busy", busyWorld(), 3},
 		{"chaos-4.2", chaosWorld(model.Kafka42, false), 30},
 		{"chaos-4.1", chaosWorld(model.Kafka41, false), 30},
@@ -331,7 +259,7 @@ func mutate(h []sim.Op, at int, op sim.Op) []sim.Op {
 // the holder's lock, a record delivered again after its acceptance, an acknowledgement
 // succeeding for a client that does not hold the record, and a delivery count going down.
 func TestInjectedBugsAreCaught(t *testing.T) {
-	cfg := faultyWorld(model.Kafka42)
+	cfg := testworlds.Faulty(model.Kafka42)
 	res := runHistory(t, cfg, 1)
 	o := OptionsFor(cfg)
 	if r := Check(res.History, res.HiddenEvents, o); r.Verdict != porcupine.Ok {

@@ -461,11 +461,21 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // step is the specification's transition function for porcupine.
 func step(state, in, _ interface{}) (bool, interface{}) {
-	op := in.(*input)
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	out := stepSet(state.(stateSet), in.(*input), sc)
+	if out == nil {
+		return false, nil
+	}
+	return true, slices.Clone(out)
+}
+
+// stepSet applies op to the states prev (none: the initial state) and returns the
+// states after it, in canonical order, in sc's memory (valid until sc is used again);
+// nil when op is impossible in every state.
+func stepSet(prev stateSet, op *input, sc *scratch) stateSet {
 	set, dirty := stateSet(sc.set[:0]), sc.dirty[:0]
-	if prev := state.(stateSet); len(prev) == 0 {
+	if len(prev) == 0 {
 		set, dirty = append(set, initial()), append(dirty, true)
 	} else {
 		for _, s := range prev {
@@ -475,10 +485,10 @@ func step(state, in, _ interface{}) (bool, interface{}) {
 	set = closure(set, dirty, sc.succ[:0], op.ret, op.env)
 	out := apply(set, op, sc.out[:0])
 	if len(out) == 0 {
-		return false, nil
+		return nil
 	}
 	out.sortCanonical()
-	return true, slices.Clone(out)
+	return out
 }
 
 // apply applies a client operation to every possible state; the result is empty when the

@@ -39,6 +39,23 @@ type Stream struct {
 	order  []*streamShare // by first operation
 	all    []*streamShare // by first operation or hidden event
 	gone   map[string]*fold
+	// Working memory of checkRange, kept between calls.
+	buf   buildBuf
+	cut   cutBuf
+	named map[string]bool
+}
+
+// cutBuf holds the operations checkRange cuts to a range, and the environment it builds.
+type cutBuf struct {
+	h       []sim.Op
+	acked   []int64
+	acq     []model.AcquiredRange
+	acks    []model.AckRange
+	ops     []int32
+	env     *env // nil: fresh next time (porcupine may still read the last one)
+	ids     map[string]int32
+	clients []int32
+	others  []string
 }
 
 type shareKey struct{ g, p string }
@@ -236,7 +253,11 @@ func (s *Stream) advance(sh *streamShare, to int64) {
 		sh.ops = nil
 	}
 	if len(sh.clients) > 0 {
-		named := map[string]bool{}
+		if s.named == nil {
+			s.named = map[string]bool{}
+		}
+		named := s.named
+		clear(named)
 		for i := range sh.ops {
 			named[sh.ops[i].Client] = true
 		}
@@ -288,17 +309,26 @@ func maxOffset(op *sim.Op) int64 {
 // to the range (keeping how many offsets its acknowledgements named in all), and the cut
 // history goes through the same classes and porcupine calls as Check's.
 func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
-	var h []sim.Op
-	var acked []int64
+	cb := &s.cut
+	h, acked, acq, acks := cb.h[:0], cb.acked[:0], cb.acq[:0], cb.acks[:0]
+	defer func() {
+		clear(h) // drop the strings and ranges the kept buffers point to
+		cb.h, cb.acked, cb.acq, cb.acks = h[:0], acked[:0], acq[:0], acks[:0]
+	}()
 	for i := range sh.ops {
 		op := &sh.ops[i]
 		cut := sim.Op{Client: op.Client, Group: op.Group, Partition: op.Partition, Kind: op.Kind, CallMs: op.CallMs, ReturnMs: op.ReturnMs, Code: op.Code}
 		total := int64(0)
+		from := len(acq)
 		for _, r := range op.Acquired {
 			if f, l := max(r.First, lo), min(r.Last, hi-1); f <= l {
-				cut.Acquired = append(cut.Acquired, model.AcquiredRange{First: f, Last: l, DeliveryCount: r.DeliveryCount})
+				acq = append(acq, model.AcquiredRange{First: f, Last: l, DeliveryCount: r.DeliveryCount})
 			}
 		}
+		if len(acq) > from {
+			cut.Acquired = acq[from:len(acq):len(acq)]
+		}
+		from = len(acks)
 		for _, r := range op.Acks {
 			if r.Last < r.First || len(r.Types) == 0 {
 				continue
@@ -317,7 +347,10 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 					types = types[a : min(l-r.First, n-1)+1]
 				}
 			}
-			cut.Acks = append(cut.Acks, model.AckRange{First: f, Last: l, Types: types})
+			acks = append(acks, model.AckRange{First: f, Last: l, Types: types})
+		}
+		if len(acks) > from {
+			cut.Acks = acks[from:len(acks):len(acks)]
 		}
 		if len(cut.Acquired) == 0 && len(cut.Acks) == 0 {
 			continue
@@ -335,14 +368,14 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 		}
 		return
 	}
-	ops := make([]int32, len(h))
+	ops := grown(&cb.ops, len(h))
 	for i := range ops {
 		ops[i] = int32(i)
 	}
 	part := &shareHistory{group: sh.group, partition: sh.partition, ops: ops, acked: acked}
 	part.hidden = append(append(part.hidden, sh.logStarts...), sh.comps...)
 	e, clients := s.env(sh, h)
-	if !checkClasses(s.m, part, h, buildClasses(part, h, e, clients), s.o, s.res, &sh.sr, deadline) {
+	if !checkClasses(s.m, part, h, buildClasses(part, h, e, clients, &s.buf), s.o, s.res, &sh.sr, deadline, &s.buf) {
 		sh.outOfTime = true
 	}
 }
@@ -351,8 +384,18 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 // then the other clients with hidden acquisitions or a death, then the forgotten ones as
 // one (they only ever act as the unseen owner).
 func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
-	e := &env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events, inForce: s.o.InForce[sh.group]}
-	ids := map[string]int32{}
+	cb := &s.cut
+	if cb.env == nil || s.buf.stale {
+		cb.env = &env{}
+	}
+	e := cb.env
+	*e = env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events, inForce: s.o.InForce[sh.group],
+		names: e.names[:0], hiddenFrom: e.hiddenFrom[:0], releaseFrom: e.releaseFrom[:0]}
+	if cb.ids == nil {
+		cb.ids = map[string]int32{}
+	}
+	ids := cb.ids
+	clear(ids)
 	id := func(name string) int32 {
 		c, ok := ids[name]
 		if !ok {
@@ -368,11 +411,12 @@ func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
 		}
 		return c
 	}
-	clients := make([]int32, len(h))
+	clients := grown(&cb.clients, len(h))
 	for p := range h {
 		clients[p] = id(h[p].Client)
 	}
-	others := make([]string, 0, len(sh.clients))
+	others := cb.others[:0]
+	defer func() { clear(others); cb.others = others[:0] }()
 	for name := range sh.clients {
 		if _, ok := ids[name]; !ok {
 			others = append(others, name)

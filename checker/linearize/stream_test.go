@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,5 +138,72 @@ func TestStreamTimeLimitGivesUnknown(t *testing.T) {
 	s.Add(&op)
 	if r := s.Finish(); r.Verdict != porcupine.Unknown || len(r.Unknown()) != 1 || r.Failed() {
 		t.Errorf("verdict %s, want Unknown", r.Verdict)
+	}
+}
+
+// A failing class kept for the visualisation is copied out of the memory later checks
+// reuse: the page drawn after many more ranges were checked is the page drawn right after
+// the failure.
+func TestStreamVisualisationSurvivesLaterChecks(t *testing.T) {
+	failing := []sim.Op{
+		batchOf("a", 0, 4, 1, 0, 2),
+		batchOf("b", 0, 4, 2, 100, 102), // a still holds 0-4: a double hold
+	}
+	page := func(more int) string {
+		s := NewStream(testSpec(false))
+		for _, op := range failing {
+			s.Add(&op)
+		}
+		s.Advance("g", "t/0", 5)
+		for k := range more {
+			first := int64(5 + 10*k)
+			call := int64(10_000 * (k + 1))
+			for _, op := range []sim.Op{batchOf("c", first, first+9, 1, call, call+2), acksOf("c", accept, "NONE", first, first+9, call+10, call+12)} {
+				s.Add(&op)
+			}
+			s.Advance("g", "t/0", first+10)
+		}
+		r := s.Finish()
+		if !r.Failed() {
+			t.Fatalf("verdict %s, want the double hold found", r.Verdict)
+		}
+		var buf bytes.Buffer
+		if err := r.Visualize(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if a, b := page(0), page(20); a != b {
+		t.Errorf("the page changed after 20 more checked ranges (%d bytes, then %d)", len(a), len(b))
+	}
+}
+
+// porcupine returns a failure before its other goroutines have stopped reading the
+// inputs it was given, so a streamed check must not write over them: after a failing
+// range, the next range is built in fresh memory and the failing range's inputs stay as
+// they were.
+func TestStreamLeavesFailedInputsAlone(t *testing.T) {
+	s := NewStream(testSpec(false))
+	for _, op := range []sim.Op{
+		batchOf("a", 0, 4, 1, 0, 2),
+		batchOf("b", 0, 4, 2, 100, 102), // a double hold: porcupine finds it
+	} {
+		s.Add(&op)
+	}
+	s.Advance("g", "t/0", 5)
+	if !s.buf.stale {
+		t.Fatal("a failing range did not mark its memory stale")
+	}
+	before := slices.Clone(s.buf.ins)
+	inputs := s.buf.ins
+	for k := range 5 {
+		first, call := int64(5+10*k), int64(10_000*(k+1))
+		for _, op := range []sim.Op{batchOf("c", first, first+9, 1, call, call+2), acksOf("c", accept, "NONE", first, first+9, call+10, call+12)} {
+			s.Add(&op)
+		}
+		s.Advance("g", "t/0", first+10)
+	}
+	if len(before) == 0 || !slices.Equal(before, inputs) {
+		t.Errorf("the failing range's inputs were written over (%d of them)", len(before))
 	}
 }

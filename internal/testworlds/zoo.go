@@ -1,7 +1,8 @@
 // Package testworlds holds the simulator worlds that tests of several packages share: the
 // bug zoo's workloads (each an ordinary faulty world tuned to make one kind of race
-// frequent; the faithful core passes every check on all of them) and the cases that pair
-// each of model's bugs with the workload and the check that catch it.
+// frequent; the faithful core passes every check on all of them), the cases that pair
+// each of model's bugs with the workload and the check that catch it, and the general
+// worlds of worlds.go (Faulty, Busy, and Hour, the benchmark world).
 package testworlds
 
 import (

@@ -195,121 +195,67 @@ type refEvent struct {
 }
 
 // TestAgainstReference runs random operation sequences against the queue
-// and a trivially correct sorted slice, with fixed seeds.
+// and a trivially correct sorted slice, with fixed seeds: times in a narrow
+// range to force ties, cancels of any handle ever issued, live or stale.
 func TestAgainstReference(t *testing.T) {
-	for seed := uint64(1); seed <= 20; seed++ {
-		r := rng.New(seed)
-		var q Queue[int]
-		var ref []refEvent
-		var handles []Handle // every handle ever issued, live or stale
-		var seq uint64
-		for step := range 5000 {
-			switch op := r.Intn(10); {
-			case op < 5: // push, with a narrow time range to force ties
-				at := r.Int63n(40) - 5
-				seq++
-				h := q.Push(at, step)
-				if h.Seq() != seq {
-					t.Fatalf("seed %d step %d: seq %d, want %d", seed, step, h.Seq(), seq)
-				}
-				handles = append(handles, h)
-				e := refEvent{at, seq, step}
-				i, _ := slices.BinarySearchFunc(ref, e, func(a, b refEvent) int {
-					if a.at != b.at {
-						return cmpInt(a.at, b.at)
-					}
-					return cmpInt(a.seq, b.seq)
-				})
-				ref = slices.Insert(ref, i, e)
-			case op < 8: // pop
-				at, v, ok := q.Pop()
-				if len(ref) == 0 {
-					if ok {
-						t.Fatalf("seed %d step %d: Pop on empty returned ok", seed, step)
-					}
-					continue
-				}
-				w := ref[0]
-				ref = ref[1:]
-				if !ok || at != w.at || v != w.v {
-					t.Fatalf("seed %d step %d: Pop = (%d,%d,%v), want (%d,%d)", seed, step, at, v, ok, w.at, w.v)
-				}
-			default: // cancel a random handle, possibly stale
-				if len(handles) == 0 {
-					continue
-				}
-				h := handles[r.Intn(len(handles))]
-				i := slices.IndexFunc(ref, func(e refEvent) bool { return e.seq == h.Seq() })
-				if got := q.Cancel(h); got != (i >= 0) {
-					t.Fatalf("seed %d step %d: Cancel = %v, want %v", seed, step, got, i >= 0)
-				}
-				if i >= 0 {
-					ref = slices.Delete(ref, i, i+1)
-				}
-			}
-			if q.Len() != len(ref) {
-				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(ref))
-			}
-			if at, v, ok := q.Peek(); ok != (len(ref) > 0) || (ok && (at != ref[0].at || v != ref[0].v)) {
-				t.Fatalf("seed %d step %d: Peek = (%d,%d,%v)", seed, step, at, v, ok)
-			}
-			if step%97 == 0 {
-				q.check(t)
-			}
-		}
-		// Drain and compare the tail.
-		for _, w := range ref {
-			at, v, ok := q.Pop()
-			if !ok || at != w.at || v != w.v {
-				t.Fatalf("seed %d drain: Pop = (%d,%d,%v), want (%d,%d)", seed, at, v, ok, w.at, w.v)
-			}
-		}
-		if q.Len() != 0 {
-			t.Fatalf("seed %d: %d events left after drain", seed, q.Len())
-		}
-	}
+	againstReference(t, 20, 5000, 97,
+		func(r *rng.Rand, _ int64) int64 { return r.Int63n(40) - 5 },
+		func(r *rng.Rand, n int) int { return r.Intn(n) })
 }
 
 // TestAgainstReferenceMovingClock is TestAgainstReference with a simulation's clock: events
 // are pushed relative to the last popped time, at delays on both sides of the wheel's window
-// and its edge, sometimes into the past, and handles are cancelled (timers re-armed).
+// and its edge, sometimes into the past, and mostly recent handles are cancelled (timers
+// re-armed).
 func TestAgainstReferenceMovingClock(t *testing.T) {
-	delay := func(r *rng.Rand) int64 {
-		switch r.Intn(8) {
-		case 0:
-			return 0
-		case 1:
-			return r.Int63n(16)
-		case 2, 3:
-			return r.Int63n(wheelSize)
-		case 4:
-			return wheelSize - 3 + r.Int63n(6) // the window's edge
-		case 5:
-			return r.Int63n(10 * wheelSize)
-		case 6:
-			return -r.Int63n(50) // into the past
-		}
-		return 30_000 // a timeout
-	}
+	againstReference(t, 20, 10000, 499,
+		func(r *rng.Rand, now int64) int64 {
+			switch r.Intn(8) {
+			case 0:
+				return now
+			case 1:
+				return now + r.Int63n(16)
+			case 2, 3:
+				return now + r.Int63n(wheelSize)
+			case 4:
+				return now + wheelSize - 3 + r.Int63n(6) // the window's edge
+			case 5:
+				return now + r.Int63n(10*wheelSize)
+			case 6:
+				return now - r.Int63n(50) // into the past
+			}
+			return now + 30_000 // a timeout
+		},
+		func(r *rng.Rand, n int) int { return n - 1 - r.Intn(min(n, 64)) })
+}
+
+// againstReference drives a queue and the reference with random pushes (at pushAt(r, time of
+// the last pop)), pops and cancels (of handle pick(r, handles issued)), comparing every
+// result, Len and Peek, and checking the queue's structure every checkEvery steps.
+func againstReference(t *testing.T, seeds uint64, steps, checkEvery int, pushAt func(r *rng.Rand, now int64) int64, pick func(r *rng.Rand, n int) int) {
+	t.Helper()
 	cmp := func(a, b refEvent) int {
 		if a.at != b.at {
 			return cmpInt(a.at, b.at)
 		}
 		return cmpInt(a.seq, b.seq)
 	}
-	for seed := uint64(1); seed <= 30; seed++ {
+	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rng.New(seed)
-		q := New[int](0)
+		var q Queue[int]
 		var ref []refEvent
-		var handles []Handle
+		var handles []Handle // every handle ever issued, live or stale
 		var seq uint64
 		var now int64
-		for step := range 20000 {
+		for step := range steps {
 			switch op := r.Intn(10); {
 			case op < 5:
-				at := now + delay(r)
+				at := pushAt(r, now)
 				seq++
 				h := q.Push(at, step)
+				if h.Seq() != seq {
+					t.Fatalf("seed %d step %d: seq %d, want %d", seed, step, h.Seq(), seq)
+				}
 				handles = append(handles, h)
 				e := refEvent{at, seq, step}
 				i, _ := slices.BinarySearchFunc(ref, e, cmp)
@@ -328,12 +274,11 @@ func TestAgainstReferenceMovingClock(t *testing.T) {
 					t.Fatalf("seed %d step %d: Pop = (%d,%d,%v), want (%d,%d)", seed, step, at, v, ok, w.at, w.v)
 				}
 				now = at
-			default:
+			default: // cancel, possibly a stale handle
 				if len(handles) == 0 {
 					continue
 				}
-				k := len(handles) - 1 - r.Intn(min(len(handles), 64)) // mostly recent ones
-				h := handles[k]
+				h := handles[pick(r, len(handles))]
 				i := slices.IndexFunc(ref, func(e refEvent) bool { return e.seq == h.Seq() })
 				if got := q.Cancel(h); got != (i >= 0) {
 					t.Fatalf("seed %d step %d: Cancel = %v, want %v", seed, step, got, i >= 0)
@@ -348,12 +293,12 @@ func TestAgainstReferenceMovingClock(t *testing.T) {
 			if at, v, ok := q.Peek(); ok != (len(ref) > 0) || (ok && (at != ref[0].at || v != ref[0].v)) {
 				t.Fatalf("seed %d step %d: Peek = (%d,%d,%v), want %v", seed, step, at, v, ok, ref[:min(1, len(ref))])
 			}
-			if step%101 == 0 {
+			if step%checkEvery == 0 {
 				q.check(t)
 			}
 		}
 		q.check(t)
-		for _, w := range ref {
+		for _, w := range ref { // drain and compare the tail
 			at, v, ok := q.Pop()
 			if !ok || at != w.at || v != w.v {
 				t.Fatalf("seed %d drain: Pop = (%d,%d,%v), want (%d,%d)", seed, at, v, ok, w.at, w.v)
@@ -362,29 +307,6 @@ func TestAgainstReferenceMovingClock(t *testing.T) {
 		if q.Len() != 0 {
 			t.Fatalf("seed %d: %d events left after drain", seed, q.Len())
 		}
-	}
-}
-
-// TestExtremeTimes pushes at the ends of int64 and across the wheel from a base near them.
-func TestExtremeTimes(t *testing.T) {
-	var q Queue[int]
-	const big = int64(1<<63 - 1)
-	q.Push(big, 1)
-	q.Push(-big-1, 2)
-	q.Push(big-wheelSize/2, 3)
-	q.Push(0, 4)
-	q.Push(big, 5)
-	var got []int
-	for i := 0; q.Len() > 0; i++ {
-		_, v, _ := q.Pop()
-		got = append(got, v)
-		if i == 2 { // base is now big-wheelSize/2: its window reaches past MaxInt64
-			q.Push(big-1, 6)
-			q.check(t)
-		}
-	}
-	if !slices.Equal(got, []int{2, 4, 3, 6, 1, 5}) {
-		t.Fatalf("order %v", got)
 	}
 }
 

@@ -778,15 +778,23 @@ func TestCeilFindsTheBatchOfEveryOffset(t *testing.T) {
 	}
 }
 
-// ProducerAt says what BatchAt says of a batch's producer, and false for markers.
-func TestProducerAtAgreesWithBatchAt(t *testing.T) {
-	var l Log
+// mixedLog holds batches of three producers, a transaction marker, a compacted batch and
+// forgotten offsets.
+func mixedLog() *Log {
+	l := New()
 	l.AppendRecords(3, 10, 1, 0)
 	l.AppendRecords(5, 11, 2, 7)
 	l.AppendControl(12, 2, 7, true)
 	l.AppendRecords(2, 13, 3, 0)
+	l.AppendRecords(4, 14, 3, 0)
 	l.Compact(9)
 	l.Forget(3)
+	return l
+}
+
+// ProducerAt says what BatchAt says of a batch's producer, and false for markers.
+func TestProducerAtAgreesWithBatchAt(t *testing.T) {
+	l := mixedLog()
 	for off := int64(-1); off <= l.EndOffset()+1; off++ {
 		b, ok := l.BatchAt(off)
 		wantOK := ok && !b.Control
@@ -799,14 +807,7 @@ func TestProducerAtAgreesWithBatchAt(t *testing.T) {
 
 // RecordsUntil ends a run of offsets HasRecord accepts, and is off where HasRecord refuses.
 func TestRecordsUntilAgreesWithHasRecord(t *testing.T) {
-	var l Log
-	l.AppendRecords(3, 10, 1, 0)
-	l.AppendRecords(5, 11, 2, 7)
-	l.AppendControl(12, 2, 7, true)
-	l.AppendRecords(2, 13, 3, 0)
-	l.AppendRecords(4, 14, 3, 0)
-	l.Compact(9)
-	l.Forget(3)
+	l := mixedLog()
 	for off := int64(-1); off <= l.EndOffset()+1; off++ {
 		end := l.RecordsUntil(off)
 		if !l.HasRecord(off) {
