@@ -12,18 +12,16 @@ type faultInjector struct {
 	*engine
 	*topology
 
-	procs   *processes
-	share   *shareClients
-	net     *network
-	logs    *logs
-	leaders *leaders
-	coord   *shareCoordinator
-	dlq     *dlqManager
-	configs *groupConfigs
-	gcoord  *groupCoordinator
-	metrics *metrics
-	history *history
-
+	procs     *processes
+	share     *shareClients
+	net       *network
+	logs      *logs
+	leaders   *leaders
+	coord     *shareCoordinator
+	dlq       *dlqManager
+	configs   *groupConfigs
+	gcoord    *groupCoordinator
+	metrics   *metrics
 	scheduled []faultState
 }
 

@@ -20,7 +20,6 @@ type logs struct {
 
 	leaders *leaders
 	classic *classicClients
-	coord   *shareCoordinator
 	metrics *metrics
 	history *history
 

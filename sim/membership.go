@@ -22,8 +22,9 @@ type groupCoordinator struct {
 type groupState struct {
 	idx int32
 	cfg *Group
-	// sps lists the group's share-partitions (share groups) in topic, partition order; for
-	// classic groups, parts lists the partitions.
+	// sps lists the group's share-partitions (share groups) in topic, partition order; parts
+	// lists the group's partitions. Both are topology; the rest is the group coordinator's
+	// (classic: the classic clients' rebalance and commits, classicgroup.go).
 	sps   []int32
 	parts []int32
 	// members in join order.

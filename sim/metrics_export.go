@@ -261,19 +261,20 @@ func quantileOr0(h *hist.Hist, q float64) int64 {
 	return v
 }
 
-func (m *metrics) export(w *World) Metrics {
-	start, end := measurementWindow(&w.cfg)
-	win := Window{StartMs: start, EndMs: end, WarmupMs: w.cfg.WarmupMs}
+// export is the run's Metrics, derived at its end (or where it was cut short).
+func (m *metrics) export() Metrics {
+	start, end := measurementWindow(&m.cfg)
+	win := Window{StartMs: start, EndMs: end, WarmupMs: m.cfg.WarmupMs}
 	out := Metrics{
 		Window: win, Produced: m.produced, ProducedBatches: m.producedBatches, StateWrites: m.writes, StateWritesFailed: m.writesFailed,
 		Requests: m.requests, AckRequests: m.ackRequests, ShareFetchRequests: m.shareFetches, ShareAcknowledgeRequests: m.shareAcknowledges, BrokerCostDelayMs: m.brokerDelayMs, RenewRequests: m.renewRequests, BufferWaitMs: m.bufferWaitMs,
-		Series: m.series, InFlightCap: int64(w.cfg.Kafka.PartitionMaxRecordLocks),
+		Series: m.series, InFlightCap: int64(m.cfg.Kafka.PartitionMaxRecordLocks),
 	}
 	var all counters
 	var e2e hist.Hist
 	var redel [backCauses]int64
 	dc, dca := make([]int64, 12), make([]int64, 12)
-	for gi := range w.groups {
+	for gi := range m.groups {
 		all.add(&m.g[gi], 1)
 		e2e.Merge(&m.lat[gi].completed)
 		gx := &m.gx[gi]
@@ -287,7 +288,7 @@ func (m *metrics) export(w *World) Metrics {
 		out.ReorderMaxOffsets = max(out.ReorderMaxOffsets, gx.reorderMaxOffsets)
 		out.ReorderMaxMs = max(out.ReorderMaxMs, gx.reorderMaxMs)
 		out.SPSOStuckMaxMs = max(out.SPSOStuckMaxMs, gx.spsoStuckMaxMs)
-		out.Groups = append(out.Groups, w.metrics.groupMetrics(int32(gi), win))
+		out.Groups = append(out.Groups, m.groupMetrics(int32(gi), win))
 		for _, ph := range out.Groups[gi].ConfigInForce {
 			out.InFlightCap = max(out.InFlightCap, int64(ph.PartitionMaxRecordLocks))
 		}

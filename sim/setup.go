@@ -12,8 +12,8 @@ func wire(w *World) {
 
 	*w.metrics = metrics{engine: e, topology: t, logs: w.logs, configs: w.configs, coord: w.coord}
 	*w.history = history{engine: e, topology: t, reqs: reqs}
-	*w.logs = logs{engine: e, topology: t, leaders: w.leaders, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
-	*w.prod = producerClients{engine: e, topology: t, logs: w.logs, net: w.net, metrics: w.metrics}
+	*w.logs = logs{engine: e, topology: t, leaders: w.leaders, classic: w.classic, metrics: w.metrics, history: w.history}
+	*w.prod = producerClients{engine: e, topology: t, logs: w.logs, net: w.net}
 	*w.leaders = leaders{engine: e, topology: t, coord: w.coord, net: w.net, dlq: w.dlq, configs: w.configs, reqs: reqs, metrics: w.metrics, history: w.history}
 	*w.coord = shareCoordinator{engine: e, topology: t, leaders: w.leaders, metrics: w.metrics, history: w.history}
 	*w.net = network{engine: e, topology: t, leaders: w.leaders, reqs: reqs, metrics: w.metrics}
@@ -21,7 +21,7 @@ func wire(w *World) {
 	*w.share = shareClients{engine: e, topology: t, net: w.net, leaders: w.leaders, gcoord: w.gcoord, configs: w.configs, procs: w.procs, reqs: reqs, metrics: w.metrics, history: w.history}
 	*w.classic = classicClients{engine: e, topology: t, net: w.net, gcoord: w.gcoord, procs: w.procs, metrics: w.metrics}
 	*w.gcoord = groupCoordinator{engine: e, topology: t, classic: w.classic, coord: w.coord, metrics: w.metrics, history: w.history}
-	*w.faults = faultInjector{engine: e, topology: t, procs: w.procs, share: w.share, net: w.net, logs: w.logs, leaders: w.leaders, coord: w.coord, dlq: w.dlq, configs: w.configs, gcoord: w.gcoord, metrics: w.metrics, history: w.history}
+	*w.faults = faultInjector{engine: e, topology: t, procs: w.procs, share: w.share, net: w.net, logs: w.logs, leaders: w.leaders, coord: w.coord, dlq: w.dlq, configs: w.configs, gcoord: w.gcoord, metrics: w.metrics}
 	*w.dlq = dlqManager{engine: e, topology: t, coord: w.coord, leaders: w.leaders, metrics: w.metrics}
 	*w.configs = groupConfigs{engine: e, topology: t, leaders: w.leaders}
 }

@@ -70,18 +70,21 @@ func (tp *topology) topicParts(t int32) []*partition {
 
 // partition is one topic-partition: its log and its leadership.
 type partition struct {
-	idx         int32
-	topic       int32
-	num         int32
-	name        string // "topic/num"
-	log         *plog.Log
+	idx   int32
+	topic int32
+	num   int32
+	name  string // "topic/num"
+	// The logs' (log.go): the log, its poison offsets (ascending) and the keys' cache.
+	log      *plog.Log
+	poison   []int64
+	keySpace keySpace
+	// Leadership (the leaders', leaderstate.go: failover moves it); every client reads it
+	// to route its requests.
 	leader      int32
 	leaderEpoch int32
-	shares      []int32 // share-partitions reading it
-	readers     []int32 // groups reading it (share and classic)
-	poison      []int64 // poison offsets, ascending
-	readBuf     []model.LogBatch
-	keySpace    keySpace // logs.keyOf's cache
+	shares      []int32          // share-partitions reading it
+	readers     []int32          // groups reading it (share and classic)
+	readBuf     []model.LogBatch // a reader's scratch space for one log read
 }
 
 type topicState struct {

@@ -272,7 +272,7 @@ func (w *World) result() *Result {
 		EndMs:       w.now,
 		Trace:       w.trace.kept,
 		History:     w.history.ops,
-		Metrics:     w.metrics.export(w),
+		Metrics:     w.metrics.export(),
 		Final:       w.metrics.finalStates(),
 		Sample:      w.metrics.sampleResult(),
 	}
