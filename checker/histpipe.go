@@ -30,7 +30,6 @@ func startHistPipe(h *histChecks) *histPipe {
 			}
 			for i := range b {
 				h.apply(&b[i])
-				b[i] = histMsg{} // drop the operation's strings and ranges
 			}
 			p.free <- b[:0]
 		}
