@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/internal/testworlds"
+	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -134,6 +135,21 @@ func TestTraceHashesArePinned(t *testing.T) {
 				cfg := testworlds.Zoo[zc.World]()
 				cfg.Kafka.Bug = zc.Bug
 				runCfg(t, "zoo/"+zc.World+"/"+zc.Bug, cfg)
+			})
+		}
+	})
+	t.Run("worlds", func(t *testing.T) {
+		// The test worlds of the benchmarks and the checkers' tests (Hour: two minutes of the
+		// benchmark world).
+		worlds := map[string]func() sim.Config{
+			"hour":   func() sim.Config { return testworlds.Hour(120_000) },
+			"busy":   testworlds.Busy,
+			"faulty": func() sim.Config { return testworlds.Faulty(model.Kafka42) },
+		}
+		for name, cfg := range worlds {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				runCfg(t, "world/"+name, cfg())
 			})
 		}
 	})
