@@ -318,6 +318,25 @@ func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
 		return 0, false
 	}
 	s := q.top()
+	return q.popSlot(s, dst), true
+}
+
+// PopUntil is PopTo for an event due at or before limit: when the earliest pending event is
+// later (or there is none), it leaves the queue alone and ok is false.
+func (q *Queue[T]) PopUntil(limit int64, dst *T) (at int64, ok bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	s := q.top()
+	if q.slots[s].at > limit {
+		return 0, false
+	}
+	return q.popSlot(s, dst), true
+}
+
+// popSlot removes slot s, the earliest event, writes its payload to *dst and returns its
+// time.
+func (q *Queue[T]) popSlot(s int32, dst *T) (at int64) {
 	q.min = 0
 	sl := &q.slots[s]
 	at = sl.at
@@ -331,7 +350,7 @@ func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
 	if at > q.base {
 		q.advance(at)
 	}
-	return at, true
+	return at
 }
 
 // advance moves the window to start at t (> base) and moves the heap's events that entered

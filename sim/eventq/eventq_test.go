@@ -261,7 +261,24 @@ func againstReference(t *testing.T, seeds uint64, steps, checkEvery int, pushAt 
 				i, _ := slices.BinarySearchFunc(ref, e, cmp)
 				ref = slices.Insert(ref, i, e)
 			case op < 8:
-				at, v, ok := q.Pop()
+				var at int64
+				var v int
+				var ok bool
+				if op == 7 && len(ref) > 0 {
+					// PopUntil with a limit just before, at, or after the earliest event.
+					limit := ref[0].at + int64(r.Intn(3)) - 1
+					if at, ok = q.PopUntil(limit, &v); !ok {
+						if limit >= ref[0].at {
+							t.Fatalf("seed %d step %d: PopUntil(%d) found nothing, earliest at %d", seed, step, limit, ref[0].at)
+						}
+						continue
+					}
+					if limit < ref[0].at {
+						t.Fatalf("seed %d step %d: PopUntil(%d) popped at %d", seed, step, limit, at)
+					}
+				} else {
+					at, v, ok = q.Pop()
+				}
 				if len(ref) == 0 {
 					if ok {
 						t.Fatalf("seed %d step %d: Pop on empty returned ok", seed, step)
