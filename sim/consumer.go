@@ -49,6 +49,7 @@ type consumer struct {
 	name        string
 	incarnation int
 	member      model.MemberID
+	clientField *field // " client=<member>" for trace lines
 	gen         uint32
 	state       cState
 	pausedUntil int64
@@ -77,6 +78,8 @@ func (ps *processes) start(ci int32) {
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
+	cf := valueField("client", string(c.member))
+	c.clientField = &cf
 	c.state = cIdle
 	c.pausedUntil = 0
 	c.assignment = nil

@@ -74,7 +74,7 @@ func (sc *shareClients) heal() { sc.renewStall = 0 }
 // transmit sends request id: the client's timeout starts, the network carries it.
 func (sc *shareClients) transmit(c *consumer, id int32) {
 	r := sc.reqs.at(id)
-	r.gen, r.member, r.sentMs = c.gen, c.member, sc.now
+	r.gen, r.member, r.clientField, r.sentMs = c.gen, c.member, c.clientField, sc.now
 	sc.metrics.requestSent(r)
 	r.timeoutH = sc.push(sc.now+sc.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
 	sc.net.sendRequest(c, id)
