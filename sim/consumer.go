@@ -93,12 +93,18 @@ func (ps *processes) start(ci int32) {
 
 // deferIfPaused re-queues a consumer event that arrives while the process is paused.
 func (ps *processes) deferIfPaused(c *consumer, e event) bool {
-	if ps.now < c.pausedUntil {
-		ps.push(c.pausedUntil, e)
-		return true
+	if ps.now >= c.pausedUntil {
+		return false
 	}
-	return false
+	ps.deferToResume(c, e)
+	return true
 }
+
+// deferToResume queues e again for when c's pause ends. (Not inlined, so that
+// deferIfPaused is: most events find their consumer running.)
+//
+//go:noinline
+func (ps *processes) deferToResume(c *consumer, e event) { ps.push(c.pausedUntil, e) }
 
 // heartbeat is the process's heartbeat thread (evHeartbeat): it reaches the group
 // coordinator unless the network is cut, and an idle client that learns of partitions polls.
