@@ -95,22 +95,54 @@ type Checker struct {
 	seen  []seenCore
 	// capLimit is inflight-within-cap's bound while the cap does not change.
 	capLimit int64
-	// steps are the run's config changes (sim.Config.ConfigSteps); inForce caches each
-	// group's timeline of the values in force.
-	steps   []sim.ConfigStep
-	inForce map[string]sim.InForce
-	out     []Violation
-	limit   int
-	lin     *linearize.Result
-	// perCheck, when set, counts the violations kept per check (CheckHistory).
-	perCheck map[string]int
+	// tl holds each group's timeline of the configuration in force.
+	tl     *timelines
+	out    []Violation
+	outTag []uint64 // when each violation was found (tag)
+	curTag uint64
+	limit  int
 
-	// The history checks' state (history.go).
-	streaming bool // Attach: the history comes as it is recorded
-	nowMs     int64
-	hs        map[spKey]*histShare
-	ls        *linearize.Stream
-	queue     []queued
+	// h holds the history checks (history.go); pipe, when set, runs them on a goroutine
+	// of their own (Attach, from the first message on). nowMs is the virtual time of the last event observed, and
+	// pendMin and pendMax bound the return times of the operations handed over and not
+	// yet known checked (a tick is due once virtual time passes pendMin).
+	h                *histChecks
+	pipe             *histPipe
+	beside           bool // Attach: run the history checks beside the simulation (pipe)
+	syncHistory      bool // keep the history checks on the simulation's goroutine (tests)
+	nowMs            int64
+	pendMin, pendMax int64
+}
+
+// The phases of an event's observation and of Finish, in the order in which they find
+// violations: with the event's number they tag each violation (tag), so that the checks
+// run beside the simulation keep the order and the limit of a run that checks everything
+// in turn.
+const (
+	phaseObserve uint64 = iota // per-event and deep checks
+	phaseEvent                 // what the event did (sessions.go)
+	phaseDrain                 // history checks on the operations that returned
+	phaseFinishDeep
+	phaseFinishHistory
+	phaseFinishLinearizable
+	phaseFinishEnd
+)
+
+// tag is the tag of a violation found now in phase.
+func (c *Checker) tag(phase uint64) uint64 { return uint64(c.events)<<3 | phase }
+
+// timelines holds, per group, the timeline of the configuration in force, for the groups
+// whose configuration changes during the run; read-only after New.
+type timelines struct{ byGroup map[string]sim.InForce }
+
+// changing returns the named group's timeline when its configuration changes during the
+// run (false, at once, for runs without config changes).
+func (t *timelines) changing(group string) (sim.InForce, bool) {
+	if t == nil || t.byGroup == nil {
+		return sim.InForce{}, false
+	}
+	in, ok := t.byGroup[group]
+	return in, ok
 }
 
 // spKey names a share-partition: its group and partition.
@@ -135,8 +167,16 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 	if len(names) == 0 {
 		names = DefaultChecks
 	}
-	c := &Checker{cfg: cfg, nextDeep: DeepEvery, on: map[string]bool{}, sps: map[spKey]*spState{}, limit: 100, hs: map[spKey]*histShare{}}
-	c.steps = c.cfg.ConfigSteps()
+	c := &Checker{cfg: cfg, nextDeep: DeepEvery, on: map[string]bool{}, sps: map[spKey]*spState{}, limit: 100, pendMin: inf, pendMax: -inf}
+	c.tl = &timelines{}
+	if steps := c.cfg.ConfigSteps(); steps != nil {
+		c.tl.byGroup = map[string]sim.InForce{}
+		for gi, g := range c.cfg.Groups {
+			if in := sim.InForceFor(&c.cfg, steps, int32(gi)); in.Changes() {
+				c.tl.byGroup[g.Name] = in
+			}
+		}
+	}
 	for _, n := range names {
 		if !known(n) {
 			return nil, fmt.Errorf("unknown check %q (known: %s)", n, strings.Join(Names(), ", "))
@@ -144,6 +184,7 @@ func New(cfg sim.Config, names []string) (*Checker, error) {
 		c.on[n] = true
 	}
 	c.is = enabledOf(c.on)
+	c.h = newHistChecks(&c.cfg, &c.is, c.tl, c.limit)
 	maxBatch := int64(1)
 	for _, p := range cfg.Producers {
 		maxBatch = max(maxBatch, p.MaxBatchRecords(), int64(p.BurstRecords))
@@ -211,17 +252,8 @@ func enabledOf(on map[string]bool) enabled {
 func (c *Checker) NeedsHistory() bool { return c.is.history }
 
 func (c *Checker) report(v Violation) {
-	if c.perCheck != nil {
-		// CheckHistory: the limit is per check, so that one check's many violations do
-		// not hide another's.
-		if c.perCheck[v.Check] < c.limit {
-			c.perCheck[v.Check]++
-			c.out = append(c.out, v)
-		}
-		return
-	}
 	if len(c.out) < c.limit {
-		c.out = append(c.out, v)
+		c.out, c.outTag = append(c.out, v), append(c.outTag, c.curTag)
 	}
 }
 
@@ -230,17 +262,26 @@ func (c *Checker) report(v Violation) {
 // returned.
 func (c *Checker) Observe(w *sim.World) {
 	c.events++
+	c.curTag = c.tag(phaseObserve)
 	deep := c.events >= c.nextDeep
 	if deep {
 		c.nextDeep = c.events + max(DeepEvery, c.observeAllSynced(w, true))
 	} else if c.is.perEvent {
 		c.observeCores(w)
 	}
+	c.curTag = c.tag(phaseEvent)
 	c.observeEvent(w)
-	if c.streaming {
+	if c.h.streaming {
 		c.nowMs = w.NowMs()
-		if len(c.queue) > 0 && c.queue[0].atMs < c.nowMs {
-			c.drain(c.nowMs)
+		if c.pendMin < c.nowMs {
+			// Check the operations that returned before now. What is left returned now
+			// (a later operation returned no later than the event that recorded it).
+			c.toHist(histMsg{kind: msgTick, a: c.nowMs, tag: c.tag(phaseDrain)})
+			if c.pendMax >= c.nowMs {
+				c.pendMin = c.nowMs
+			} else {
+				c.pendMin, c.pendMax = inf, -inf
+			}
 		}
 		if c.events%DeepEvery == 0 {
 			c.advanceFloors(w)
@@ -357,7 +398,7 @@ func (c *Checker) state(i *sim.SharePartitionInfo) *spState {
 	st := c.sps[key]
 	if st == nil {
 		st = &spState{group: i.Group, part: i.Partition}
-		st.inForce, st.changing = c.changing(i.Group)
+		st.inForce, st.changing = c.tl.changing(i.Group)
 		c.sps[key] = st
 	}
 	if st.core != i.Core {
@@ -434,10 +475,13 @@ func (c *Checker) deep(w *sim.World, i *sim.SharePartitionInfo, st *spState) {
 
 // Finish runs the end-of-run and history checks and returns every violation, in order.
 func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
+	c.Close()
+	c.curTag = c.tag(phaseFinishDeep)
 	w.SharePartitions(func(i sim.SharePartitionInfo) {
 		c.deep(w, &i, c.state(&i))
 	})
 	c.finishHistory(res)
+	c.curTag = c.tag(phaseFinishEnd)
 	if c.on["no-silent-loss"] {
 		c.checkNoSilentLoss(res)
 		c.checkNewPartitions(w, res)
@@ -451,6 +495,7 @@ func (c *Checker) Finish(w *sim.World, res *sim.Result) []Violation {
 	if c.on["liveness"] && c.cfg.HealMs > 0 {
 		c.checkLiveness(res)
 	}
+	c.out = mergeTagged(c.out, c.outTag, c.h.out, c.h.outTag, c.limit)
 	sort.SliceStable(c.out, func(a, b int) bool {
 		if c.out[a].TimeMs != c.out[b].TimeMs {
 			return c.out[a].TimeMs < c.out[b].TimeMs
@@ -521,7 +566,7 @@ func (c *Checker) Linearizability() *linearize.Result {
 	if c == nil {
 		return nil
 	}
-	return c.lin
+	return c.h.lin
 }
 
 // WriteLinearizabilityHTML writes porcupine's visualisation of the offsets whose history is
@@ -530,7 +575,7 @@ func (c *Checker) WriteLinearizabilityHTML(path string) (bool, error) {
 	if !c.Linearizability().Failed() {
 		return false, nil
 	}
-	return true, c.lin.VisualizeFile(path)
+	return true, c.h.lin.VisualizeFile(path)
 }
 
 // checkNoSilentLoss reports records the start offset passed without a final state, during
@@ -555,25 +600,19 @@ func (c *Checker) checkAccounted(res *sim.Result) {
 	}
 }
 
-// changing returns the named group's timeline when its configuration changes during the
-// run (false, at once, for runs without config changes).
-func (c *Checker) changing(group string) (sim.InForce, bool) {
-	if c.steps == nil {
-		return sim.InForce{}, false
+// mergeTagged merges two lists of violations, each in the order found, by their tags
+// (when they were found), and keeps the first limit.
+func mergeTagged(a []Violation, at []uint64, b []Violation, bt []uint64, limit int) []Violation {
+	out := make([]Violation, 0, min(len(a)+len(b), limit))
+	i, j := 0, 0
+	for len(out) < limit && (i < len(a) || j < len(b)) {
+		if j == len(b) || i < len(a) && at[i] <= bt[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
 	}
-	in := c.groupInForce(group)
-	return in, in.Changes()
-}
-
-// groupInForce returns the named group's timeline of the configuration in force.
-func (c *Checker) groupInForce(group string) sim.InForce {
-	if in, ok := c.inForce[group]; ok {
-		return in
-	}
-	if c.inForce == nil {
-		c.inForce = map[string]sim.InForce{}
-	}
-	in := sim.InForceFor(&c.cfg, c.steps, c.cfg.GroupIndex(group))
-	c.inForce[group] = in
-	return in
+	return out
 }

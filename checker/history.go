@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 
 	"github.com/sharesim/sharesim/checker/linearize"
@@ -78,105 +79,215 @@ type queued struct {
 	atMs int64
 }
 
+// histChecks is the history checks' state: what they keep of the history, their
+// violations, and the linearizability check. In a simulated run with Attach it is fed
+// messages (histMsg) by the checker, on a goroutine of its own when there is a second
+// processor (histPipe); only that goroutine touches it then, until Finish.
+type histChecks struct {
+	// Read-only, shared with the Checker.
+	cfg *sim.Config
+	is  *enabled
+	tl  *timelines
+
+	limit    int
+	perCheck map[string]int // CheckHistory: the limit is per check
+	out      []Violation
+	outTag   []uint64 // when each violation was found (Checker.tag)
+	tag      uint64   // what is being checked now
+
+	streaming bool // Attach: the history comes as it is recorded
+	nowMs     int64
+	hs        map[spKey]*histShare
+	ls        *linearize.Stream
+	lin       *linearize.Result
+	queue     []queued
+	// reloads lists, per share-partition, the virtual times at which its leader's
+	// in-memory share-partition changed (delivery-count-monotonic).
+	reloads map[spKey][]int64
+}
+
+func newHistChecks(cfg *sim.Config, is *enabled, tl *timelines, limit int) *histChecks {
+	return &histChecks{cfg: cfg, is: is, tl: tl, limit: limit, hs: map[spKey]*histShare{}, reloads: map[spKey][]int64{}}
+}
+
+// report keeps a violation, as Checker.report does.
+func (h *histChecks) report(v Violation) {
+	if h.perCheck != nil {
+		if h.perCheck[v.Check] < h.limit {
+			h.perCheck[v.Check]++
+			h.out, h.outTag = append(h.out, v), append(h.outTag, h.tag)
+		}
+		return
+	}
+	if len(h.out) < h.limit {
+		h.out, h.outTag = append(h.out, v), append(h.outTag, h.tag)
+	}
+}
+
 // Attach wires the history checks into the simulator's options: the history and hidden
 // events are handed to the checker as they are recorded instead of being kept in the
-// result, so memory follows the records in flight. Observer must still be ck.Observe.
+// result, so memory follows the records in flight. Observer must still be ck.Observe, and
+// Finish (or Close, for a run that does not finish) must follow the run. With a second
+// processor the history checks run beside the simulation, on a goroutine of their own.
 func (c *Checker) Attach(o *sim.Options) {
 	if !c.NeedsHistory() {
 		return
 	}
-	c.streaming = true
+	c.h.streaming = true
 	o.OnHistory = c.historyOp
 	o.OnHidden = c.hiddenEvent
+	c.beside = runtime.GOMAXPROCS(0) > 1 && !c.syncHistory
 }
 
-func (c *Checker) linOn() bool { return c.is.linearizable }
-
-func (c *Checker) hist(group, part string) *histShare {
-	key := spKey{group, part}
-	hs := c.hs[key]
-	if hs == nil {
-		hs = &histShare{floor: -1}
-		c.hs[key] = hs
-	}
-	return hs
-}
-
-func (c *Checker) stream() *linearize.Stream {
-	if c.ls == nil {
-		c.ls = linearize.NewStream(linearize.OptionsFor(c.cfg))
-	}
-	return c.ls
-}
-
-// historyOp takes one operation from the simulator.
+// historyOp takes one operation from the simulator. It waits in the queue until virtual
+// time passed its return (a lost one: the time of the last event observed).
 func (c *Checker) historyOp(op *sim.Op) {
-	if c.linOn() {
-		c.stream().Add(op)
-	}
 	at := op.ReturnMs
 	if at < 0 {
 		at = c.nowMs
 	}
-	c.queue = append(c.queue, queued{op: *op, atMs: at})
+	c.pendMin = min(c.pendMin, at)
+	c.pendMax = max(c.pendMax, at)
+	c.toHist(histMsg{kind: msgOp, op: *op, a: at})
 }
 
 // hiddenEvent takes one hidden event from the simulator.
 func (c *Checker) hiddenEvent(ev *sim.HiddenEvent) {
-	c.noteHidden(ev)
-	if c.linOn() {
-		c.stream().Hidden(ev)
+	e := *ev
+	c.toHist(histMsg{kind: msgHidden, ev: &e})
+}
+
+// toHist hands a message to the history checks: to their goroutine, or at once.
+func (c *Checker) toHist(m histMsg) {
+	if c.beside {
+		if c.pipe == nil {
+			c.pipe = startHistPipe(c.h) // at the first message: a run that never starts leaves nothing running
+		}
+		c.pipe.send(&m)
+		return
 	}
+	c.h.apply(&m)
+}
+
+// histMsg is what the checker tells the history checks: an operation, a hidden event, a
+// reload seen, that virtual time reached a (tick, tagged), or a durable start offset f
+// seen at b with the history horizon at c (floor).
+type histMsg struct {
+	kind    msgKind
+	key     spKey
+	a, b, c int64
+	tag     uint64
+	op      sim.Op
+	ev      *sim.HiddenEvent
+}
+
+type msgKind uint8
+
+const (
+	msgOp msgKind = iota
+	msgHidden
+	msgReload
+	msgTick
+	msgFloor
+)
+
+// apply acts on one message.
+func (h *histChecks) apply(m *histMsg) {
+	switch m.kind {
+	case msgOp:
+		if h.linOn() {
+			h.stream().Add(&m.op)
+		}
+		h.queue = append(h.queue, queued{op: m.op, atMs: m.a})
+	case msgHidden:
+		h.noteHidden(m.ev)
+		if h.linOn() {
+			h.stream().Hidden(m.ev)
+		}
+	case msgReload:
+		h.reloads[m.key] = append(h.reloads[m.key], m.a)
+	case msgTick:
+		h.nowMs, h.tag = m.a, m.tag
+		h.drain(m.a)
+	case msgFloor:
+		h.floorSeen(m.key, m.a, m.b, m.c)
+	}
+}
+
+func (h *histChecks) linOn() bool { return h.is.linearizable }
+
+func (h *histChecks) hist(group, part string) *histShare {
+	key := spKey{group, part}
+	hs := h.hs[key]
+	if hs == nil {
+		hs = &histShare{floor: -1}
+		h.hs[key] = hs
+	}
+	return hs
+}
+
+func (h *histChecks) stream() *linearize.Stream {
+	if h.ls == nil {
+		h.ls = linearize.NewStream(linearize.OptionsFor(*h.cfg))
+	}
+	return h.ls
 }
 
 // drain checks the queued operations that returned before nowMs (all when nowMs is inf).
-func (c *Checker) drain(nowMs int64) {
+func (h *histChecks) drain(nowMs int64) {
 	n := 0
-	for n < len(c.queue) && c.queue[n].atMs < nowMs {
-		c.checkOp(&c.queue[n].op)
-		c.queue[n] = queued{}
+	for n < len(h.queue) && h.queue[n].atMs < nowMs {
+		h.checkOp(&h.queue[n].op)
+		h.queue[n] = queued{}
 		n++
 	}
-	if n == len(c.queue) {
-		c.queue = c.queue[:0]
+	if n == len(h.queue) {
+		h.queue = h.queue[:0]
 	} else if n > 0 {
-		c.queue = c.queue[:copy(c.queue, c.queue[n:])]
+		h.queue = h.queue[:copy(h.queue, h.queue[n:])]
 	}
 }
 
-// advanceFloors notes the durable start offsets and forgets the offsets whose time came.
+// advanceFloors tells the history checks the durable start offsets and the history
+// horizon.
 func (c *Checker) advanceFloors(w *sim.World) {
 	now, horizon := w.NowMs(), w.HistoryHorizonMs()
 	w.SharePartitions(func(i sim.SharePartitionInfo) {
 		if i.Store == nil {
 			return
 		}
-		hs := c.hist(i.Group, i.Partition)
 		f := i.Store.StartOffset()
 		if i.Core != nil {
 			f = min(f, i.Core.StartOffset())
 		}
-		top := hs.floor
-		if n := len(hs.marks); n > 0 {
-			top = hs.marks[n-1].floor
-		}
-		if f > top {
-			hs.marks = append(hs.marks, floorMark{now, f})
-		}
-		k := 0
-		for k < len(hs.marks) && hs.marks[k].atMs < horizon {
-			k++
-		}
-		if k == 0 {
-			return
-		}
-		c.forget(i.Group, i.Partition, hs, hs.marks[k-1].floor)
-		hs.marks = hs.marks[:copy(hs.marks, hs.marks[k:])]
+		c.toHist(histMsg{kind: msgFloor, key: spKey{i.Group, i.Partition}, a: f, b: now, c: horizon})
 	})
 }
 
+// floorSeen notes a share-partition's durable start offset f seen at virtual time now, and
+// forgets the offsets whose time came: those below a start offset seen before horizon.
+func (h *histChecks) floorSeen(key spKey, f, now, horizon int64) {
+	hs := h.hist(key.group, key.part)
+	top := hs.floor
+	if n := len(hs.marks); n > 0 {
+		top = hs.marks[n-1].floor
+	}
+	if f > top {
+		hs.marks = append(hs.marks, floorMark{now, f})
+	}
+	k := 0
+	for k < len(hs.marks) && hs.marks[k].atMs < horizon {
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	h.forget(key.group, key.part, hs, hs.marks[k-1].floor)
+	hs.marks = hs.marks[:copy(hs.marks, hs.marks[k:])]
+}
+
 // forget drops the state of the offsets below floor.
-func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
+func (h *histChecks) forget(group, part string, hs *histShare, floor int64) {
 	hs.floor = floor
 	hs.open.dropBelow(floor)
 	for off := range hs.more {
@@ -189,16 +300,16 @@ func (c *Checker) forget(group, part string, hs *histShare, floor int64) {
 			delete(hs.firstAt, off)
 		}
 	}
-	if c.ls != nil {
-		c.ls.Advance(group, part, floor)
+	if h.ls != nil {
+		h.ls.Advance(group, part, floor)
 	}
 }
 
 // checkOp runs the per-operation history checks on one operation, in history order.
-func (c *Checker) checkOp(op *sim.Op) {
-	hs := c.hist(op.Group, op.Partition)
+func (h *histChecks) checkOp(op *sim.Op) {
+	hs := h.hist(op.Group, op.Partition)
 	if op.Kind == "ack" {
-		if !c.is.acceptedOnce || op.Code != "NONE" || op.ReturnMs < 0 {
+		if !h.is.acceptedOnce || op.Code != "NONE" || op.ReturnMs < 0 {
 			return
 		}
 		for _, r := range op.Acks {
@@ -219,41 +330,41 @@ func (c *Checker) checkOp(op *sim.Op) {
 	if op.Kind != "fetch" {
 		return
 	}
-	if c.is.belowLS && len(hs.logStarts) > 0 {
-		c.checkBelow(hs, op)
+	if h.is.belowLS && len(hs.logStarts) > 0 {
+		h.checkBelow(hs, op)
 	}
 	prev := int64(-1)
 	for _, r := range op.Acquired {
-		if c.is.rangesOrdered && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
-			c.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+		if h.is.rangesOrdered && (r.First > r.Last || r.First <= prev || r.DeliveryCount < 1) {
+			h.report(Violation{Check: "acquired-ranges-ordered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 				Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("range %d-%d@%d after %d", r.First, r.Last, r.DeliveryCount, prev)})
 		}
 		prev = r.Last
-		if !c.is.acceptedOnce {
+		if !h.is.acceptedOnce {
 			continue
 		}
 		for off := max(r.First, hs.floor); off <= r.Last; off++ {
 			if o := hs.open.find(off); o != nil && o.accepted && op.CallMs > o.acceptedMs {
 				t := o.acceptedMs
-				c.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
+				h.report(Violation{Check: "accepted-never-redelivered", TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition,
 					Member: op.Client, Offsets: fmt.Sprint(off), Message: fmt.Sprintf("accepted at %d ms, delivered again (delivery count %d)", t, r.DeliveryCount)})
 			}
 		}
 	}
-	if in, ok := c.changing(op.Group); c.is.deliveryLimit && ok {
-		c.checkLimitInForce(hs, op, in)
-	} else if c.is.deliveryLimit {
-		limit := c.cfg.Kafka.DeliveryCountLimit
+	if in, ok := h.tl.changing(op.Group); h.is.deliveryLimit && ok {
+		h.checkLimitInForce(hs, op, in)
+	} else if h.is.deliveryLimit {
+		limit := h.cfg.Kafka.DeliveryCountLimit
 		for _, r := range op.Acquired {
 			if int(r.DeliveryCount) > limit {
-				c.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+				h.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 					Offsets: fmt.Sprintf("%d-%d", r.First, r.Last), Message: fmt.Sprintf("delivered with delivery count %d, above the limit %d", r.DeliveryCount, limit)})
 				break
 			}
 		}
 	}
-	if c.is.deliveryCounts && c.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
-		c.checkDeliveries(hs, op)
+	if h.is.deliveryCounts && h.cfg.Kafka.Version >= model.Kafka42 && op.ReturnMs >= 0 && len(op.Acquired) > 0 {
+		h.checkDeliveries(hs, op)
 	}
 }
 
@@ -264,13 +375,13 @@ func (c *Checker) checkOp(op *sim.Op) {
 // first delivery with count d-1 the history shows (the start of the run if none) and the
 // fetch's return. Raising the limit lets counts climb from the change on; lowering it
 // leaves one more delivery to records released before the change, and no more.
-func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
+func (h *histChecks) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
 	if hs.firstAt == nil {
 		hs.firstAt = map[int64][]int64{}
 	}
 	ret := op.ReturnMs
 	if ret < 0 {
-		ret = c.nowMs
+		ret = h.nowMs
 	}
 	reported := false
 	for _, r := range op.Acquired {
@@ -283,7 +394,7 @@ func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
 			}
 			if _, hi := in.Range(from, ret, sim.LimitOf); int64(d) > hi && !reported {
 				reported = true
-				c.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+				h.report(Violation{Check: checkDeliveryLimit, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 					Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered with delivery count %d, above every limit in force since %d ms (at most %d)", d, from, hi)})
 			}
 			for len(seen) < d {
@@ -301,11 +412,8 @@ func (c *Checker) checkLimitInForce(hs *histShare, op *sim.Op, in sim.InForce) {
 // of a record carry distinct delivery counts (each acquisition adds one, nothing takes one
 // away in 4.2). A fetch with a reload during its call is not compared: which leader served
 // it is unknown.
-func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
-	var reloads []int64
-	if st := c.sps[spKey{op.Group, op.Partition}]; st != nil {
-		reloads = st.ev.reloads
-	}
+func (h *histChecks) checkDeliveries(hs *histShare, op *sim.Op) {
+	reloads := h.reloads[spKey{op.Group, op.Partition}]
 	a := sort.Search(len(reloads), func(k int) bool { return reloads[k] >= op.CallMs })
 	b := sort.Search(len(reloads), func(k int) bool { return reloads[k] > op.ReturnMs })
 	if a != b {
@@ -315,7 +423,7 @@ func (c *Checker) checkDeliveries(hs *histShare, op *sim.Op) {
 		for off := max(r.First, hs.floor); off <= r.Last; off++ {
 			o := hs.open.at(off)
 			if p := hs.lastDelivery(off, o, int32(a), r.DeliveryCount); p != nil {
-				c.report(Violation{Check: checkDeliveryCounts, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+				h.report(Violation{Check: checkDeliveryCounts, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 					Offsets: fmt.Sprint(off), Message: fmt.Sprintf("delivered twice by one leader with delivery count %d (fetches at %d ms and %d ms)", r.DeliveryCount, p.callMs, op.CallMs)})
 			}
 			d := delivery{callMs: op.CallMs, life: int32(a), dc: r.DeliveryCount}
@@ -352,19 +460,26 @@ func (hs *histShare) lastDelivery(off int64, o *openOffset, life int32, dc int16
 }
 
 // finishHistory checks what is left: the queued operations, the history kept in the
-// result (without Attach), and every offset the linearizability check still holds.
+// result (without Attach), and every offset the linearizability check still holds. The
+// history checks' goroutine has stopped (Close).
 func (c *Checker) finishHistory(res *sim.Result) {
 	if !c.NeedsHistory() {
 		return
 	}
-	c.drain(inf)
-	if !c.streaming {
+	h := c.h
+	if h.streaming {
+		h.nowMs = c.nowMs
+	}
+	h.tag = c.tag(phaseFinishHistory)
+	h.drain(inf)
+	if !h.streaming {
 		if res.History == nil {
 			return // nothing recorded: the history checks did not run
 		}
-		c.feedHistory(res.History, res.HiddenEvents)
+		h.feedHistory(res.History, res.HiddenEvents)
 	}
-	c.finishLinearizable()
+	h.tag = c.tag(phaseFinishLinearizable)
+	h.finishLinearizable()
 }
 
 const inf = int64(^uint64(0) >> 1)

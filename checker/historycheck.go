@@ -94,14 +94,15 @@ func CheckHistory(cfg sim.Config, names []string, h History) (*HistoryVerdict, e
 	if err != nil {
 		return nil, err
 	}
-	c.perCheck = map[string]int{}
+	hc := c.h
+	hc.perCheck = map[string]int{}
 	ops := append([]sim.Op(nil), h.Ops...)
 	sort.SliceStable(ops, func(a, b int) bool { return historyKey(&ops[a]) < historyKey(&ops[b]) })
-	c.feedHistory(ops, h.Hidden)
-	c.finishLinearizable()
-	sort.SliceStable(c.out, func(a, b int) bool { return c.out[a].TimeMs < c.out[b].TimeMs })
-	v.Violations = c.out
-	v.Linearizability = c.lin
+	hc.feedHistory(ops, h.Hidden)
+	hc.finishLinearizable()
+	sort.SliceStable(hc.out, func(a, b int) bool { return hc.out[a].TimeMs < hc.out[b].TimeMs })
+	v.Violations = hc.out
+	v.Linearizability = hc.lin
 	return v, nil
 }
 
@@ -119,48 +120,48 @@ func historyKey(op *sim.Op) int64 {
 // operations go through the per-operation checks in history order, and the linearizability
 // check gets every operation and then every hidden event, so that a hidden event applies
 // to every share-partition that names its member (linearize.Stream).
-func (c *Checker) feedHistory(ops []sim.Op, hidden []sim.HiddenEvent) {
+func (h *histChecks) feedHistory(ops []sim.Op, hidden []sim.HiddenEvent) {
 	for i := range hidden {
-		c.noteHidden(&hidden[i])
+		h.noteHidden(&hidden[i])
 	}
 	for i := range ops {
 		op := &ops[i]
-		if c.linOn() {
-			c.stream().Add(op)
+		if h.linOn() {
+			h.stream().Add(op)
 		}
-		c.checkOp(op)
+		h.checkOp(op)
 	}
-	if c.linOn() {
+	if h.linOn() {
 		for i := range hidden {
-			c.stream().Hidden(&hidden[i])
+			h.stream().Hidden(&hidden[i])
 		}
 	}
 }
 
 // finishLinearizable ends the linearizability check and reports its failures.
-func (c *Checker) finishLinearizable() {
-	if !c.linOn() {
+func (h *histChecks) finishLinearizable() {
+	if !h.linOn() {
 		return
 	}
-	c.lin = c.stream().Finish()
-	for _, f := range c.lin.Failures() {
-		c.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
+	h.lin = h.stream().Finish()
+	for _, f := range h.lin.Failures() {
+		h.report(Violation{Check: "linearizable", TimeMs: f.TimeMs, Group: f.Group, Partition: f.Partition, Offsets: f.Offsets, Member: f.Member, Message: f.Message})
 	}
 }
 
 // noteHidden keeps what the history checks need of a hidden event: the log-start moves.
-func (c *Checker) noteHidden(ev *sim.HiddenEvent) {
-	if ev.Kind != sim.HiddenLogStart || !c.is.belowLS {
+func (h *histChecks) noteHidden(ev *sim.HiddenEvent) {
+	if ev.Kind != sim.HiddenLogStart || !h.is.belowLS {
 		return
 	}
-	hs := c.hist(ev.Group, ev.Partition)
+	hs := h.hist(ev.Group, ev.Partition)
 	hs.logStarts = append(hs.logStarts, floorMark{atMs: ev.TimeMs, floor: ev.Offset})
 	sort.SliceStable(hs.logStarts, func(a, b int) bool { return hs.logStarts[a].atMs < hs.logStarts[b].atMs })
 }
 
 // checkBelow is nothing-below-spso-acquired for one fetch: the highest log start seen
 // before the fetch was called bounds what it may acquire.
-func (c *Checker) checkBelow(hs *histShare, op *sim.Op) {
+func (h *histChecks) checkBelow(hs *histShare, op *sim.Op) {
 	ls := int64(-1)
 	for _, m := range hs.logStarts {
 		if m.atMs >= op.CallMs {
@@ -173,7 +174,7 @@ func (c *Checker) checkBelow(hs *histShare, op *sim.Op) {
 	}
 	for _, r := range op.Acquired {
 		if r.First < ls {
-			c.report(Violation{Check: checkBelowLogStart, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
+			h.report(Violation{Check: checkBelowLogStart, TimeMs: op.ReturnMs, Group: op.Group, Partition: op.Partition, Member: op.Client,
 				Offsets: fmt.Sprintf("%d-%d", r.First, min(r.Last, ls-1)), Message: fmt.Sprintf("acquired %d-%d@%d in a fetch called at %d ms, after the log start moved to %d", r.First, r.Last, r.DeliveryCount, op.CallMs, ls)})
 			return
 		}

@@ -36,8 +36,8 @@ func NewHistoryStream(cfg sim.Config, names []string) (*HistoryStream, error) {
 	if s.c, err = New(cfg, v.Ran); err != nil {
 		return nil, err
 	}
-	s.c.perCheck = map[string]int{}
-	s.c.streaming = true
+	s.c.h.perCheck = map[string]int{}
+	s.c.h.streaming = true
 	return s, nil
 }
 
@@ -46,10 +46,10 @@ func (s *HistoryStream) Op(op *sim.Op) {
 	if s.c == nil {
 		return
 	}
-	if s.c.linOn() {
-		s.c.stream().Add(op)
+	if s.c.h.linOn() {
+		s.c.h.stream().Add(op)
 	}
-	s.c.checkOp(op)
+	s.c.h.checkOp(op)
 }
 
 // Hidden takes the next hidden event.
@@ -57,9 +57,9 @@ func (s *HistoryStream) Hidden(ev *sim.HiddenEvent) {
 	if s.c == nil {
 		return
 	}
-	s.c.noteHidden(ev)
-	if s.c.linOn() {
-		s.c.stream().Hidden(ev)
+	s.c.h.noteHidden(ev)
+	if s.c.h.linOn() {
+		s.c.h.stream().Hidden(ev)
 	}
 }
 
@@ -69,8 +69,8 @@ func (s *HistoryStream) Finished(group, partition string, floor int64) {
 	if s.c == nil {
 		return
 	}
-	if hs := s.c.hist(group, partition); floor > hs.floor {
-		s.c.forget(group, partition, hs, floor)
+	if hs := s.c.h.hist(group, partition); floor > hs.floor {
+		s.c.h.forget(group, partition, hs, floor)
 	}
 }
 
@@ -80,9 +80,10 @@ func (s *HistoryStream) Verdict() *HistoryVerdict {
 	if s.c == nil {
 		return v
 	}
-	s.c.finishLinearizable()
-	sort.SliceStable(s.c.out, func(a, b int) bool { return s.c.out[a].TimeMs < s.c.out[b].TimeMs })
-	v.Violations, v.Linearizability = s.c.out, s.c.lin
+	hc := s.c.h
+	hc.finishLinearizable()
+	sort.SliceStable(hc.out, func(a, b int) bool { return hc.out[a].TimeMs < hc.out[b].TimeMs })
+	v.Violations, v.Linearizability = hc.out, hc.lin
 	return v
 }
 

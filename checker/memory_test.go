@@ -34,8 +34,10 @@ func heapGrowth(t *testing.T, cfg sim.Config, a, b int64, streamed bool) (int64,
 		ck.Observe(w)
 		switch {
 		case atA == 0 && w.NowMs() >= a:
+			checker.WaitHistory(ck)
 			atA = liveHeap()
 		case atB == 0 && w.NowMs() >= b:
+			checker.WaitHistory(ck)
 			atB = liveHeap()
 		}
 	}}

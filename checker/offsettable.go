@@ -72,7 +72,7 @@ func (t *offsetTable[T]) dropBelow(floor int64) {
 	t.head = (t.head + int(k)) & (len(t.ring) - 1)
 	t.lo += k
 	t.n -= int(k)
-	if len(t.ring) > 1<<14 && t.n < len(t.ring)/16 {
+	if len(t.ring) > 4096 && t.n < len(t.ring)/16 {
 		t.resize(len(t.ring) / 4) // give a large peak back, not every swing of the window
 	}
 }

@@ -31,17 +31,18 @@ func init() {
 
 // spEvents is per-share-partition state of these checks.
 type spEvents struct {
-	core    *model.SharePartition
-	reloads []int64 // virtual times at which the leader's in-memory share-partition changed
+	core   *model.SharePartition
+	loaded bool // a leader has loaded the share-partition before
 }
 
-// observeCore notes a change of the leader's share-partition (a reload).
+// observeCore notes a change of the leader's share-partition (a reload) for
+// delivery-count-monotonic, which compares only deliveries by one leader.
 func (c *Checker) observeCore(w *sim.World, i *sim.SharePartitionInfo, st *spState) {
 	if st.ev.core != i.Core {
-		if st.ev.core != nil || len(st.ev.reloads) > 0 {
-			st.ev.reloads = append(st.ev.reloads, w.NowMs())
+		if st.ev.loaded && c.is.deliveryCounts {
+			c.toHist(histMsg{kind: msgReload, key: spKey{i.Group, i.Partition}, a: w.NowMs()})
 		}
-		st.ev.core = i.Core
+		st.ev.core, st.ev.loaded = i.Core, st.ev.loaded || i.Core != nil
 	}
 }
 

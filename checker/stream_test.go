@@ -2,6 +2,7 @@ package checker_test
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/internal/testworlds"
+	"github.com/sharesim/sharesim/sim"
 )
 
 // verdicts is the set of checks that failed, with where, one line each: what the verdict
@@ -71,6 +73,55 @@ func TestStreamedHistoryChecksAgreeWithTheWholeHistory(t *testing.T) {
 			}
 			if a, b := same(streamed), same(whole); !slices.Equal(a, b) {
 				t.Errorf("streamed violations\n  %s\nwhole history\n  %s", strings.Join(a, "\n  "), strings.Join(b, "\n  "))
+			}
+		})
+	}
+}
+
+// The history checks run beside the simulation (on a goroutine of their own, Attach) with
+// the verdicts, the violations, their order and the limit on how many are kept of the
+// same run checked on the simulation's goroutine: on every zoo workload with each bug,
+// keeping 20 violations, so that the limit cuts many runs.
+func TestHistoryChecksBesideTheRunAgree(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one processor: the history checks run on the simulation's goroutine anyway")
+	}
+	for _, zc := range testworlds.ZooCases {
+		t.Run(zc.World+"/"+zc.Bug, func(t *testing.T) {
+			t.Parallel()
+			run := func(beside bool) []string {
+				cfg := testworlds.Zoo[zc.World]()
+				cfg.Kafka.Bug = zc.Bug
+				ck, err := checker.New(cfg, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checker.SetViolationLimit(ck, 20)
+				if !beside {
+					checker.SetSyncHistory(ck)
+				}
+				opts := sim.Options{Observer: ck.Observe}
+				ck.Attach(&opts)
+				w, err := sim.New(cfg, 1, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := w.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, v := range ck.Finish(w, res) {
+					out = append(out, v.String())
+				}
+				return out
+			}
+			beside, inTurn := run(true), run(false)
+			if !slices.Equal(beside, inTurn) {
+				t.Errorf("beside the run:\n  %s\nin turn:\n  %s", strings.Join(beside, "\n  "), strings.Join(inTurn, "\n  "))
+			}
+			if len(inTurn) == 0 {
+				t.Errorf("no violation: the comparison says nothing")
 			}
 		})
 	}

@@ -174,7 +174,7 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *bu
 	}
 	// Items, and how many offsets each acknowledgement names.
 	items := buf.items[:0]
-	defer func() { buf.items = items[:0] }()
+	defer func() { buf.items = reuse(items) }()
 	acked := grown(&buf.acked, len(sh.ops))
 	clear(acked)
 	given := sh.acked != nil
@@ -256,8 +256,8 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *bu
 	}
 
 	// Elementary segments between consecutive boundaries.
-	bounds := slices.Grow(buf.bounds[:0], 2*len(items)+len(starts)+2*len(comps))
-	defer func() { buf.bounds = bounds[:0] }()
+	bounds := room(&buf.bounds, 2*len(items)+len(starts)+2*len(comps))
+	defer func() { buf.bounds = reuse(bounds) }()
 	for _, it := range items {
 		bounds = append(bounds, it.first, it.last+1)
 	}
@@ -307,15 +307,15 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *bu
 		}
 		return true
 	}
-	if buf.byHash == nil {
-		buf.byHash = map[uint64]int32{}
+	if buf.byHash == nil || len(buf.byHash) > 4096 {
+		buf.byHash = map[uint64]int32{} // a map keeps its size once grown
 	}
 	byHash := buf.byHash
 	clear(byHash)
 	// slab and envs never grow past nseg: classes point into them.
-	slab := slices.Grow(buf.slab[:0], nseg)
-	envs := slices.Grow(buf.envs[:0], nseg)
-	defer func() { buf.slab, buf.envs = slab[:0], envs[:0] }()
+	slab := room(&buf.slab, nseg)
+	envs := room(&buf.envs, nseg)
+	defer func() { buf.slab, buf.envs = reuse(slab), reuse(envs) }()
 	for j := 0; j < nseg; j++ {
 		list := inc[count[j]:count[j+1]]
 		if len(list) == 0 {
@@ -415,13 +415,28 @@ func buildClasses(sh *shareHistory, h []sim.Op, e *env, clients []int32, buf *bu
 	return out
 }
 
-// grown returns (*buf)[:n], reallocating *buf when it is too short; the contents are
-// whatever the buffer held.
+// grown returns (*buf)[:n], reallocating *buf when it is too short, or much longer than
+// needed (what a spike took goes back to the collector); the contents are whatever the
+// buffer held.
 func grown[T any](buf *[]T, n int) []T {
-	if cap(*buf) < n {
-		*buf = make([]T, n, max(n, 2*cap(*buf)))
+	if c := cap(*buf); c < n || c > 2*n+256 {
+		*buf = make([]T, n, max(n, min(2*c, n+n/2+64)))
 	}
 	return (*buf)[:n]
+}
+
+// room returns *buf emptied with room for n elements, reallocated as grown does.
+func room[T any](buf *[]T, n int) []T {
+	return grown(buf, n)[:0]
+}
+
+// reuse returns s emptied for the next call, or nil when it is much larger than what it
+// held this time.
+func reuse[T any](s []T) []T {
+	if cap(s) > 2*len(s)+256 {
+		return nil
+	}
+	return s[:0]
 }
 
 // detach returns a copy of c that shares no memory with the buffer it was built in.

@@ -176,7 +176,7 @@ func checkClasses(m porcupine.Model, sh *shareHistory, h []sim.Op, classes []*cl
 			search = append(search, c)
 		}
 	}
-	buf.search = search[:0]
+	buf.search = reuse(search)
 	classes = search
 	var parts [][]porcupine.Operation
 	for i := 0; i < len(classes); {

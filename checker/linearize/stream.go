@@ -313,7 +313,7 @@ func (s *Stream) checkRange(sh *streamShare, lo, hi int64, deadline time.Time) {
 	h, acked, acq, acks := cb.h[:0], cb.acked[:0], cb.acq[:0], cb.acks[:0]
 	defer func() {
 		clear(h) // drop the strings and ranges the kept buffers point to
-		cb.h, cb.acked, cb.acq, cb.acks = h[:0], acked[:0], acq[:0], acks[:0]
+		cb.h, cb.acked, cb.acq, cb.acks = reuse(h), reuse(acked), reuse(acq), reuse(acks)
 	}()
 	for i := range sh.ops {
 		op := &sh.ops[i]
@@ -391,7 +391,7 @@ func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
 	e := cb.env
 	*e = env{spec: s.o.Spec, limit: int16(s.o.DeliveryLimit), phantomFrom: inf, phantomRelease: inf, events: sh.events, inForce: s.o.InForce[sh.group],
 		names: e.names[:0], hiddenFrom: e.hiddenFrom[:0], releaseFrom: e.releaseFrom[:0]}
-	if cb.ids == nil {
+	if cb.ids == nil || len(cb.ids) > 4096 {
 		cb.ids = map[string]int32{}
 	}
 	ids := cb.ids
@@ -416,7 +416,7 @@ func (s *Stream) env(sh *streamShare, h []sim.Op) (*env, []int32) {
 		clients[p] = id(h[p].Client)
 	}
 	others := cb.others[:0]
-	defer func() { clear(others); cb.others = others[:0] }()
+	defer func() { clear(others); cb.others = reuse(others) }()
 	for name := range sh.clients {
 		if _, ok := ids[name]; !ok {
 			others = append(others, name)

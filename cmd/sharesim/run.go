@@ -224,6 +224,9 @@ func simulate(sc *scenarios.Scenario, seed uint64, so simOpts) (*outcome, error)
 	}
 	res, err := w.Run()
 	if err != nil {
+		if ck != nil {
+			ck.Close() // no end-of-run check runs: stop the history checks
+		}
 		// A run cut short comes back with what it did so far (o.cutShort says why), so that
 		// its result folder is written and understood; no end-of-run check ran.
 		switch {
