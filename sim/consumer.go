@@ -49,6 +49,7 @@ type consumer struct {
 	name        string
 	incarnation int
 	member      model.MemberID
+	clientField *field // " client=<member>" for trace lines
 	gen         uint32
 	state       cState
 	pausedUntil int64
@@ -77,6 +78,8 @@ func (ps *processes) start(ci int32) {
 	c.incarnation++
 	c.gen++
 	c.member = model.MemberID(c.name + "#" + strconv.Itoa(c.incarnation))
+	cf := valueField("client", string(c.member))
+	c.clientField = &cf
 	c.state = cIdle
 	c.pausedUntil = 0
 	c.assignment = nil
@@ -90,12 +93,18 @@ func (ps *processes) start(ci int32) {
 
 // deferIfPaused re-queues a consumer event that arrives while the process is paused.
 func (ps *processes) deferIfPaused(c *consumer, e event) bool {
-	if ps.now < c.pausedUntil {
-		ps.push(c.pausedUntil, e)
-		return true
+	if ps.now >= c.pausedUntil {
+		return false
 	}
-	return false
+	ps.deferToResume(c, e)
+	return true
 }
+
+// deferToResume queues e again for when c's pause ends. (Not inlined, so that
+// deferIfPaused is: most events find their consumer running.)
+//
+//go:noinline
+func (ps *processes) deferToResume(c *consumer, e event) { ps.push(c.pausedUntil, e) }
 
 // heartbeat is the process's heartbeat thread (evHeartbeat): it reaches the group
 // coordinator unless the network is cut, and an idle client that learns of partitions polls.

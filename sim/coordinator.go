@@ -101,7 +101,7 @@ func (co *shareCoordinator) writeApply(id int32) {
 	if err != nil {
 		co.mark("write-failed")
 	}
-	co.line("write").str("p", co.parts[s.part].name).str("op", wr.w.Kind.String()).num("id", int64(wr.w.ID)).str("code", model.CodeOf(err).String()).end()
+	co.lineOf(&fWrite).f(&co.parts[s.part].pField).op(wr.w.Kind).fnum(&fID, int64(wr.w.ID)).code(model.CodeOf(err)).end()
 	co.leaders.writeDone(s, wr.core, wr.w, wr.req, err)
 }
 

@@ -127,7 +127,7 @@ func (t *traceWriter) init(o Options) {
 	t.h = sha256.New()
 	t.out = o.TraceWriter
 	t.keep = o.KeepTrace
-	t.buf = make([]byte, 0, hashChunk+512)
+	t.buf = make([]byte, 0, hashChunk+lineRoom)
 }
 
 // line starts a trace line for the current event.
@@ -138,6 +138,96 @@ func (en *engine) line(kind string) *traceWriter {
 	t.buf = append(t.buf, ' ')
 	t.buf = append(t.buf, kind...)
 	return t
+}
+
+// lineOf is line for a kind prepared as a field (" kind"), for the lines written on every
+// batch of records.
+func (en *engine) lineOf(kind *field) *traceWriter {
+	t := &en.trace
+	t.from = len(t.buf)
+	t.buf = appendInt(t.buf, en.now)
+	return t.f(kind)
+}
+
+// A field is a piece of a trace line prepared once, for the lines written on every batch of
+// records: " key=value" with the value's blanks already underscores (a partition's name, a
+// client's), " key=" for a number to follow, or " kind". Appending one is a copy of
+// fieldRoom bytes, not a call into memmove (whose size dispatch costs more than copying a
+// few bytes).
+type field struct {
+	n int
+	b [fieldRoom]byte // the field when it fits (n ≤ fieldRoom)
+	s string          // the field
+}
+
+// fieldRoom is the longest field copied as a block; a trace line starts with at least
+// lineRoom bytes free in the buffer, room for several.
+const (
+	fieldRoom = 32
+	lineRoom  = 256
+)
+
+// prepared is the field s as it is (it holds no blank that should be an underscore).
+func prepared(s string) field {
+	f := field{n: len(s), s: s}
+	copy(f.b[:], s)
+	return f
+}
+
+// valueField is the field " key=value" as str writes it.
+func valueField(key, value string) field {
+	b := []byte(" " + key + "=" + value)
+	blankToUnderscore(b[len(key)+2:])
+	return prepared(string(b))
+}
+
+// f appends a prepared field.
+func (t *traceWriter) f(fl *field) *traceWriter {
+	l := len(t.buf)
+	if fl.n <= fieldRoom && cap(t.buf)-l >= fieldRoom {
+		*(*[fieldRoom]byte)(t.buf[l : l+fieldRoom]) = fl.b
+		t.buf = t.buf[:l+fl.n]
+	} else {
+		t.buf = append(t.buf, fl.s...)
+	}
+	return t
+}
+
+// fnum appends key (prepared as " key=") and v.
+func (t *traceWriter) fnum(key *field, v int64) *traceWriter {
+	t.f(key)
+	t.buf = appendInt(t.buf, v)
+	return t
+}
+
+// code appends " code=" and c's name.
+func (t *traceWriter) code(c model.ErrorCode) *traceWriter {
+	if c == model.ErrNone {
+		return t.f(&fCodeNone)
+	}
+	return t.str("code", c.String())
+}
+
+// Fields of the lines written for every batch of records (produce, acquire, ack, write).
+var (
+	fProduce, fAcquire, fAck, fWrite  = prepared(" produce"), prepared(" acquire"), prepared(" ack"), prepared(" write")
+	fFirst, fLast, fBatches, fWriteID = prepared(" first="), prepared(" last="), prepared(" batches="), prepared(" write=")
+	fID, fRanges, fCodeNone           = prepared(" id="), prepared(" ranges="), prepared(" code=NONE")
+	// fWriteOp[k] is " op=" and write kind k's name.
+	fWriteOp = func() (ops [model.WriteDLQ + 1]field) {
+		for k := range ops {
+			ops[k] = valueField("op", model.WriteKind(k).String())
+		}
+		return ops
+	}()
+)
+
+// opField appends " op=" and the write kind's name.
+func (t *traceWriter) op(k model.WriteKind) *traceWriter {
+	if int(k) < len(fWriteOp) {
+		return t.f(&fWriteOp[k])
+	}
+	return t.str("op", k.String())
 }
 
 // str appends key=v; spaces in v become underscores, so that a line always splits into its
@@ -183,10 +273,8 @@ func (t *traceWriter) num(key string, v int64) *traceWriter {
 	return t
 }
 
-func (t *traceWriter) ranges(key string, rs []model.AcquiredRange) *traceWriter {
-	t.buf = append(t.buf, ' ')
-	t.buf = append(t.buf, key...)
-	t.buf = append(t.buf, '=')
+func (t *traceWriter) ranges(key *field, rs []model.AcquiredRange) *traceWriter {
+	t.f(key)
 	for i, r := range rs {
 		if i > 0 {
 			t.buf = append(t.buf, ',')
@@ -246,7 +334,10 @@ func appendInt(b []byte, v int64) []byte {
 		n--
 	}
 	at := len(b)
-	b = slices.Grow(b, n)[:at+n]
+	if cap(b)-at < n {
+		b = slices.Grow(b, n)
+	}
+	b = b[:at+n]
 	d := b[at : at+n]
 	i := n
 	for u >= 100 {

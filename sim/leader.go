@@ -98,9 +98,9 @@ func (l *leaders) applyAcks(id int32, pa *partAcks) {
 	default:
 		wr, err := s.core.Acknowledge(l.now, r.member, pa.ranges)
 		res.ackCode = model.CodeOf(err)
-		t := l.line("ack").str("client", string(r.member)).str("p", p.name).num("batches", int64(len(pa.ranges))).str("code", res.ackCode.String())
+		t := l.lineOf(&fAck).f(r.clientField).f(&p.pField).fnum(&fBatches, int64(len(pa.ranges))).code(res.ackCode)
 		if wr != nil {
-			t.num("write", int64(wr.ID))
+			t.fnum(&fWriteID, int64(wr.ID))
 			r.writes++
 			l.coord.sendWrite(s, wr, id)
 		}
@@ -199,7 +199,7 @@ func (l *leaders) acquireFrom(id int32, r *request, s *sharePart) int {
 		l.metrics.delivered(s, r, ar)
 	}
 	if got > 0 {
-		l.line("acquire").str("client", string(r.member)).str("p", p.name).ranges("ranges", res.ranges[before:]).end()
+		l.lineOf(&fAcquire).f(r.clientField).f(&p.pField).ranges(&fRanges, res.ranges[before:]).end()
 	}
 	l.afterCoreOp(s)
 	return got
@@ -263,7 +263,7 @@ func (l *leaders) logReadDone(e event) {
 			l.metrics.delivered(s, r, ar)
 		}
 		if got > 0 {
-			l.line("acquire").str("client", string(r.member)).str("p", l.parts[s.part].name).num("read_at", s.readAt).ranges("ranges", res.ranges[before:]).end()
+			l.line("acquire").str("client", string(r.member)).str("p", l.parts[s.part].name).num("read_at", s.readAt).ranges(&fRanges, res.ranges[before:]).end()
 		}
 		r.acquired += got
 		r.budget -= got

@@ -42,7 +42,7 @@ func (lg *logs) append(part *partition, p *producerState, n int, bytes, ts int64
 	if p.cfg.CompactedPerMillion > 0 && lg.rWork.Bool(uint64(p.cfg.CompactedPerMillion), 1_000_000) {
 		lg.push(lg.now+compactionLagMs, event{kind: evCompaction, a: part.idx, x: b.First})
 	}
-	lg.line("produce").str("p", part.name).num("first", b.First).num("last", b.Last).end()
+	lg.lineOf(&fProduce).f(&part.pField).fnum(&fFirst, b.First).fnum(&fLast, b.Last).end()
 }
 
 // newData tells part's readers that records (or a transaction marker) arrived: fetches
@@ -226,8 +226,9 @@ func (lg *logs) build() map[string]int32 {
 		topicIdx[t.Name] = int32(ti)
 		for n := 0; n < t.Partitions+cfg.addedPartitions(t.Name); n++ { // with add-partitions' reserve (partitions.go)
 			idx := int32(len(lg.parts))
+			name := t.Name + "/" + strconv.Itoa(n)
 			lg.parts = append(lg.parts, &partition{
-				idx: idx, topic: int32(ti), num: int32(n), name: t.Name + "/" + strconv.Itoa(n),
+				idx: idx, topic: int32(ti), num: int32(n), name: name, pField: valueField("p", name),
 				log: plog.New(), leader: idx % int32(cfg.Brokers), leaderEpoch: 1,
 			})
 		}

@@ -428,14 +428,14 @@ func (m *metrics) abandoned(c *consumer) {
 	m.cc(c.idx).busyMs += ms
 }
 
-// processed records one processing completion that took durMs.
-func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
+// processed records one processing completion that took durMs, of delivery d of s's
+// record on partition p.
+func (m *metrics) processed(c *consumer, s *sharePart, p *partition, d *delivery, ok bool, durMs int64) {
 	g, cc := m.gc(c.group), m.cc(c.idx)
 	g.processed++
 	cc.processed++
 	g.busyMs += durMs
 	cc.busyMs += durMs
-	s := m.shares[d.sp]
 	ss := m.st(s)
 	late := m.now > d.deadline
 	info := ss.track.peek(d.off)
@@ -499,7 +499,7 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 		m.mark("duplicate-processing")
 	}
 	info.lostCause = DupOther
-	if d.epoch != m.parts[s.part].leaderEpoch {
+	if d.epoch != p.leaderEpoch {
 		info.lostCause = DupFailover // acquired from a former leader: the ack cannot stick
 	}
 	info.pendingOK, info.okBy = true, c.idx
@@ -508,7 +508,6 @@ func (m *metrics) processed(c *consumer, d *delivery, ok bool, durMs int64) {
 		info.lostCause = DupLockExpiry
 		m.mark("processed-after-lock-expiry")
 	}
-	p := m.parts[s.part]
 	key, keyed := m.logs.keyOfDelivered(p, d.off, info)
 	m.noteKeyOrder(s.group, d.off, key, keyed)
 }

@@ -25,11 +25,13 @@ type request struct {
 	consumer int32
 	gen      uint32
 	member   model.MemberID
-	broker   int32
-	final    bool // closes the share session (epoch -1)
-	renew    bool // a RENEW-only acknowledgement
-	parts    []int32
-	acks     []partAcks
+	// clientField is the member's " client=" trace field.
+	clientField *field
+	broker      int32
+	final       bool // closes the share session (epoch -1)
+	renew       bool // a RENEW-only acknowledgement
+	parts       []int32
+	acks        []partAcks
 	// rangeBuf and entryBuf back the acks' slices; they are reused with the request.
 	rangeBuf []model.AckRange
 	entryBuf []ackEntry

@@ -74,7 +74,7 @@ func (sc *shareClients) heal() { sc.renewStall = 0 }
 // transmit sends request id: the client's timeout starts, the network carries it.
 func (sc *shareClients) transmit(c *consumer, id int32) {
 	r := sc.reqs.at(id)
-	r.gen, r.member, r.sentMs = c.gen, c.member, sc.now
+	r.gen, r.member, r.clientField, r.sentMs = c.gen, c.member, c.clientField, sc.now
 	sc.metrics.requestSent(r)
 	r.timeoutH = sc.push(sc.now+sc.cfg.Network.RequestTimeoutMs, event{kind: evRequestTimeout, ref: id, gen: c.gen})
 	sc.net.sendRequest(c, id)
@@ -202,7 +202,8 @@ type ackSpan struct {
 
 // groupAcks sorts the queued acknowledgements by share-partition and offset into sc.ackBuf,
 // keeps the last type of an offset acknowledged twice, clears the queue, and returns the
-// spans per current leader (valid until the next call).
+// spans per current leader (valid until the next call). The queue's storage becomes
+// sc.ackBuf and the old sc.ackBuf's the (empty) queue: nothing is copied.
 func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
 	if cap(sc.spanBuf) < sc.cfg.Brokers {
 		sc.spanBuf = make([][]ackSpan, sc.cfg.Brokers)
@@ -214,27 +215,26 @@ func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
 	if len(c.acks) == 0 {
 		return out
 	}
-	buf := append(sc.ackBuf[:0], c.acks...)
-	c.acks = c.acks[:0]
-	byPartOffset := func(x, y ackEntry) int {
-		if x.sp != y.sp {
-			return cmp.Compare(x.sp, y.sp)
+	buf := c.acks
+	c.acks, sc.ackBuf = sc.ackBuf[:0], buf
+	if !ascendingOnce(buf) { // usually queued in order, each offset once
+		slices.SortStableFunc(buf, func(x, y ackEntry) int {
+			if x.sp != y.sp {
+				return cmp.Compare(x.sp, y.sp)
+			}
+			return cmp.Compare(x.off, y.off)
+		})
+		n := 0
+		for k, e := range buf {
+			if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
+				continue // superseded by a later acknowledgement of the same offset
+			}
+			buf[n] = e
+			n++
 		}
-		return cmp.Compare(x.off, y.off)
+		buf = buf[:n]
+		sc.ackBuf = buf
 	}
-	if !slices.IsSortedFunc(buf, byPartOffset) { // usually queued in order already
-		slices.SortStableFunc(buf, byPartOffset)
-	}
-	n := 0
-	for k, e := range buf {
-		if k+1 < len(buf) && buf[k+1].sp == e.sp && buf[k+1].off == e.off {
-			continue // superseded by a later acknowledgement of the same offset
-		}
-		buf[n] = e
-		n++
-	}
-	buf = buf[:n]
-	sc.ackBuf = buf
 	for i := 0; i < len(buf); {
 		j := i
 		for j < len(buf) && buf[j].sp == buf[i].sp {
@@ -247,12 +247,24 @@ func (sc *shareClients) groupAcks(c *consumer) [][]ackSpan {
 	return out
 }
 
+// ascendingOnce reports whether the entries are in (share-partition, offset) order with no
+// offset twice.
+func ascendingOnce(es []ackEntry) bool {
+	for k := 1; k < len(es); k++ {
+		if a, b := &es[k-1], &es[k]; b.sp < a.sp || b.sp == a.sp && b.off <= a.off {
+			return false
+		}
+	}
+	return true
+}
+
 // fillAcks copies the spans' acknowledgements into the request as ascending ranges.
 func (sc *shareClients) fillAcks(r *request, spans []ackSpan) {
 	for _, sp := range spans {
 		rs, es := len(r.rangeBuf), len(r.entryBuf)
-		for _, e := range sc.ackBuf[sp.lo:sp.hi] {
-			r.entryBuf = append(r.entryBuf, e)
+		entries := sc.ackBuf[sp.lo:sp.hi]
+		r.entryBuf = append(r.entryBuf, entries...)
+		for _, e := range entries {
 			if n := len(r.rangeBuf); n > rs && r.rangeBuf[n-1].Last+1 == e.off && r.rangeBuf[n-1].Types[0] == e.t {
 				r.rangeBuf[n-1].Last = e.off
 				continue
@@ -356,9 +368,12 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 					continue
 				}
 				sc.metrics.received(s, off, end)
-				for ; off < end; off++ {
-					c.buffer = append(c.buffer, delivery{sp: res.sp, off: off, dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs})
+				n := len(c.buffer)
+				c.buffer = slices.Grow(c.buffer, int(end-off))[:n+int(end-off)]
+				for k := range c.buffer[n:] {
+					c.buffer[n+k] = delivery{sp: res.sp, off: off + int64(k), dc: ar.DeliveryCount, acquiredMs: res.acquiredMs, epoch: res.epoch, deadline: res.acquiredMs + lockMs}
 				}
+				off = end
 			}
 		}
 	}
@@ -429,11 +444,13 @@ func (sc *shareClients) processDone(e event) {
 	c.done[i] = true
 	c.finished++
 	c.running--
-	action, ok := sc.outcome(c, d)
-	sc.metrics.processed(c, d, ok, sc.now-d.startMs)
+	s := sc.shares[d.sp]
+	p := sc.parts[s.part]
+	action, ok := sc.outcome(c, p, d)
+	sc.metrics.processed(c, s, p, d, ok, sc.now-d.startMs)
 	switch action {
 	case FailCrash:
-		sc.line("crash").str("client", string(c.member)).str("p", sc.parts[sc.shares[d.sp].part].name).num("offset", d.off).end()
+		sc.line("crash").str("client", string(c.member)).str("p", p.name).num("offset", d.off).end()
 		sc.mark("consumer-crash")
 		sc.procs.kill(c, c.spec.RestartAfterCrashMs)
 		return
@@ -456,8 +473,7 @@ func (sc *shareClients) processDone(e event) {
 
 // outcome decides what processing a record leads to: success (FailSkip, true) or the
 // configured action for a poison record, a downstream outage or a transient failure.
-func (sc *shareClients) outcome(c *consumer, d *delivery) (FailureAction, bool) {
-	p := sc.parts[sc.shares[d.sp].part]
+func (sc *shareClients) outcome(c *consumer, p *partition, d *delivery) (FailureAction, bool) {
 	if isPoison(p.poison, d.off) {
 		return c.spec.OnPoison, false
 	}

@@ -70,10 +70,11 @@ func (tp *topology) topicParts(t int32) []*partition {
 
 // partition is one topic-partition: its log and its leadership.
 type partition struct {
-	idx   int32
-	topic int32
-	num   int32
-	name  string // "topic/num"
+	idx    int32
+	topic  int32
+	num    int32
+	name   string // "topic/num"
+	pField field  // " p=<name>" for trace lines
 	// The logs' (log.go): the log, its poison offsets (ascending) and the keys' cache.
 	log      *plog.Log
 	poison   []int64

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sharesim/sharesim/model"
 )
 
 // The trace's own formatting must give what strconv and a plain replacement give: the trace
@@ -32,6 +34,23 @@ func TestBlankToUnderscore(t *testing.T) {
 		blankToUnderscore(b)
 		if want := blanks.Replace(s); string(b) != want {
 			t.Errorf("blankToUnderscore(%q) = %q, want %q", s, b, want)
+		}
+	}
+}
+
+// A prepared field writes what str and num write, whether it fits the block copy or not,
+// and with the buffer's room short or not.
+func TestPreparedFieldsAreStr(t *testing.T) {
+	for _, room := range []int{0, lineRoom} {
+		for _, v := range []string{"", "orders/2", "worker-10#1", "a b\tc", strings.Repeat("long name ", 8)} {
+			var a, b traceWriter
+			a.buf, b.buf = make([]byte, 0, room), make([]byte, 0, room)
+			f := valueField("client", v)
+			a.f(&f).fnum(&fFirst, 12345).code(model.ErrNone).code(model.ErrInvalidRecordState).op(model.WriteAck).op(model.WriteKind(9))
+			b.str("client", v).num("first", 12345).str("code", "NONE").str("code", model.ErrInvalidRecordState.String()).str("op", "ack").str("op", model.WriteKind(9).String())
+			if string(a.buf) != string(b.buf) {
+				t.Errorf("room %d, %q: prepared %q, str %q", room, v, a.buf, b.buf)
+			}
 		}
 	}
 }

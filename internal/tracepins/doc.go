@@ -4,4 +4,8 @@
 // each at seed 1 on a short run. A refactor of the simulator must keep every hash; a change
 // of behaviour changes one, and the commit that updates testdata/pins.txt
 // (go test ./internal/tracepins -update) says why.
+//
+// The same runs pin their figures too (testdata/figures.txt): the SHA-256 of the metrics,
+// final states, marks, config changes and record sample as JSON. Speed work must keep
+// those as well; a commit that changes a figure on purpose updates that file and says why.
 package tracepins

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -14,13 +15,21 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/internal/testworlds"
+	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/scenarios"
 	"github.com/sharesim/sharesim/sim"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/pins.txt from this build")
+var update = flag.Bool("update", false, "rewrite testdata/pins.txt and testdata/figures.txt from this build")
 
-const pinFile = "testdata/pins.txt"
+const (
+	pinFile     = "testdata/pins.txt"
+	figuresFile = "testdata/figures.txt"
+)
+
+// sampleRecords is how many record lives each pinned run follows (Options.SampleRecords): the
+// sample is part of what the figures pin covers, and it does not change the trace.
+const sampleRecords = 64
 
 // eventBudget bounds each pinned run's estimated events: a bigger world is scaled down,
 // consumers and production alike, so the whole test stays a few seconds long.
@@ -45,8 +54,9 @@ type pin struct{ name, value string }
 
 func TestTraceHashesArePinned(t *testing.T) {
 	var (
-		mu  sync.Mutex
-		got []pin
+		mu   sync.Mutex
+		got  []pin
+		figs []pin
 	)
 	add := func(name, value string) {
 		mu.Lock()
@@ -54,11 +64,15 @@ func TestTraceHashesArePinned(t *testing.T) {
 		mu.Unlock()
 	}
 	runCfg := func(t *testing.T, name string, cfg sim.Config) {
-		res, err := sim.Run(cfg, 1, sim.Options{})
+		res, err := sim.Run(cfg, 1, sim.Options{SampleRecords: sampleRecords})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		add(name, fmt.Sprintf("%s %d", res.TraceSHA256, res.Events))
+		fig := figuresHash(t, res)
+		mu.Lock()
+		figs = append(figs, pin{name, fig})
+		mu.Unlock()
 	}
 
 	t.Run("builtins", func(t *testing.T) {
@@ -124,38 +138,85 @@ func TestTraceHashesArePinned(t *testing.T) {
 			})
 		}
 	})
+	t.Run("worlds", func(t *testing.T) {
+		// The test worlds of the benchmarks and the checkers' tests (Hour: two minutes of the
+		// benchmark world).
+		worlds := map[string]func() sim.Config{
+			"hour":   func() sim.Config { return testworlds.Hour(120_000) },
+			"busy":   testworlds.Busy,
+			"faulty": func() sim.Config { return testworlds.Faulty(model.Kafka42) },
+		}
+		for name, cfg := range worlds {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				runCfg(t, "world/"+name, cfg())
+			})
+		}
+	})
 	if t.Failed() {
 		return
 	}
-	sort.Slice(got, func(i, j int) bool { return got[i].name < got[j].name })
 	if *update {
-		var b strings.Builder
-		b.WriteString("# name sha256 events (seed 1; go test ./internal/tracepins -update rewrites it)\n")
-		for _, p := range got {
-			fmt.Fprintf(&b, "%s %s\n", p.name, p.value)
-		}
-		if err := os.MkdirAll(filepath.Dir(pinFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(pinFile, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %d pins", len(got))
+		writePins(t, pinFile, "# name sha256 events (seed 1; go test ./internal/tracepins -update rewrites it)", got)
+		writePins(t, figuresFile, "# name sha256 of the figures as JSON (metrics, final states, marks, config changes, record sample; seed 1; -update rewrites it)", figs)
 		return
 	}
-	want := readPins(t)
-	for _, p := range got {
+	comparePins(t, pinFile, "trace", got)
+	comparePins(t, figuresFile, "figures", figs)
+}
+
+// figuresHash is the SHA-256 of what a run reports besides its trace, as JSON: the metrics
+// (as summary.json holds them), the final states, the coverage marks, the config changes and
+// the record sample. A change that keeps the trace but moves a figure changes it.
+func figuresHash(t *testing.T, res *sim.Result) string {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		Metrics       sim.Metrics
+		Final         []sim.FinalState
+		Marks         []sim.Mark
+		ConfigChanges []sim.ConfigChange
+		Sample        *sim.RecordSample
+	}{res.Metrics, res.Final, res.Marks, res.ConfigChanges, res.Sample})
+	if err != nil {
+		t.Fatalf("figures as JSON: %v", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func writePins(t *testing.T, file, header string, pins []pin) {
+	t.Helper()
+	sort.Slice(pins, func(i, j int) bool { return pins[i].name < pins[j].name })
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for _, p := range pins {
+		fmt.Fprintf(&b, "%s %s\n", p.name, p.value)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %d pins to %s", len(pins), file)
+}
+
+// comparePins checks pins against file; what names the kind of value that changed.
+func comparePins(t *testing.T, file, what string, pins []pin) {
+	t.Helper()
+	want := readPins(t, file)
+	for _, p := range pins {
 		w, ok := want[p.name]
 		switch {
 		case !ok:
-			t.Errorf("%s: not pinned (run with -update and say why in the commit)", p.name)
+			t.Errorf("%s: %s not pinned in %s (run with -update and say why in the commit)", p.name, what, file)
 		case w != p.value:
-			t.Errorf("%s: trace changed: pinned %s, now %s", p.name, w, p.value)
+			t.Errorf("%s: %s changed: pinned %s, now %s", p.name, what, w, p.value)
 		}
 		delete(want, p.name)
 	}
 	for name := range want {
-		t.Errorf("%s: pinned but no longer run", name)
+		t.Errorf("%s: pinned in %s but no longer run", name, file)
 	}
 }
 
@@ -203,9 +264,9 @@ func shortened(t *testing.T, sc *scenarios.Scenario, sets [][2]string) sim.Confi
 	return cfg
 }
 
-func readPins(t *testing.T) map[string]string {
+func readPins(t *testing.T, file string) map[string]string {
 	t.Helper()
-	f, err := os.Open(pinFile)
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatalf("%v (run go test ./internal/tracepins -update)", err)
 	}
@@ -219,7 +280,7 @@ func readPins(t *testing.T) map[string]string {
 		}
 		name, value, ok := strings.Cut(line, " ")
 		if !ok {
-			t.Fatalf("%s: bad line %q", pinFile, line)
+			t.Fatalf("%s: bad line %q", file, line)
 		}
 		pins[name] = value
 	}

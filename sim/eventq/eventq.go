@@ -87,9 +87,9 @@ const (
 )
 
 // slot holds a payload, its key and where its event is. pos is a heap index, inWheel or
-// isFree; next and prev link the events of one wheel bucket (slot index + 1, 0: none). seq
-// is the seq of the event that last used the slot, which is how stale handles are
-// recognised.
+// isFree; next and prev link the events of one wheel bucket (slot index + 1, 0: none), and
+// next links a free slot to the next free one. seq is the seq of the event that last used
+// the slot, which is how stale handles are recognised.
 type slot[T any] struct {
 	v          T
 	at         int64
@@ -108,9 +108,9 @@ type bucket struct {
 // by (time, insertion order). See the package documentation.
 type Queue[T any] struct {
 	slots []slot[T]
-	free  []int32 // indices of free slots, used LIFO
-	seq   uint64  // seq of the most recent Push; 0 before the first
-	n     int     // pending events
+	free  int32  // the first free slot + 1 (0: none), the others linked through next; used LIFO
+	seq   uint64 // seq of the most recent Push; 0 before the first
+	n     int    // pending events
 
 	// The wheel: buckets for [base, base+wheelSize), wn events in it; bits has a bit per
 	// non-empty bucket and summary a bit per non-zero word of bits.
@@ -122,8 +122,10 @@ type Queue[T any] struct {
 
 	heap []node // events outside the wheel's window
 
-	// min is the slot of the earliest event + 1 when known (0: not known).
-	min int32
+	// min is the slot of the earliest event + 1 when known (0: not known), and minAt its
+	// time.
+	min   int32
+	minAt int64
 }
 
 // New returns an empty queue with room for capacity pending events before
@@ -132,7 +134,6 @@ func New[T any](capacity int) *Queue[T] {
 	q := &Queue[T]{}
 	if capacity > 0 {
 		q.slots = make([]slot[T], 0, capacity)
-		q.free = make([]int32, 0, capacity)
 		q.heap = make([]node, 0, capacity)
 	}
 	return q
@@ -155,9 +156,9 @@ func (q *Queue[T]) inWindow(at int64) bool {
 func (q *Queue[T]) Push(at int64, v T) Handle {
 	q.seq++
 	var s int32
-	if n := len(q.free); n > 0 {
-		s = q.free[n-1]
-		q.free = q.free[:n-1]
+	if q.free != 0 {
+		s = q.free - 1
+		q.free = q.slots[s].next
 	} else {
 		s = int32(len(q.slots))
 		q.slots = append(q.slots, slot[T]{})
@@ -175,8 +176,8 @@ func (q *Queue[T]) Push(at int64, v T) Handle {
 	}
 	// A known minimum stays the minimum unless the new event is earlier (a tie has a
 	// smaller seq there).
-	if q.min != 0 && at < q.slots[q.min-1].at {
-		q.min = s + 1
+	if q.min != 0 && at < q.minAt {
+		q.min, q.minAt = s+1, at
 	}
 	return Handle{slot: int(s), seq: q.seq}
 }
@@ -226,23 +227,6 @@ func (q *Queue[T]) unlink(s int32, sl *slot[T]) {
 	q.wn--
 }
 
-// unlinkHead removes sl, the first event of its bucket (the queue's earliest), from it.
-func (q *Queue[T]) unlinkHead(sl *slot[T]) {
-	i := sl.at & (wheelSize - 1)
-	b := &q.buckets[i]
-	b.head = sl.next
-	if sl.next != 0 {
-		q.slots[sl.next-1].prev = 0
-	} else {
-		b.tail = 0
-		q.bits[i>>6] &^= 1 << (i & 63)
-		if q.bits[i>>6] == 0 {
-			q.summary &^= 1 << (i >> 6)
-		}
-	}
-	q.wn--
-}
-
 // first returns the first non-empty bucket at or after base's, wrapping around the wheel
 // (every event in the wheel lies in [base, base+wheelSize), so this is the earliest).
 // The wheel must not be empty.
@@ -269,6 +253,14 @@ func (q *Queue[T]) top() int32 {
 	return q.findTop()
 }
 
+// topAt is top with the event's time.
+func (q *Queue[T]) topAt() (int32, int64) {
+	if q.min == 0 {
+		q.findTop()
+	}
+	return q.min - 1, q.minAt
+}
+
 // findTop is top when the minimum is not known.
 func (q *Queue[T]) findTop() int32 {
 	var s int32
@@ -279,7 +271,7 @@ func (q *Queue[T]) findTop() int32 {
 	default:
 		s = q.buckets[q.first()].head - 1
 	}
-	q.min = s + 1
+	q.min, q.minAt = s+1, q.slots[s].at
 	return s
 }
 
@@ -299,7 +291,8 @@ func (q *Queue[T]) PeekAt() (at int64, ok bool) {
 	if q.n == 0 {
 		return 0, false
 	}
-	return q.slots[q.top()].at, true
+	_, at = q.topAt()
+	return at, true
 }
 
 // Pop removes and returns the earliest pending event: the smallest time,
@@ -318,24 +311,60 @@ func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
 		return 0, false
 	}
 	s := q.top()
-	q.min = 0
+	return q.popSlot(s, dst), true
+}
+
+// PopUntil is PopTo for an event due at or before limit: when the earliest pending event is
+// later (or there is none), it leaves the queue alone and ok is false.
+func (q *Queue[T]) PopUntil(limit int64, dst *T) (at int64, ok bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	s, at := q.topAt()
+	if at > limit {
+		return 0, false
+	}
+	return q.popSlot(s, dst), true
+}
+
+// popSlot removes slot s, the earliest event, writes its payload to *dst and returns its
+// time. The next event of its bucket, if any, is the earliest then: the heap holds nothing
+// before the window (such an event would have been the earliest), and what enters the
+// window when it moves lies beyond it.
+func (q *Queue[T]) popSlot(s int32, dst *T) (at int64) {
 	sl := &q.slots[s]
 	at = sl.at
+	*dst = sl.v
 	if sl.pos == inWheel {
-		q.unlinkHead(sl)
+		b := &q.buckets[at&(wheelSize-1)]
+		b.head = sl.next
+		if sl.next != 0 {
+			q.slots[sl.next-1].prev = 0
+			q.min = sl.next // same time, next in push order
+		} else {
+			b.tail = 0
+			i := at & (wheelSize - 1)
+			q.bits[i>>6] &^= 1 << (i & 63)
+			if q.bits[i>>6] == 0 {
+				q.summary &^= 1 << (i >> 6)
+			}
+			q.min = 0
+		}
+		q.wn--
 	} else {
+		q.min = 0
 		q.removeAt(int(sl.pos))
 	}
-	*dst = sl.v
 	q.release(s, sl)
 	if at > q.base {
 		q.advance(at)
 	}
-	return at, true
+	return at
 }
 
 // advance moves the window to start at t (> base) and moves the heap's events that entered
-// it into their buckets, in (at, seq) order. Only called when t is the time of the event
+// it into their buckets, in (at, seq) order (all later than the earliest event, which stays
+// the earliest). Only called when t is the time of the event
 // just popped, so no event is earlier than t and the buckets receiving events are empty.
 func (q *Queue[T]) advance(t int64) {
 	q.base = t
@@ -382,7 +411,8 @@ func (q *Queue[T]) release(s int32, sl *slot[T]) {
 	var zero T
 	sl.v = zero
 	sl.pos = isFree
-	q.free = append(q.free, s)
+	sl.next = q.free
+	q.free = s + 1
 	q.n--
 }
 

@@ -54,15 +54,33 @@ func (q *Queue[T]) check(t *testing.T) {
 	if inWheelCount != q.wn {
 		t.Fatalf("wheel count %d, linked %d", q.wn, inWheelCount)
 	}
-	free := 0
+	free, listed := 0, 0
 	for _, s := range q.slots {
 		if s.pos == isFree {
 			free++
 		}
 	}
-	if free != len(q.free) || free+len(q.heap)+q.wn != len(q.slots) || q.n != len(q.heap)+q.wn {
+	for s := q.free; s != 0; s = q.slots[s-1].next {
+		if q.slots[s-1].pos != isFree || listed > len(q.slots) {
+			t.Fatalf("free list: slot %d is not free, or the list loops", s-1)
+		}
+		listed++
+	}
+	if q.min != 0 {
+		// A known minimum is the earliest event: no heap or wheel event comes before it.
+		m := q.slots[q.min-1]
+		if m.pos == isFree || m.at != q.minAt {
+			t.Fatalf("min slot %d: pos %d at %d, minAt %d", q.min-1, m.pos, m.at, q.minAt)
+		}
+		for _, o := range q.slots {
+			if o.pos != isFree && (o.at < m.at || o.at == m.at && o.seq < m.seq) {
+				t.Fatalf("min slot %d (at %d seq %d) is not the earliest: at %d seq %d", q.min-1, m.at, m.seq, o.at, o.seq)
+			}
+		}
+	}
+	if free != listed || free+len(q.heap)+q.wn != len(q.slots) || q.n != len(q.heap)+q.wn {
 		t.Fatalf("slot accounting: %d free slots, free list %d, heap %d, wheel %d, slots %d, n %d",
-			free, len(q.free), len(q.heap), q.wn, len(q.slots), q.n)
+			free, listed, len(q.heap), q.wn, len(q.slots), q.n)
 	}
 }
 
@@ -261,7 +279,24 @@ func againstReference(t *testing.T, seeds uint64, steps, checkEvery int, pushAt 
 				i, _ := slices.BinarySearchFunc(ref, e, cmp)
 				ref = slices.Insert(ref, i, e)
 			case op < 8:
-				at, v, ok := q.Pop()
+				var at int64
+				var v int
+				var ok bool
+				if op == 7 && len(ref) > 0 {
+					// PopUntil with a limit just before, at, or after the earliest event.
+					limit := ref[0].at + int64(r.Intn(3)) - 1
+					if at, ok = q.PopUntil(limit, &v); !ok {
+						if limit >= ref[0].at {
+							t.Fatalf("seed %d step %d: PopUntil(%d) found nothing, earliest at %d", seed, step, limit, ref[0].at)
+						}
+						continue
+					}
+					if limit < ref[0].at {
+						t.Fatalf("seed %d step %d: PopUntil(%d) popped at %d", seed, step, limit, at)
+					}
+				} else {
+					at, v, ok = q.Pop()
+				}
 				if len(ref) == 0 {
 					if ok {
 						t.Fatalf("seed %d step %d: Pop on empty returned ok", seed, step)
