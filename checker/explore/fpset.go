@@ -50,10 +50,10 @@ func fingerprint(b []byte) fp {
 }
 
 // partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
-// bits pick its partition. Sixteen, not more: a partition's table is mapped on transparent
-// huge pages once it reaches hugeMin (2 MiB), so with 16 the whole set is on huge pages from
-// 32 MiB (about 3 M states) on, where nearly every probe of a larger set would otherwise also
-// miss the TLB; a growth step still copies only a sixteenth of the set.
+// bits pick its partition. Sixteen, not more: a partition's table is mapped in whole
+// transparent huge pages once it reaches hugeMin, so the set's mapped tables take at most
+// 16 × 2 MiB more than their slots while each is below a huge page; a growth step still
+// copies only a sixteenth of the set.
 const partBits = 4
 
 // fpSet is the in-memory part of the seen set: 2^partBits independent open-addressing tables
@@ -245,7 +245,8 @@ func (t *fpTable) grow() {
 	}
 }
 
-func (t *fpTable) bytes() int64 { return int64(len(t.keys))*8 + int64(len(t.ids))*4 }
+// bytes is the memory the table takes (a mapped array in whole huge pages, hugepages_linux.go).
+func (t *fpTable) bytes() int64 { return mappedBytes(len(t.keys)) + int64(len(t.ids))*4 }
 
 // appendSorted appends the table's fingerprints in ascending order.
 func (t *fpTable) appendSorted(out []uint64) []uint64 {

@@ -56,14 +56,14 @@ func over(n, share int64) bool { return share >= 0 && n > share }
 const minFlush = 1 << 16
 
 // offHeap is the bytes of the set's tables mapped outside the Go heap (allocKeys maps a table
-// of at least hugeMin bytes on Linux).
+// of at least hugeMin bytes on Linux, in whole huge pages).
 func (s *fpSet) offHeap() int64 {
 	if runtime.GOOS != "linux" {
 		return 0
 	}
 	var b int64
 	for i := range s.parts {
-		if n := int64(len(s.parts[i].keys)) * 8; n >= hugeMin {
+		if n := mappedBytes(len(s.parts[i].keys)); n >= hugeMin {
 			b += n
 		}
 	}
