@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime/debug"
 	"testing"
 )
 
@@ -78,5 +79,34 @@ func TestFingerprintUnchanged(t *testing.T) {
 	}
 	if got := fingerprint([]byte("sharesim")); got != 0xf3d772b34736d6c9 {
 		t.Errorf("fingerprint(\"sharesim\") = %#x: the hash changed", got)
+	}
+}
+
+// Searches running at once in one process share the runtime's soft memory limit: each lowers
+// it by its own tables outside the heap, and the caller's value comes back when the last ends
+// (whatever order they end in).
+func TestHeapLimitShared(t *testing.T) {
+	const base = 1 << 30
+	old := debug.SetMemoryLimit(base)
+	defer debug.SetMemoryLimit(old)
+	a, b := newHeapLimit(), newHeapLimit()
+	a.update(100 << 20)
+	b.update(200 << 20)
+	if got := debug.SetMemoryLimit(-1); got != base-300<<20 {
+		t.Errorf("two searches: limit %d, want %d", got, base-300<<20)
+	}
+	a.restore()
+	if got := debug.SetMemoryLimit(-1); got != base-200<<20 {
+		t.Errorf("one left: limit %d, want %d", got, base-200<<20)
+	}
+	c := newHeapLimit() // starts while b runs: the caller's value is still the base
+	c.update(900 << 20)
+	if got := debug.SetMemoryLimit(-1); got != base/4 {
+		t.Errorf("tables over the limit: %d, want a quarter of it, %d", got, base/4)
+	}
+	b.restore()
+	c.restore()
+	if got := debug.SetMemoryLimit(-1); got != base {
+		t.Errorf("all ended: limit %d, want the caller's %d", got, base)
 	}
 }
