@@ -273,6 +273,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
+			if sh.seen >= 0 {
+				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
+			}
 			if full, err = m.merge(outs[:nChunks], depth, nf); err != nil {
 				return nil, err
 			}
@@ -291,7 +294,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			// when all that is counted passes its share, the seen set makes room.
 			// With liveness the graph counts against that share until it spills, and it
 			// spills (livespill.go) before the set's first flush.
-			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen)
+			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen) || set.held()
 			if seenOver || set.len() >= minFlush && over(mem, sh.total) {
 				if g != nil && !g.spilled() {
 					if err := g.spill(st, set); err != nil {

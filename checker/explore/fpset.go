@@ -142,12 +142,36 @@ func (s *fpSet) sorted() []uint64 {
 	return out
 }
 
+// limit bounds what the set may take after its tables grow (bytes; 0 or less: no bound),
+// shared evenly by its partitions (they fill evenly: a fingerprint's bits are uniform). The
+// tables grow by half, nearly at once, so without it a set just under its share of the budget
+// could grow half past it within one wave.
+func (s *fpSet) limit(bytes int64) {
+	per := int64(0)
+	if bytes > 0 {
+		per = max(bytes>>partBits, 1)
+	}
+	for i := range s.parts {
+		s.parts[i].maxBytes = per
+	}
+}
+
+// held reports whether a table held back its growth at its limit: the set should be flushed.
+func (s *fpSet) held() bool {
+	for i := range s.parts {
+		if s.parts[i].held {
+			return true
+		}
+	}
+	return false
+}
+
 // reset empties the set and shrinks its tables to their least size.
 func (s *fpSet) reset() {
 	withIDs := s.parts[0].ids != nil
 	for i := range s.parts {
 		freeKeys(s.parts[i].keys)
-		s.parts[i] = fpTable{}
+		s.parts[i] = fpTable{maxBytes: s.parts[i].maxBytes}
 		s.parts[i].init(0, withIDs)
 	}
 	s.n = 0
@@ -161,6 +185,11 @@ type fpTable struct {
 	keys []uint64
 	ids  []uint32 // nil unless the set maps fingerprints to state ids
 	n    int
+	// maxBytes (0: none) is the most the table may take after growing: past three
+	// quarters full a table that would outgrow it fills on, to seven eighths at most, and
+	// notes that it held back (held); the search then flushes the set after the wave.
+	maxBytes int64
+	held     bool
 }
 
 // minSlots is a partition's smallest table.
@@ -212,7 +241,12 @@ func (t *fpTable) id(f fp) (uint32, bool) {
 // add inserts f with id and reports whether it was new.
 func (t *fpTable) add(f fp, id uint32) bool {
 	if 4*(t.n+1) > 3*len(t.keys) {
-		t.grow()
+		next := len(t.keys) + len(t.keys)/2
+		if t.maxBytes > 0 && 8*(t.n+1) <= 7*len(t.keys) && mappedBytes(next)+int64(len(t.ids)/2*3)*4 > t.maxBytes {
+			t.held = true
+		} else {
+			t.grow()
+		}
 	}
 	i, ok := t.slot(f)
 	if ok {

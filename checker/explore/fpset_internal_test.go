@@ -110,3 +110,37 @@ func TestHeapLimitShared(t *testing.T) {
 		t.Errorf("all ended: limit %d, want the caller's %d", got, base)
 	}
 }
+
+// A set under a limit does not grow its tables past it: a full table fills on to seven
+// eighths and says so (held), and the set still answers exactly; past seven eighths it grows
+// anyway.
+func TestFPSetHoldsGrowthAtLimit(t *testing.T) {
+	s := newFPSet(0, false)
+	const limit = 64 << 10
+	s.limit(limit)
+	f := func(i int) fp { return fingerprint([]byte{byte(i), byte(i >> 8), byte(i >> 16), 9}) }
+	n := 0
+	for ; !s.held(); n++ {
+		s.add(f(n), 0)
+	}
+	if b := s.bytes(); b > limit {
+		t.Errorf("held at %d fingerprints with %d bytes, over the limit %d", n, b, limit)
+	}
+	for i := range n {
+		if !s.has(f(i)) {
+			t.Fatalf("fingerprint %d lost", i)
+		}
+	}
+	for i := n; i < 4*n; i++ {
+		s.add(f(i), 0)
+	}
+	for p := range s.parts {
+		if tb := &s.parts[p]; 8*tb.n > 7*len(tb.keys) {
+			t.Errorf("table %d: %d of %d slots, over seven eighths", p, tb.n, len(tb.keys))
+		}
+	}
+	s.reset()
+	if s.held() || s.len() != 0 {
+		t.Errorf("after reset: held %v, %d fingerprints", s.held(), s.len())
+	}
+}
