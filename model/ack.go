@@ -28,7 +28,7 @@ func (sp *SharePartition) Acknowledge(nowMs int64, member MemberID, ranges []Ack
 	if err := sp.checkAckRequest(ranges); err != nil {
 		return nil, err
 	}
-	owner, known := sp.memberIdx[member]
+	owner, known := sp.lookupMember(member)
 	if !known {
 		owner = -2 // matches no record
 	}
@@ -232,7 +232,7 @@ func (sp *SharePartition) countAck(t AckType, n int64) {
 // Records below SPSO are archived. The change is provisional until the returned write
 // completes (rolled back if it fails). Nil means the member held nothing.
 func (sp *SharePartition) ReleaseMember(nowMs int64, member MemberID) *Write {
-	owner, ok := sp.memberIdx[member]
+	owner, ok := sp.lookupMember(member)
 	if !ok || sp.state != PartitionActive {
 		return nil
 	}

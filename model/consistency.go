@@ -103,7 +103,7 @@ func (sp *SharePartition) CheckConsistency() error {
 // checkRec verifies one record's own invariants.
 func (sp *SharePartition) checkRec(r *rec, off int64) error {
 	switch {
-	case r.state != Available && r.state != Acquired && r.state != Acknowledged && r.state != Archived && r.state != Archiving:
+	case r.state > Archived: // Available, Acquired, Acknowledged, Archiving and Archived are 0-4
 		return fmt.Errorf("offset %d: unknown state %d", off, r.state)
 	case r.state == Archiving && sp.cfg.Version < Kafka44:
 		return fmt.Errorf("offset %d: ARCHIVING before Kafka 4.4", off)

@@ -769,7 +769,7 @@ func (sp *SharePartition) AppendCompact(dst []CompactRecord) []CompactRecord {
 
 // MemberIndex returns the index of a registered member, or -1.
 func (sp *SharePartition) MemberIndex(m MemberID) int16 {
-	if i, ok := sp.memberIdx[m]; ok {
+	if i, ok := sp.lookupMember(m); ok {
 		return int16(i)
 	}
 	return -1

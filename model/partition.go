@@ -430,13 +430,29 @@ func (sp *SharePartition) floor(off int64) int {
 
 // member returns the index of a member, registering it on first use.
 func (sp *SharePartition) member(m MemberID) int32 {
-	if i, ok := sp.memberIdx[m]; ok {
+	if i, ok := sp.lookupMember(m); ok {
 		return i
 	}
 	i := int32(len(sp.memberNames))
 	sp.memberIdx[m] = i
 	sp.memberNames = append(sp.memberNames, m)
 	return i
+}
+
+// lookupMember returns a registered member's index. A few members (the explorer's, a
+// partition read by a small group) are compared in turn, which costs less than hashing the
+// name; more go through the map.
+func (sp *SharePartition) lookupMember(m MemberID) (int32, bool) {
+	if len(sp.memberNames) <= 4 {
+		for i, n := range sp.memberNames {
+			if n == m {
+				return int32(i), true
+			}
+		}
+		return 0, false
+	}
+	i, ok := sp.memberIdx[m]
+	return i, ok
 }
 
 func (sp *SharePartition) memberName(i int32) MemberID {
@@ -674,7 +690,7 @@ func (sp *SharePartition) AppendBatches(dst []BatchView) []BatchView {
 
 // HeldBy returns the number of offsets ACQUIRED by member (pending ones excluded).
 func (sp *SharePartition) HeldBy(m MemberID) int64 {
-	idx, ok := sp.memberIdx[m]
+	idx, ok := sp.lookupMember(m)
 	if !ok {
 		return 0
 	}

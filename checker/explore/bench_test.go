@@ -96,6 +96,32 @@ func BenchmarkAnchorStates(b *testing.B) {
 	b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
 }
 
+// BenchmarkSeenOnDisk explores the standard scope's first b.N states on one worker with the
+// seen set in memory and with its share of the budget cut to 32 MiB (the other stores in
+// memory), so that from about 2.5 M states on it is flushed to disk runs again and again: the
+// ratio of the two rates is what the disk set costs at this size; one op is one state.
+func BenchmarkSeenOnDisk(b *testing.B) {
+	for _, seen := range []int64{-1, 32 << 20} {
+		name := "memory"
+		if seen > 0 {
+			name = "disk"
+		}
+		b.Run(name, func(b *testing.B) {
+			sc := DefaultScope()
+			sc.Workers, sc.MaxStates, sc.TempDir = 1, max(b.N, 1000), b.TempDir()
+			sc.shares = &shares{seen: seen, frontier: -1, parents: -1, total: -1}
+			cpu0 := cpuTime()
+			res, err := Explore(sc, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(res.StatesPerSecond(), "states/s")
+			b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
+			b.ReportMetric(float64(res.DiskBytes)/float64(1<<20), "disk-MiB")
+		})
+	}
+}
+
 // cpuTime is the process's user and system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

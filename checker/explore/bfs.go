@@ -273,6 +273,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
+			if sh.seen >= 0 {
+				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
+			}
 			if full, err = m.merge(outs[:nChunks], depth, nf); err != nil {
 				return nil, err
 			}
@@ -291,7 +294,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			// when all that is counted passes its share, the seen set makes room.
 			// With liveness the graph counts against that share until it spills, and it
 			// spills (livespill.go) before the set's first flush.
-			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen)
+			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen) || set.held()
 			if seenOver || set.len() >= minFlush && over(mem, sh.total) {
 				if g != nil && !g.spilled() {
 					if err := g.spill(st, set); err != nil {
@@ -535,12 +538,18 @@ func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation
 func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation, fp, bool, error) {
 	h := w.h
 	w.finding = ""
-	w.st = spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
+	// The step's description lives on the stack (no write barriers); the worker keeps its
+	// slices' memory.
+	st := spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
 	store := w.base.storeEnc
 	if a.storeStep() {
 		h.storeDirty, store = true, nil
 	}
-	if err := h.apply(a, &w.st); err != nil {
+	err := h.apply(a, &st)
+	if cap(st.Writes) != cap(w.st.Writes) || cap(st.Committed) != cap(w.st.Committed) || cap(st.RolledBack) != cap(w.st.RolledBack) {
+		w.st.Writes, w.st.Committed, w.st.RolledBack = st.Writes, st.Committed, st.RolledBack
+	}
+	if err != nil {
 		if ce, ok := err.(*coreError); ok {
 			return &spcheck.Violation{Invariant: "core-error", Msg: ce.Error()}, 0, false, nil
 		}
@@ -552,11 +561,11 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 	// memory access overlaps with them.
 	prefetch(w.set.slotAddr(f))
 	w.cur.Capture(h.sp)
-	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &w.st, accepted, false); v != nil {
+	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &st, accepted, false); v != nil {
 		return v, f, false, nil
 	}
 	if w.sc.Findings {
-		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &w.st, accepted)
+		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
 	seen := *slot == uint64(f) || w.set.has(f)

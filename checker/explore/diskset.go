@@ -36,6 +36,7 @@ type diskSet struct {
 // run is one sorted file of the disk set.
 type run struct {
 	f     *os.File
+	data  []byte   // the file mapped (mapRun), or nil: then pages are read with ReadAt
 	n     int64    // fingerprints in the file
 	index []uint64 // index[i] is the first fingerprint of page i
 	bloom []uint64 // Bloom filter: bloomHashes bits per fingerprint in len(bloom)*64 bits
@@ -122,7 +123,17 @@ func (rw *runWriter) finish() (*run, error) {
 		return nil, err
 	}
 	rw.d.st.grew(rw.r.n * 8)
+	if data, err := mapRun(rw.r.f, rw.r.n*8); err == nil {
+		rw.r.data = data // else the pages are read with ReadAt
+	}
 	return rw.r, nil
+}
+
+// drop unmaps a run and removes its file.
+func (d *diskSet) drop(r *run) {
+	unmapRun(r.data)
+	r.data = nil
+	d.st.remove(r.f, r.n*8)
 }
 
 func (rw *runWriter) abort() { rw.d.st.remove(rw.r.f, 0) }
@@ -158,8 +169,8 @@ func (d *diskSet) flush(s *fpSet) error {
 		if err != nil {
 			return fmt.Errorf("explore: merging the seen set's runs: %w", err)
 		}
-		d.st.remove(a.f, a.n*8)
-		d.st.remove(b.f, b.n*8)
+		d.drop(a)
+		d.drop(b)
 		d.runs = append(d.runs[:len(d.runs)-2], m)
 	}
 	return nil
@@ -268,8 +279,8 @@ func (r *run) lookupRange(fps []uint64, seen []bool) error {
 		}
 		if p != cur {
 			have = int(min(pageFPs, r.n-int64(p)*pageFPs))
-			if _, err := r.f.ReadAt(raw[:have*8], int64(p)*pageFPs*8); err != nil {
-				return fmt.Errorf("explore: reading the seen set back: %w", err)
+			if err := r.readPage(raw[:have*8], p); err != nil {
+				return err
 			}
 			for j := 0; j < have; j++ {
 				page[j] = binary.LittleEndian.Uint64(raw[8*j:])
@@ -317,13 +328,16 @@ func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
 		return false, nil
 	}
 	have := int(min(pageFPs, r.n-int64(p)*pageFPs))
-	if _, err := r.f.ReadAt(buf[:have*8], int64(p)*pageFPs*8); err != nil {
-		return false, fmt.Errorf("explore: reading the seen set back: %w", err)
+	page := buf[:have*8]
+	if r.data != nil {
+		page = r.data[int64(p)*pageFPs*8:][:have*8]
+	} else if err := r.readPage(page, p); err != nil {
+		return false, err
 	}
 	lo, hi = 0, have
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		switch v := binary.LittleEndian.Uint64(buf[8*mid:]); {
+		switch v := binary.LittleEndian.Uint64(page[8*mid:]); {
 		case v == k:
 			return true, nil
 		case v < k:
@@ -333,6 +347,18 @@ func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// readPage reads page p of the run (len(into) bytes) into into.
+func (r *run) readPage(into []byte, p int) error {
+	if r.data != nil {
+		copy(into, r.data[int64(p)*pageFPs*8:])
+		return nil
+	}
+	if _, err := r.f.ReadAt(into, int64(p)*pageFPs*8); err != nil {
+		return fmt.Errorf("explore: reading the seen set back: %w", err)
+	}
+	return nil
 }
 
 // appendAll appends every fingerprint on disk, sorted.
@@ -356,7 +382,7 @@ func (d *diskSet) appendAll(out []uint64) ([]uint64, error) {
 
 func (d *diskSet) close() {
 	for _, r := range d.runs {
-		d.st.remove(r.f, r.n*8)
+		d.drop(r)
 	}
 	d.runs, d.n = nil, 0
 }

@@ -50,10 +50,10 @@ func fingerprint(b []byte) fp {
 }
 
 // partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
-// bits pick its partition. Sixteen, not more: a partition's table is mapped on transparent
-// huge pages once it reaches hugeMin (2 MiB), so with 16 the whole set is on huge pages from
-// 32 MiB (about 3 M states) on, where nearly every probe of a larger set would otherwise also
-// miss the TLB; a growth step still copies only a sixteenth of the set.
+// bits pick its partition. Sixteen, not more: a partition's table is mapped in whole
+// transparent huge pages once it reaches hugeMin, so the set's mapped tables take at most
+// 16 × 2 MiB more than their slots while each is below a huge page; a growth step still
+// copies only a sixteenth of the set.
 const partBits = 4
 
 // fpSet is the in-memory part of the seen set: 2^partBits independent open-addressing tables
@@ -142,12 +142,36 @@ func (s *fpSet) sorted() []uint64 {
 	return out
 }
 
+// limit bounds what the set may take after its tables grow (bytes; 0 or less: no bound),
+// shared evenly by its partitions (they fill evenly: a fingerprint's bits are uniform). The
+// tables grow by half, nearly at once, so without it a set just under its share of the budget
+// could grow half past it within one wave.
+func (s *fpSet) limit(bytes int64) {
+	per := int64(0)
+	if bytes > 0 {
+		per = max(bytes>>partBits, 1)
+	}
+	for i := range s.parts {
+		s.parts[i].maxBytes = per
+	}
+}
+
+// held reports whether a table held back its growth at its limit: the set should be flushed.
+func (s *fpSet) held() bool {
+	for i := range s.parts {
+		if s.parts[i].held {
+			return true
+		}
+	}
+	return false
+}
+
 // reset empties the set and shrinks its tables to their least size.
 func (s *fpSet) reset() {
 	withIDs := s.parts[0].ids != nil
 	for i := range s.parts {
 		freeKeys(s.parts[i].keys)
-		s.parts[i] = fpTable{}
+		s.parts[i] = fpTable{maxBytes: s.parts[i].maxBytes}
 		s.parts[i].init(0, withIDs)
 	}
 	s.n = 0
@@ -161,6 +185,11 @@ type fpTable struct {
 	keys []uint64
 	ids  []uint32 // nil unless the set maps fingerprints to state ids
 	n    int
+	// maxBytes (0: none) is the most the table may take after growing: past three
+	// quarters full a table that would outgrow it fills on, to seven eighths at most, and
+	// notes that it held back (held); the search then flushes the set after the wave.
+	maxBytes int64
+	held     bool
 }
 
 // minSlots is a partition's smallest table.
@@ -212,7 +241,12 @@ func (t *fpTable) id(f fp) (uint32, bool) {
 // add inserts f with id and reports whether it was new.
 func (t *fpTable) add(f fp, id uint32) bool {
 	if 4*(t.n+1) > 3*len(t.keys) {
-		t.grow()
+		next := len(t.keys) + len(t.keys)/2
+		if t.maxBytes > 0 && 8*(t.n+1) <= 7*len(t.keys) && mappedBytes(next)+int64(len(t.ids)/2*3)*4 > t.maxBytes {
+			t.held = true
+		} else {
+			t.grow()
+		}
 	}
 	i, ok := t.slot(f)
 	if ok {
@@ -245,7 +279,8 @@ func (t *fpTable) grow() {
 	}
 }
 
-func (t *fpTable) bytes() int64 { return int64(len(t.keys))*8 + int64(len(t.ids))*4 }
+// bytes is the memory the table takes (a mapped array in whole huge pages, hugepages_linux.go).
+func (t *fpTable) bytes() int64 { return mappedBytes(len(t.keys)) + int64(len(t.ids))*4 }
 
 // appendSorted appends the table's fingerprints in ascending order.
 func (t *fpTable) appendSorted(out []uint64) []uint64 {

@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime/debug"
 	"testing"
 )
 
@@ -78,5 +79,68 @@ func TestFingerprintUnchanged(t *testing.T) {
 	}
 	if got := fingerprint([]byte("sharesim")); got != 0xf3d772b34736d6c9 {
 		t.Errorf("fingerprint(\"sharesim\") = %#x: the hash changed", got)
+	}
+}
+
+// Searches running at once in one process share the runtime's soft memory limit: each lowers
+// it by its own tables outside the heap, and the caller's value comes back when the last ends
+// (whatever order they end in).
+func TestHeapLimitShared(t *testing.T) {
+	const base = 1 << 30
+	old := debug.SetMemoryLimit(base)
+	defer debug.SetMemoryLimit(old)
+	a, b := newHeapLimit(), newHeapLimit()
+	a.update(100 << 20)
+	b.update(200 << 20)
+	if got := debug.SetMemoryLimit(-1); got != base-300<<20 {
+		t.Errorf("two searches: limit %d, want %d", got, base-300<<20)
+	}
+	a.restore()
+	if got := debug.SetMemoryLimit(-1); got != base-200<<20 {
+		t.Errorf("one left: limit %d, want %d", got, base-200<<20)
+	}
+	c := newHeapLimit() // starts while b runs: the caller's value is still the base
+	c.update(900 << 20)
+	if got := debug.SetMemoryLimit(-1); got != base/4 {
+		t.Errorf("tables over the limit: %d, want a quarter of it, %d", got, base/4)
+	}
+	b.restore()
+	c.restore()
+	if got := debug.SetMemoryLimit(-1); got != base {
+		t.Errorf("all ended: limit %d, want the caller's %d", got, base)
+	}
+}
+
+// A set under a limit does not grow its tables past it: a full table fills on to seven
+// eighths and says so (held), and the set still answers exactly; past seven eighths it grows
+// anyway.
+func TestFPSetHoldsGrowthAtLimit(t *testing.T) {
+	s := newFPSet(0, false)
+	const limit = 64 << 10
+	s.limit(limit)
+	f := func(i int) fp { return fingerprint([]byte{byte(i), byte(i >> 8), byte(i >> 16), 9}) }
+	n := 0
+	for ; !s.held(); n++ {
+		s.add(f(n), 0)
+	}
+	if b := s.bytes(); b > limit {
+		t.Errorf("held at %d fingerprints with %d bytes, over the limit %d", n, b, limit)
+	}
+	for i := range n {
+		if !s.has(f(i)) {
+			t.Fatalf("fingerprint %d lost", i)
+		}
+	}
+	for i := n; i < 4*n; i++ {
+		s.add(f(i), 0)
+	}
+	for p := range s.parts {
+		if tb := &s.parts[p]; 8*tb.n > 7*len(tb.keys) {
+			t.Errorf("table %d: %d of %d slots, over seven eighths", p, tb.n, len(tb.keys))
+		}
+	}
+	s.reset()
+	if s.held() || s.len() != 0 {
+		t.Errorf("after reset: held %v, %d fingerprints", s.held(), s.len())
 	}
 }

@@ -88,22 +88,20 @@ func (fr *frontier) add(enc []byte, id uint32) error {
 		s = &segment{lv: fr.pool.get()}
 		fr.segs = append(fr.segs, s)
 	}
-	lv := fr.pool.account(s.lv, func(lv *level) {
-		lv.arena = append(lv.arena, enc...)
-		lv.offs = append(lv.offs, uint32(len(lv.arena)))
-		lv.ids = append(lv.ids, id)
-	})
+	lv := s.lv
+	before := int64(-1) // the segment's memory, when this state may grow it
+	if len(lv.arena)+len(enc) > cap(lv.arena) || len(lv.ids) == cap(lv.ids) || len(lv.offs) == cap(lv.offs) {
+		before = lv.bytes()
+	}
+	lv.arena = append(lv.arena, enc...)
+	lv.offs = append(lv.offs, uint32(len(lv.arena)))
+	lv.ids = append(lv.ids, id)
+	if before >= 0 {
+		fr.pool.mem += lv.bytes() - before
+	}
 	s.n, s.arenaLen = len(lv.ids), len(lv.arena)
 	fr.n++
 	return nil
-}
-
-// account runs change on lv and keeps mem up to date with lv's size.
-func (p *segPool) account(lv *level, change func(*level)) *level {
-	before := lv.bytes()
-	change(lv)
-	p.mem += lv.bytes() - before
-	return lv
 }
 
 // finish seals the level's last segment.

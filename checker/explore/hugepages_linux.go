@@ -6,18 +6,39 @@ import (
 	"unsafe"
 )
 
+// hugePage is the size of a transparent huge page on amd64 and arm64 Linux.
+const hugePage = 2 << 20
+
 // hugeMin is the smallest fingerprint array allocated outside the Go heap on huge pages.
-const hugeMin = 2 << 20 // one huge page: the seen set is 16 tables, each mapped on its own once this large
+// Lookups land on random slots, and the TLB of 4 KiB pages covers only a few MiB: in a
+// virtual machine each miss is a two-level page walk, and a set of a few tens of MiB missed
+// on nearly every probe (the explorer's prefetch of the slot then stalled for about a tenth of
+// the search's time). From 256 KiB a table is mapped in whole huge pages, so the 16 tables
+// of a set from 4 MiB on are each on one huge page at least; the mapping rounds up to 2 MiB,
+// at most 16 × 2 MiB = 32 MiB more than the tables while they are below that size, and
+// counted (mappedBytes).
+const hugeMin = 256 << 10
+
+// mappedBytes is the memory an array of n slots takes: a mapped one rounds up to whole huge
+// pages.
+func mappedBytes(n int) int64 {
+	b := int64(n) * 8
+	if b < hugeMin {
+		return b
+	}
+	return (b + hugePage - 1) / hugePage * hugePage
+}
 
 // allocKeys returns a zeroed fingerprint array of n slots. A large one is mapped directly
-// from the kernel and advised onto transparent huge pages: lookups land on random slots,
-// and with 4 KiB pages nearly every one also misses the TLB (with 2 MiB pages few do). The
-// mapping is released by freeKeys, or when owner becomes unreachable.
+// from the kernel (Linux aligns a mapping of 2 MiB or more to 2 MiB) and advised onto
+// transparent huge pages. The mapping is released by freeKeys, or when owner becomes
+// unreachable.
 func allocKeys(n int) []uint64 {
-	if n*8 < hugeMin {
+	m := mappedBytes(n)
+	if m < hugeMin {
 		return make([]uint64, n)
 	}
-	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	b, err := syscall.Mmap(-1, 0, int(m), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		return make([]uint64, n)
 	}
@@ -27,10 +48,11 @@ func allocKeys(n int) []uint64 {
 
 // freeKeys releases an array from allocKeys (a heap one is left to the collector).
 func freeKeys(keys []uint64) {
-	if len(keys)*8 < hugeMin {
+	m := mappedBytes(len(keys))
+	if m < hugeMin {
 		return
 	}
-	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), len(keys)*8))
+	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), m))
 }
 
 // releaseWith frees the set's mapped arrays once the set is unreachable.

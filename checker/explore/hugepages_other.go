@@ -3,7 +3,10 @@
 package explore
 
 // hugeMin is where hugepages_linux.go maps arrays of their own; here only a size for tests.
-const hugeMin = 8 << 20
+const hugeMin = 256 << 10
+
+// mappedBytes is the memory an array of n slots takes.
+func mappedBytes(n int) int64 { return int64(n) * 8 }
 
 // allocKeys returns a zeroed fingerprint array of n slots (on Linux a large one is put on
 // huge pages, hugepages_linux.go).

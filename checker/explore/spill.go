@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Storage under a memory budget (Scope.Memory). The search keeps three kinds of data that grow
@@ -56,14 +57,14 @@ func over(n, share int64) bool { return share >= 0 && n > share }
 const minFlush = 1 << 16
 
 // offHeap is the bytes of the set's tables mapped outside the Go heap (allocKeys maps a table
-// of at least hugeMin bytes on Linux).
+// of at least hugeMin bytes on Linux, in whole huge pages).
 func (s *fpSet) offHeap() int64 {
 	if runtime.GOOS != "linux" {
 		return 0
 	}
 	var b int64
 	for i := range s.parts {
-		if n := int64(len(s.parts[i].keys)) * 8; n >= hugeMin {
+		if n := mappedBytes(len(s.parts[i].keys)); n >= hugeMin {
 			b += n
 		}
 	}
@@ -71,34 +72,73 @@ func (s *fpSet) offHeap() int64 {
 }
 
 // heapLimit keeps the runtime's soft memory limit, when the caller set one, that much below
-// the caller's value as the seen set's tables take outside the heap (at least a quarter of
-// the caller's limit is left to the heap). The limit is the process's: two searches running
-// at once in one process would move each other's.
+// the caller's value as the seen sets' tables take outside the heap (at least a quarter of
+// the caller's limit is left to the heap). The limit is the process's, so the searches
+// running at once in one process share it: heapLimits holds each one's tables, the limit is
+// the caller's value (read when the first of them started) less all of them, and it is put
+// back when the last one ends.
 type heapLimit struct {
-	base, now int64
+	off int64 // this search's tables outside the heap
 }
+
+// heapLimitSet is the searches running in the process and the limit it set for them.
+type heapLimitSet struct {
+	sync.Mutex
+	running   map[*heapLimit]bool
+	base, now int64 // the caller's limit, and the one set now
+}
+
+var heapLimits heapLimitSet
 
 func newHeapLimit() *heapLimit {
-	base := debug.SetMemoryLimit(-1)
-	return &heapLimit{base: base, now: base}
+	hl := &heapLimits
+	hl.Lock()
+	defer hl.Unlock()
+	if len(hl.running) == 0 {
+		hl.base = debug.SetMemoryLimit(-1)
+		hl.now = hl.base
+		hl.running = map[*heapLimit]bool{}
+	}
+	h := &heapLimit{}
+	hl.running[h] = true
+	return h
 }
 
-// update sets the limit for off bytes of tables outside the heap.
+// update sets the limit for off bytes of this search's tables outside the heap.
 func (h *heapLimit) update(off int64) {
-	if h.base == math.MaxInt64 {
+	hl := &heapLimits
+	hl.Lock()
+	defer hl.Unlock()
+	h.off = off
+	hl.apply()
+}
+
+// restore ends this search's part; the last one running puts the caller's limit back.
+func (h *heapLimit) restore() {
+	hl := &heapLimits
+	hl.Lock()
+	defer hl.Unlock()
+	delete(hl.running, h)
+	h.off = 0
+	hl.apply()
+}
+
+// apply sets the limit for the searches running (heapLimits locked).
+func (hl *heapLimitSet) apply() {
+	if hl.base == math.MaxInt64 {
 		return
 	}
-	if l := max(h.base-off, h.base/4); l != h.now {
-		debug.SetMemoryLimit(l)
-		h.now = l
+	l := hl.base
+	if len(hl.running) > 0 {
+		var off int64
+		for h := range hl.running {
+			off += h.off
+		}
+		l = max(hl.base-off, hl.base/4)
 	}
-}
-
-// restore puts the caller's limit back.
-func (h *heapLimit) restore() {
-	if h.now != h.base {
-		debug.SetMemoryLimit(h.base)
-		h.now = h.base
+	if l != hl.now {
+		debug.SetMemoryLimit(l)
+		hl.now = l
 	}
 }
 
