@@ -318,16 +318,56 @@ func (t *traceWriter) sum() string {
 	return hex.EncodeToString(t.h.Sum(nil))
 }
 
-// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does, two digits at a time.
+// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does: below 10¹⁶ (times,
+// offsets, counts) eight digits at a time in one word (digits8), above two at a time.
 func appendInt(b []byte, v int64) []byte {
 	u := uint64(v)
 	if v < 0 {
 		b = append(b, '-')
 		u = -u
 	}
-	if u < 10 {
-		return append(b, byte('0'+u))
+	if u >= 1e16 {
+		return appendUintLong(b, u)
 	}
+	at := len(b)
+	if cap(b)-at < 16 {
+		b = slices.Grow(b, 16)
+	}
+	d := b[at : at+16]
+	hi, lo := u, uint64(0)
+	if u >= 1e8 {
+		hi, lo = u/1e8, u%1e8
+	}
+	x := digits8(hi)
+	// Leading zero digits are zero bytes at the word's low end (a lone 0 keeps its last).
+	skip := bits.TrailingZeros64(x|1<<56) / 8
+	binary.LittleEndian.PutUint64(d, (x+ascii8)>>(8*skip))
+	n := 8 - skip
+	if u >= 1e8 {
+		binary.LittleEndian.PutUint64(d[n:], digits8(lo)+ascii8)
+		n += 8
+	}
+	return b[:at+n]
+}
+
+// ascii8 turns eight digit values into their characters.
+const ascii8 = 0x3030303030303030
+
+// digits8 returns the eight decimal digits of x < 10⁸ as byte values, the most significant
+// in the lowest byte (so that a little-endian store writes them in reading order). Each step
+// splits every lane in two by a multiplication exact in its range: 10486/2²⁰ for ÷100 below
+// 10⁴, 103/2¹⁰ for ÷10 below 100.
+func digits8(x uint64) uint64 {
+	hi := x / 1e4
+	v := hi | (x-hi*1e4)<<32 // two lanes of four digits
+	q := v * 10486 >> 20 & 0x0000007f0000007f
+	v = q | (v-q*100)<<16 // four lanes of two digits
+	q = v * 103 >> 10 & 0x000f000f000f000f
+	return q | (v-q*10)<<8 // eight lanes of one digit
+}
+
+// appendUintLong is appendInt for u ≥ 10¹⁶: two digits at a time.
+func appendUintLong(b []byte, u uint64) []byte {
 	// Count the digits, make room for them, and write them from the last, two at a time.
 	n := (bits.Len64(u)*1233)>>12 + 1 // ⌊log10 u⌋+1, or one more
 	if u < pow10[n-1] {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/sharesim/sharesim/model"
@@ -84,12 +85,37 @@ func (t *recTrack) get(off int64) *recInfo {
 	return &t.infos[i]
 }
 
+// span is get for every offset of [first, last] at once: their infos in offset order (valid
+// until the track next changes size).
+func (t *recTrack) span(first, last int64) []recInfo {
+	t.get(first)
+	i := t.head + int(first-t.base)
+	j := i + int(last-first) + 1
+	if j > len(t.infos) {
+		n := len(t.infos)
+		t.infos = slices.Grow(t.infos, j-n)[:j]
+		clear(t.infos[n:])
+	}
+	return t.infos[i:j]
+}
+
 func (t *recTrack) peek(off int64) *recInfo {
 	i := t.head + int(off-t.base)
 	if off < t.base || i >= len(t.infos) {
 		return nil
 	}
 	return &t.infos[i]
+}
+
+// tracked returns the infos of the offsets of [first, last] that are tracked (peek finds
+// them: a run, as the track holds a run of offsets), in offset order, and the offset of the
+// first of them.
+func (t *recTrack) tracked(first, last int64) ([]recInfo, int64) {
+	lo, hi := max(first, t.base), min(last, t.base+int64(len(t.infos)-t.head)-1)
+	if lo > hi {
+		return nil, lo
+	}
+	return t.infos[t.head+int(lo-t.base) : t.head+int(hi-t.base)+1], lo
 }
 
 // trimTo forgets offsets below off.
@@ -242,6 +268,33 @@ type groupExtra struct {
 	noRecord int64
 }
 
+// histRun gathers equal values on their way to one histogram: the records of a producer
+// batch share their produce time and are delivered, or completed, at one time, so the
+// latencies of a range of records mostly repeat. add and flush count exactly what Add
+// would count.
+type histRun struct{ v, n int64 }
+
+func (r *histRun) add(h *hist.Hist, v int64) {
+	if v != r.v || r.n == 0 {
+		r.next(h, v)
+		return
+	}
+	r.n++
+}
+
+// next flushes the run and starts one of v.
+func (r *histRun) next(h *hist.Hist, v int64) {
+	r.flush(h)
+	r.v, r.n = v, 1
+}
+
+func (r *histRun) flush(h *hist.Hist) {
+	if r.n > 0 {
+		h.AddN(r.v, r.n)
+		r.n = 0
+	}
+}
+
 type keyLast struct {
 	off int64
 	ms  int64
@@ -315,8 +368,11 @@ func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 	var b plog.Batch // the batch holding off, once looked up (b.Last < off: not yet)
 	found := false
 	b.Last = ar.First - 1
-	for off := ar.First; off <= ar.Last; off++ {
-		info := ss.track.get(off)
+	firstLat := &m.lat[s.group].firstDelivery
+	var lats histRun
+	infos := ss.track.span(ar.First, ar.Last)
+	for k := range infos {
+		off, info := ar.First+int64(k), &infos[k]
 		if !info.seen {
 			info.seen = true
 			if off > b.Last {
@@ -333,7 +389,7 @@ func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 			}
 			g.delivered++
 			if ar.DeliveryCount == 1 && m.inWindow(info.producedMs) {
-				m.lat[s.group].firstDelivery.Add(m.now - info.producedMs)
+				lats.add(firstLat, m.now-info.producedMs)
 			}
 		}
 		info.deliveries++
@@ -347,8 +403,11 @@ func (m *metrics) delivered(s *sharePart, r *request, ar model.AcquiredRange) {
 			gx.redeliverBy[cause]++
 		}
 		info.back = backHeld
-		m.lifeAcquired(s, info, r.member, ar.DeliveryCount)
+		if m.sample != nil {
+			m.lifeAcquired(s, info, r.member, ar.DeliveryCount)
+		}
 	}
+	lats.flush(firstLat)
 }
 
 // lingering is what the simulator keeps about a record that left the in-flight cache while
@@ -363,10 +422,18 @@ type lingering struct {
 // received records the deliveries of s's records [from, to) reaching their client.
 func (m *metrics) received(s *sharePart, from, to int64) {
 	ss := m.st(s)
-	for off := from; off < to; off++ {
-		if info := ss.track.peek(off); info != nil {
-			info.held++
-		} else if l, ok := ss.lingering[off]; ok {
+	infos, lo := ss.track.tracked(from, to-1)
+	for k := range infos {
+		infos[k].held++
+	}
+	if len(infos) == int(to-from) || len(ss.lingering) == 0 {
+		return
+	}
+	for off := from; off < to; off++ { // the offsets the track does not hold
+		if off >= lo && off < lo+int64(len(infos)) {
+			continue
+		}
+		if l, ok := ss.lingering[off]; ok {
 			l.held++
 			ss.lingering[off] = l
 		}
@@ -536,10 +603,12 @@ func (m *metrics) noteKeyOrder(gi int32, off, key int64, keyed bool) {
 	g, gx := m.gc(gi), &m.gx[gi]
 	g.keyed++
 	keys := m.lastKey[gi]
-	for int64(len(keys)) <= key {
-		keys = append(keys, keyLast{off: -1})
+	if int64(len(keys)) <= key {
+		for int64(len(keys)) <= key {
+			keys = append(keys, keyLast{off: -1})
+		}
+		m.lastKey[gi] = keys
 	}
-	m.lastKey[gi] = keys
 	last := keys[key]
 	if last.off > off {
 		g.reordered++
@@ -582,7 +651,9 @@ func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
 			}
 			continue
 		}
-		m.lifeEvent(info, "ack", r.member, e.t.String())
+		if m.sample != nil {
+			m.lifeEvent(info, "ack", r.member, e.t.String())
+		}
 		switch e.t {
 		case model.AckRelease:
 			info.back = BackRelease
@@ -620,23 +691,26 @@ func (m *metrics) writeCommitted(s *sharePart, wr *model.Write) {
 	if wr.Kind != model.WriteAck {
 		return
 	}
-	g, lat := m.gc(s.group), &m.lat[s.group]
+	g, lat := m.gc(s.group), &m.lat[s.group].completed
+	var lats histRun
 	for _, b := range wr.Batches {
 		if b.State != model.Acknowledged {
 			continue
 		}
-		for off := b.First; off <= b.Last; off++ {
-			info := ss.track.peek(off)
-			if info == nil || !info.seen || info.completedMs != 0 {
+		infos, _ := ss.track.tracked(b.First, b.Last)
+		for k := range infos {
+			info := &infos[k]
+			if !info.seen || info.completedMs != 0 {
 				continue
 			}
 			info.completedMs = m.now
 			g.completed++
 			if m.inWindow(info.producedMs) {
-				lat.completed.Add(m.now - info.producedMs)
+				lats.add(lat, m.now-info.producedMs)
 			}
 		}
 	}
+	lats.flush(lat)
 }
 
 // ackAnswered records the outcome the client learns for its acknowledgements.

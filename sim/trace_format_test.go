@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim/rng"
 )
 
 // The trace's own formatting must give what strconv and a plain replacement give: the trace
@@ -19,9 +20,18 @@ func TestAppendIntIsStrconv(t *testing.T) {
 	for k := range 63 { // around every bit length
 		vs = append(vs, 1<<k-1, 1<<k, 1<<k+1)
 	}
+	for v := int64(0); v < 200_000; v++ { // every value of up to five digits
+		vs = append(vs, v)
+	}
+	r := rng.New(3)
+	for range 200_000 { // and of every size, at random
+		vs = append(vs, int64(r.Uint64()>>r.Intn(64)))
+	}
 	for _, v := range vs {
-		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
-			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+		for _, room := range []int{1, 64} { // with the buffer's room short, and not
+			if got, want := string(appendInt(append(make([]byte, 0, room), 'x'), v)), "x"+strconv.FormatInt(v, 10); got != want {
+				t.Fatalf("appendInt(%d) = %q, want %q", v, got, want)
+			}
 		}
 	}
 }

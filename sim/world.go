@@ -165,17 +165,19 @@ var ErrMaxEvents = errors.New("max_events reached")
 // Run processes events until the end of the healing phase.
 func (w *World) Run() (*Result, error) {
 	var e event
+	maxEvents, endMs, win := w.cfg.MaxEvents, w.endMs, &w.metrics.win
+	watched := w.opts.Observer != nil || w.opts.Stop != nil || w.opts.StopAfterEvents > 0
 	for {
-		if w.events >= w.cfg.MaxEvents {
-			if at, ok := w.q.PeekAt(); ok && at <= w.endMs {
-				return w.cut(), fmt.Errorf("run exceeded %d events at %d ms: %w", w.cfg.MaxEvents, at, ErrMaxEvents)
+		if w.events >= maxEvents {
+			if at, ok := w.q.PeekAt(); ok && at <= endMs {
+				return w.cut(), fmt.Errorf("run exceeded %d events at %d ms: %w", maxEvents, at, ErrMaxEvents)
 			}
 		}
-		at, ok := w.q.PopUntil(w.endMs, &e)
+		at, ok := w.q.PopUntil(endMs, &e)
 		if !ok {
 			break
 		}
-		if at >= w.metrics.win.nextMs {
+		if at >= win.nextMs {
 			w.metrics.takeSnapshotsBefore(at)
 		}
 		w.now = at
@@ -183,6 +185,9 @@ func (w *World) Run() (*Result, error) {
 		w.dispatch(e)
 		if w.err != nil {
 			return nil, w.err
+		}
+		if !watched {
+			continue
 		}
 		if w.opts.Observer != nil {
 			w.opts.Observer(w)

@@ -254,7 +254,7 @@ func LogNormal(mu, sigma float64) (Dist, error) {
 	if !(sigma > 0) || !finite(sigma) {
 		return nil, invalid("LogNormal: sigma must be > 0 and finite, got %v", sigma)
 	}
-	return lognormal{mu, sigma, "mu=" + fmtNum(mu) + ",sigma=" + fmtNum(sigma), expTableOnce()}, nil
+	return &lognormal{mu, sigma, "mu=" + fmtNum(mu) + ",sigma=" + fmtNum(sigma), expTableOnce()}, nil
 }
 
 // LogNormalP50P99 returns the log-normal distribution whose median is p50Ms
@@ -268,25 +268,28 @@ func LogNormalP50P99(p50Ms, p99Ms float64) (Dist, error) {
 	}
 	mu := math.Log(p50Ms)
 	sigma := (math.Log(p99Ms) - mu) / z99
-	return lognormal{mu, sigma, "p50=" + fmtMs(p50Ms) + ",p99=" + fmtMs(p99Ms), expTableOnce()}, nil
+	return &lognormal{mu, sigma, "p50=" + fmtMs(p50Ms) + ",p99=" + fmtMs(p99Ms), expTableOnce()}, nil
 }
 
-func (d lognormal) Sample(r *rng.Rand) int64 {
+// The methods have pointer receivers: a sample (one per processed record) then reads the
+// parameters where they are, not through a copy.
+
+func (d *lognormal) Sample(r *rng.Rand) int64 {
 	// The conversion keeps sigma*z rounded on its own, preventing FMA.
 	return d.exp.ms(d.mu + float64(d.sigma*r.NormFloat64())) // toMs(math.Exp(·))
 }
 
-func (d lognormal) Mean() float64  { return math.Exp(d.mu + d.sigma*d.sigma/2) }
-func (d lognormal) String() string { return "lognormal{" + d.desc + "}" }
+func (d *lognormal) Mean() float64  { return math.Exp(d.mu + d.sigma*d.sigma/2) }
+func (d *lognormal) String() string { return "lognormal{" + d.desc + "}" }
 
-func (d lognormal) Quantile(p float64) float64 {
+func (d *lognormal) Quantile(p float64) float64 {
 	if badP(p) {
 		return math.NaN()
 	}
 	return math.Exp(d.mu + d.sigma*stdNormQuantile(p))
 }
 
-func (d lognormal) CDF(x float64) float64 {
+func (d *lognormal) CDF(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}

@@ -48,7 +48,10 @@
 // ready to use.
 package eventq
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // wheelBits sets the wheel's span: wheelSize milliseconds, at most 64×64 buckets (the bitmap's
 // summary is one word).
@@ -167,7 +170,24 @@ func (q *Queue[T]) Push(at int64, v T) Handle {
 	sl.v, sl.at, sl.seq = v, at, q.seq
 	q.n++
 	if q.inWindow(at) {
-		q.link(s, sl)
+		// link, written out: the common case
+		if q.buckets == nil {
+			q.buckets = make([]bucket, wheelSize)
+		}
+		sl.pos, sl.next = inWheel, 0
+		i := at & (wheelSize - 1)
+		b := &q.buckets[i]
+		if b.tail == 0 {
+			sl.prev = 0
+			b.head = s + 1
+			q.bits[i>>6] |= 1 << (i & 63)
+			q.summary |= 1 << (i >> 6)
+		} else {
+			sl.prev = b.tail
+			q.slots[b.tail-1].next = s + 1
+		}
+		b.tail = s + 1
+		q.wn++
 	} else {
 		i := len(q.heap)
 		sl.pos = int32(i)
@@ -307,43 +327,38 @@ func (q *Queue[T]) Pop() (at int64, v T, ok bool) {
 // PopTo is Pop writing the payload to *dst instead of returning it (no copy through the
 // results; dst is left alone when the queue is empty).
 func (q *Queue[T]) PopTo(dst *T) (at int64, ok bool) {
-	if q.n == 0 {
-		return 0, false
-	}
-	s := q.top()
-	return q.popSlot(s, dst), true
+	return q.PopUntil(math.MaxInt64, dst)
 }
 
 // PopUntil is PopTo for an event due at or before limit: when the earliest pending event is
 // later (or there is none), it leaves the queue alone and ok is false.
+//
+// After a pop from a bucket that holds more events, the next of them is the earliest: the
+// heap holds nothing before the window (such an event would have been the earliest), and
+// what enters the window when it moves lies beyond it.
 func (q *Queue[T]) PopUntil(limit int64, dst *T) (at int64, ok bool) {
 	if q.n == 0 {
 		return 0, false
 	}
-	s, at := q.topAt()
-	if at > limit {
+	if q.min == 0 {
+		q.findTop()
+	}
+	if q.minAt > limit {
 		return 0, false
 	}
-	return q.popSlot(s, dst), true
-}
-
-// popSlot removes slot s, the earliest event, writes its payload to *dst and returns its
-// time. The next event of its bucket, if any, is the earliest then: the heap holds nothing
-// before the window (such an event would have been the earliest), and what enters the
-// window when it moves lies beyond it.
-func (q *Queue[T]) popSlot(s int32, dst *T) (at int64) {
+	s := q.min - 1
 	sl := &q.slots[s]
 	at = sl.at
 	*dst = sl.v
 	if sl.pos == inWheel {
-		b := &q.buckets[at&(wheelSize-1)]
+		i := at & (wheelSize - 1)
+		b := &q.buckets[i]
 		b.head = sl.next
 		if sl.next != 0 {
 			q.slots[sl.next-1].prev = 0
 			q.min = sl.next // same time, next in push order
 		} else {
 			b.tail = 0
-			i := at & (wheelSize - 1)
 			q.bits[i>>6] &^= 1 << (i & 63)
 			if q.bits[i>>6] == 0 {
 				q.summary &^= 1 << (i >> 6)
@@ -357,17 +372,19 @@ func (q *Queue[T]) popSlot(s int32, dst *T) (at int64) {
 	}
 	q.release(s, sl)
 	if at > q.base {
-		q.advance(at)
+		q.base = at
+		if len(q.heap) > 0 && q.inWindow(q.heap[0].at) {
+			q.advance()
+		}
 	}
-	return at
+	return at, true
 }
 
-// advance moves the window to start at t (> base) and moves the heap's events that entered
-// it into their buckets, in (at, seq) order (all later than the earliest event, which stays
-// the earliest). Only called when t is the time of the event
-// just popped, so no event is earlier than t and the buckets receiving events are empty.
-func (q *Queue[T]) advance(t int64) {
-	q.base = t
+// advance moves the heap's events that entered the window (base just moved forward to the
+// time of the event popped) into their buckets, in (at, seq) order (all later than the
+// earliest event, which stays the earliest); the buckets receiving them were outside the
+// window, so empty.
+func (q *Queue[T]) advance() {
 	for len(q.heap) > 0 && q.inWindow(q.heap[0].at) {
 		s := q.heap[0].slot
 		q.removeAt(0)

@@ -73,6 +73,18 @@ func (h *Hist) Add(v int64) {
 	h.sum += v
 }
 
+// AddN counts v n times (n ≥ 1), exactly as n calls of Add(v) would.
+func (h *Hist) AddN(v, n int64) {
+	v = max(v, 0)
+	if h.n == 0 || v < h.min {
+		h.min = v
+	}
+	h.max = max(h.max, v)
+	h.counts[index(v)] += n
+	h.n += n
+	h.sum += v * n
+}
+
 // Merge adds every value of o.
 func (h *Hist) Merge(o *Hist) {
 	if o.n == 0 {

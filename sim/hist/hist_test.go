@@ -104,3 +104,17 @@ func TestBucketsLimit(t *testing.T) {
 		t.Fatalf("%d buckets holding %d of %d values", len(bs), n, h.Count())
 	}
 }
+
+func TestAddNEqualsAddingEach(t *testing.T) {
+	var a, b Hist
+	for i, v := range []int64{5, -3, 0, 300, 299, 1 << 40, 7, 5} {
+		n := int64(i%3 + 1)
+		a.AddN(v, n)
+		for range n {
+			b.Add(v)
+		}
+		if a != b {
+			t.Fatalf("after AddN(%d, %d): differs from adding it %d times", v, n, n)
+		}
+	}
+}
