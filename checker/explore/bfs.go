@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"slices"
@@ -159,7 +160,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	if err := pl.add(^uint32(0), 0, root.perm); err != nil {
 		return nil, err
 	}
-	if err := cur.add(enc, 0); err != nil {
+	if err := cur.add(append(appendStateHeader(nil, root.encFrom, root.encTo), enc...), 0); err != nil {
 		return nil, err
 	}
 	var g *graph
@@ -194,6 +195,20 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	for i := range pool {
 		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil,
 			recent: new([recentSlots]uint64)}
+		if sc.StepOrderSeed == 0 && !sc.noMemo {
+			ring := int64(memoRingMax)
+			if sh.total >= 0 {
+				ring = min(ring, sh.total/16/int64(workers))
+			}
+			if ring < memoRingMin {
+				ring = 0
+			}
+			if sc.memoRing > 0 {
+				ring = sc.memoRing
+			}
+			pool[i].memo = newMemo(ring)
+			pool[i].ss = root.clone().store
+		}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
@@ -207,6 +222,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		for i := range outs {
 			o := &outs[i]
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
+		}
+		for _, w := range pool {
+			b += w.memo.bytes()
 		}
 		return b + m.bytes()
 	}
@@ -433,6 +451,21 @@ type worker struct {
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
+	// memo remembers the successors of contexts expanded lately (memo.go; nil: off). key is
+	// the scratch for a context, kids and kfps for a remembered context's children.
+	memo *memo
+	key  []byte
+	kids []byte  // the children's frontier entries, back to back
+	kat  []int32 // by action: where its child's entry starts in kids (-1: taken anew)
+	kfps []fp    // by action: its child's fingerprint
+	// ss and sw are scratch for a remembered commit: the parent's stored state and the write.
+	ss        *model.StateStore
+	sw        model.Write
+	wenc, sig []byte
+	enc       []byte
+	// inconsistent: the last step's child failed the consistency check (only a new child's
+	// failure is reported; the memo then takes the step anew).
+	inconsistent bool
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
@@ -445,7 +478,18 @@ func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
 	}
 }
 
-func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
+// expand expands one state of the frontier (its entry: header and encoding).
+func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
+	parent, sFrom, sTo := splitState(entry)
+	mm := w.memo
+	if mm != nil {
+		w.key = append(append(w.key[:0], parent[:sFrom]...), parent[sTo:]...)
+		k := uint64(fingerprint(w.key))
+		if e := mm.lookup(k, w.key); e != nil {
+			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
+		}
+		mm.begin(k, w.key)
+	}
 	base, h := w.base, w.h
 	if err := base.decode(parent); err != nil {
 		return err
@@ -468,56 +512,217 @@ func (w *worker) expand(parent []byte, pid uint32, out *chunkOut) error {
 	acceptedFn := func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
 	edges0 := len(out.efps)
 	if w.live {
-		out.goal = append(out.goal, base.settled(&w.prev))
+		settled := base.settled(&w.prev)
+		out.goal = append(out.goal, settled)
+		if mm != nil {
+			mm.settle = settled
+		}
 	}
 	for _, a := range w.acts {
 		h.copyFrom(base)
-		v, f, isNew, err := w.step(a, acceptedFn)
-		if w.finding != "" {
+		commit := a.kind() == actCommit
+		remember := mm != nil && (!a.storeStep() || commit)
+		var leaderEpoch, stateEpoch int32
+		var start int64
+		if remember && commit {
+			// What the coordinator's answer depends on besides the write (commitSig).
+			wr, ok := h.sp.OutstandingWrite(h.writeID(a.b()))
+			if ok {
+				w.wenc = model.AppendWriteState(w.wenc[:0], wr)
+			}
+			remember = ok
+			leaderEpoch, stateEpoch, start = h.store.LeaderEpoch(), h.store.StateEpoch(), h.store.StartOffset()
+		}
+		v, err := w.take(a, pid, acceptedFn, remember, out)
+		if err != nil {
+			return err
+		}
+		switch {
+		case mm == nil:
+		case !remember || v != nil || w.finding != "" || w.inconsistent:
+			mm.take(a)
+		case commit:
+			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, h.store.StartOffset() < start)
+			mm.commitChild(a, h.perm, w.buf, h.encFrom, h.encTo, w.wenc, w.sig, h.storeDead())
+		default:
+			mm.child(a, h.perm, w.buf, h.encFrom, h.encTo)
+		}
+	}
+	if w.live {
+		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
+	}
+	if mm != nil {
+		mm.commit()
+	}
+	return nil
+}
+
+// take takes step a from the decoded state (h a copy of it) and records the transition in
+// out; it returns the violation the step met, if any. remember: the memo is to remember the
+// child, so its consistency is checked even when it is not new (memo.ok is cleared when it
+// fails; only a new child's failure is reported).
+func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remember bool, out *chunkOut) (*spcheck.Violation, error) {
+	h := w.h
+	v, f, isNew, err := w.step(a, acceptedFn, remember)
+	if w.finding != "" {
+		known := false
+		for _, fd := range out.finds {
+			known = known || fd.Finding == w.finding
+		}
+		if !known {
+			out.finds = append(out.finds, &Found{Invariant: w.findingV.Invariant, Message: w.findingV.Msg, Path: []Action{a}, Finding: w.finding})
+			out.findParents = append(out.findParents, pid)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
+	}
+	out.transitions++
+	if v != nil {
+		if out.found == nil {
+			out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
+			out.foundParent = pid
+		}
+		if w.sc.Shards > 0 {
 			known := false
-			for _, fd := range out.finds {
-				known = known || fd.Finding == w.finding
+			for _, vf := range out.viols {
+				known = known || vf.Invariant == v.Invariant
 			}
 			if !known {
-				out.finds = append(out.finds, &Found{Invariant: w.findingV.Invariant, Message: w.findingV.Msg, Path: []Action{a}, Finding: w.finding})
-				out.findParents = append(out.findParents, pid)
+				out.viols = append(out.viols, &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}})
+				out.violParents = append(out.violParents, pid)
 			}
 		}
-		if err != nil {
-			return fmt.Errorf("explore: %s: %w", a.Describe(w.sc), err)
-		}
-		out.transitions++
-		if v != nil {
-			if out.found == nil {
-				out.found = &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}}
-				out.foundParent = pid
-			}
-			if w.sc.Shards > 0 {
-				known := false
-				for _, vf := range out.viols {
-					known = known || vf.Invariant == v.Invariant
-				}
-				if !known {
-					out.viols = append(out.viols, &Found{Invariant: v.Invariant, Message: v.Msg, Path: []Action{a}})
-					out.violParents = append(out.violParents, pid)
-				}
-			}
-			continue
-		}
-		if w.live && a.recovery() {
-			out.efps = append(out.efps, f)
-		}
-		if !isNew {
-			continue
-		}
+		return v, nil
+	}
+	if w.live && a.recovery() {
+		out.efps = append(out.efps, f)
+	}
+	if isNew {
 		from := uint32(len(out.arena))
+		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo)
 		out.arena = append(out.arena, w.buf...)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
+	}
+	return nil, nil
+}
+
+// expandRemembered expands a state whose context the memo remembers (me): each child of a
+// step that leaves the coordinator alone is its remembered parts with the parent's stored
+// state (parent[sFrom:sTo]) between them; a commit's child, when the coordinator answers as
+// remembered, has the stored state the write makes of the parent's between them; every other
+// step is taken anew from the decoded state.
+func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, pid uint32, out *chunkOut) error {
+	store := parent[sFrom:sTo]
+	// First every child's encoding and fingerprint, its slot in the seen set prefetched, so
+	// that the lookups below find their lines on the way.
+	w.kids, w.kfps, w.kat = w.kids[:0], w.kfps[:0], w.kat[:0]
+	it := me
+	anyTake := false
+	for i := 0; i < it.n; i++ {
+		x := it.next()
+		from, at := len(w.kids), 0
+		switch x.kind {
+		case memoChild:
+			w.kids = appendStateHeader(w.kids, len(x.sp), len(x.sp)+len(store))
+			at = len(w.kids)
+			w.kids = append(append(append(w.kids, x.sp...), store...), x.rest...)
+		case memoCommit:
+			ss := w.ss
+			if _, err := ss.DecodeState(store); err != nil {
+				return err
+			}
+			if _, err := model.DecodeWriteState(x.wenc, &w.sw); err != nil {
+				return err
+			}
+			leaderEpoch, stateEpoch, start := ss.LeaderEpoch(), ss.StateEpoch(), ss.StartOffset()
+			_ = ss.Write(&w.sw) // the answer follows from the signature
+			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, ss.StartOffset() < start)
+			if !bytes.Equal(w.sig, x.sig) {
+				anyTake = true
+				w.kat = append(w.kat, -1)
+				w.kfps = append(w.kfps, 0)
+				continue
+			}
+			w.enc = w.enc[:0]
+			if x.dead {
+				w.enc = ss.AppendEpochs(w.enc)
+			} else {
+				w.enc = ss.AppendState(w.enc)
+			}
+			w.kids = appendStateHeader(w.kids, len(x.sp), len(x.sp)+len(w.enc))
+			at = len(w.kids)
+			w.kids = append(append(append(w.kids, x.sp...), w.enc...), x.rest...)
+		default:
+			anyTake = true
+			w.kat = append(w.kat, -1)
+			w.kfps = append(w.kfps, 0)
+			continue
+		}
+		f := fingerprint(w.kids[at:])
+		prefetch(w.set.slotAddr(f))
+		w.kat = append(w.kat, int32(from))
+		w.kfps = append(w.kfps, f)
+	}
+	var acceptedFn func(int64) bool
+	if anyTake {
+		base := w.base
+		if err := base.decode(parent); err != nil {
+			return err
+		}
+		w.prev.Capture(base.sp)
+		accepted := base.accepted
+		acceptedFn = func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
+	}
+	if w.live {
+		out.goal = append(out.goal, me.settled)
+	}
+	edges0 := len(out.efps)
+	for i := 0; i < me.n; i++ {
+		x := me.next()
+		if w.kat[i] < 0 {
+			w.h.copyFrom(w.base)
+			if _, err := w.take(x.a, pid, acceptedFn, false, out); err != nil {
+				return err
+			}
+			continue
+		}
+		f := w.kfps[i]
+		out.transitions++
+		slot := &w.recent[uint64(f)&(recentSlots-1)]
+		seen := *slot == uint64(f) || w.set.has(f)
+		if !seen && !w.disk.empty() {
+			var err error
+			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
+				return fmt.Errorf("explore: %s: %w", x.a.Describe(w.sc), err)
+			}
+		}
+		*slot = uint64(f)
+		if w.live && x.a.recovery() {
+			out.efps = append(out.efps, f)
+		}
+		if !seen {
+			from, to := w.kidSpan(i)
+			at := uint32(len(out.arena))
+			out.arena = append(out.arena, w.kids[from:to]...)
+			out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: at, to: uint32(len(out.arena)), perm: x.perm})
+		}
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
 	}
 	return nil
+}
+
+// kidSpan is where the child of remembered action i lies in kids.
+func (w *worker) kidSpan(i int) (from, to int) {
+	from, to = int(w.kat[i]), len(w.kids)
+	for _, k := range w.kat[i+1:] {
+		if k >= 0 {
+			return from, int(k)
+		}
+	}
+	return from, to
 }
 
 // recentSlots is the size of a worker's table of recent fingerprints (128 KiB: it stays in
@@ -526,18 +731,18 @@ const recentSlots = 1 << 14
 
 // step applies one action to the decoded state and checks the invariants. The child's
 // encoding is left in w.buf; isNew says whether the set does not know it yet.
-func (w *worker) step(a Action, accepted func(int64) bool) (v *spcheck.Violation, f fp, isNew bool, err error) {
+func (w *worker) step(a Action, accepted func(int64) bool, remember bool) (v *spcheck.Violation, f fp, isNew bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, isNew, err = &spcheck.Violation{Invariant: "core-panic", Msg: fmt.Sprint(p)}, false, nil
 		}
 	}()
-	return w.check(a, accepted)
+	return w.check(a, accepted, remember)
 }
 
-func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation, fp, bool, error) {
+func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spcheck.Violation, fp, bool, error) {
 	h := w.h
-	w.finding = ""
+	w.finding, w.inconsistent = "", false
 	// The step's description lives on the stack (no write barriers); the worker keeps its
 	// slices' memory.
 	st := spcheck.Step{Writes: w.st.Writes[:0], Committed: w.st.Committed[:0], RolledBack: w.st.RolledBack[:0]}
@@ -575,9 +780,12 @@ func (w *worker) check(a Action, accepted func(int64) bool) (*spcheck.Violation,
 			return nil, f, false, err
 		}
 	}
-	if !seen && !w.sc.NoConsistency {
+	if (!seen || remember) && !w.sc.NoConsistency {
 		if err := h.sp.CheckConsistency(); err != nil {
-			return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil
+			if !seen {
+				return &spcheck.Violation{Invariant: spcheck.CoreConsistent, Msg: err.Error()}, f, false, nil
+			}
+			w.inconsistent = true
 		}
 	}
 	*slot = uint64(f)

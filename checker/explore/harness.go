@@ -172,8 +172,10 @@ type harness struct {
 	key    []byte
 	loaded map[string][]byte // failover results by stored state, epoch and log start
 	owners []int16           // scratch for the symmetry reduction: the owners in encoding order
-	// perm is the index in perms of the renaming the last encode applied.
-	perm uint8
+	// perm is the index in perms of the renaming the last encode applied; the store's
+	// encoding lies at [encFrom, encTo) of what it appended.
+	perm           uint8
+	encFrom, encTo int
 
 	// A decoded parent keeps its store's encoding (storeEnc, in the parent's bytes), and a
 	// scratch harness copying it notes which parent (from, by gen) its store and stale writes
@@ -238,9 +240,12 @@ func (h *harness) clone() *harness {
 // encode appends the state's canonical encoding to b.
 func (h *harness) encode(b []byte) []byte { return h.encodeWith(b, nil) }
 
-// encodeWith is encode with the store's encoding given (nil: encode it).
+// encodeWith is encode with the store's encoding given (nil: encode it). It notes where the
+// store's encoding lies in what it appended (encFrom, encTo).
 func (h *harness) encodeWith(b, store []byte) []byte {
+	start := len(b)
 	b, h.perm = h.canonicalSP(b)
+	h.encFrom = len(b) - start
 	switch {
 	case store != nil:
 		b = append(b, store...)
@@ -249,6 +254,7 @@ func (h *harness) encodeWith(b, store []byte) []byte {
 	default:
 		b = h.store.AppendState(b)
 	}
+	h.encTo = len(b) - start
 	b = binary.AppendUvarint(b, uint64(h.logStart))
 	b = append(b, byte(h.lsoMoves))
 	b = binary.AppendUvarint(b, h.accepted)

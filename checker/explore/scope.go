@@ -83,6 +83,10 @@ type Scope struct {
 	TempDir string
 	// shares, in tests, replaces the shares of Memory.
 	shares *shares
+	// noMemo, in tests, turns the successor memo off (memo.go); memoRing sets its ring's
+	// size (0: from the budget).
+	noMemo   bool
+	memoRing int64
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first
