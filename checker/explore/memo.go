@@ -26,6 +26,7 @@ import (
 // The memo is a ring of entries written one after another with a direct-mapped index of
 // their positions: old entries are overwritten as the ring wraps, so its memory is fixed.
 type memo struct {
+	max   int64 // the ring's largest size
 	ring  []byte
 	pos   uint64   // absolute position of the next write (ring index pos % len(ring))
 	index []uint64 // by key hash: absolute position of the entry + 1; 0: none
@@ -54,24 +55,36 @@ const (
 )
 
 // A worker's memo's ring is at most memoRingMax bytes, or a sixteenth of the budget's total
-// share divided among the workers; below memoRingMin there is none. Its index has a slot per
-// memoPerEntry bytes of ring.
+// share divided among the workers; below memoRingMin there is none. It starts at
+// memoRingStart bytes and grows when it wraps. Its index has a slot per memoPerEntry bytes of
+// ring (an entry of the anchor scope takes about 310 bytes: with 128 MiB the memo holds 89 %
+// of its states' contexts when they come again, with 32 MiB 77 %).
 const (
-	memoRingMax  = 32 << 20
-	memoRingMin  = 1 << 20
-	memoPerEntry = 128 // ring bytes per index slot
+	memoRingMax   = 128 << 20
+	memoRingMin   = 1 << 20
+	memoRingStart = 1 << 20
+	memoPerEntry  = 128
 )
 
-// newMemo returns a memo whose ring has ring bytes (nil for 0).
-func newMemo(ring int64) *memo {
-	if ring <= 0 {
+// newMemo returns a memo whose ring grows to max bytes (nil for 0).
+func newMemo(max int64) *memo {
+	if max <= 0 {
 		return nil
 	}
+	m := &memo{max: max}
+	m.grow()
+	return m
+}
+
+// grow makes the ring four times larger, up to max, forgetting what it held (it grows only
+// while a search's contexts do not fit, a few times, so a small search takes little memory).
+func (m *memo) grow() {
+	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
 	slots := 1
-	for int64(slots)*memoPerEntry < ring {
+	for int64(slots)*memoPerEntry < n {
 		slots <<= 1
 	}
-	return &memo{ring: make([]byte, ring), index: make([]uint64, slots)}
+	m.ring, m.index, m.pos = make([]byte, n), make([]uint64, slots), 0
 }
 
 // bytes is the memory the memo takes.
@@ -171,6 +184,10 @@ func (m *memo) commit() {
 	}
 	binary.LittleEndian.PutUint32(b[13:], uint32(len(b)))
 	at := m.pos % uint64(len(m.ring))
+	if at+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max && len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
+		m.grow()
+		at = 0
+	}
 	if at+uint64(len(b)) > uint64(len(m.ring)) {
 		m.pos += uint64(len(m.ring)) - at // the tail is too short: start again at the front
 		at = 0
