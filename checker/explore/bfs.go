@@ -191,22 +191,28 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	levelViolations := map[string]*Found{}
 	m := &merger{set: set, g: g, pl: pl, sc: &sc, par: workers, swarm: swarm}
 
+	// The successor memo (memo.go): one shared by the workers, written between waves, and
+	// each worker's own for the contexts it meets during a wave.
+	var shared *memo
+	if sc.StepOrderSeed == 0 && !sc.noMemo {
+		ring := int64(memoRingMax)
+		if sh.total >= 0 {
+			ring = min(ring, sh.total/16)
+		}
+		if ring < memoRingMin {
+			ring = 0
+		}
+		if sc.memoRing > 0 {
+			ring = sc.memoRing
+		}
+		shared = newMemo(ring)
+	}
 	pool := make([]*worker, workers)
 	for i := range pool {
 		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil,
 			recent: new([recentSlots]uint64)}
-		if sc.StepOrderSeed == 0 && !sc.noMemo {
-			ring := int64(memoRingMax)
-			if sh.total >= 0 {
-				ring = min(ring, sh.total/16/int64(workers))
-			}
-			if ring < memoRingMin {
-				ring = 0
-			}
-			if sc.memoRing > 0 {
-				ring = sc.memoRing
-			}
-			pool[i].memo = newMemo(ring)
+		if shared != nil {
+			pool[i].memo, pool[i].shared = newWaveMemo(), shared
 			pool[i].ss = root.clone().store
 		}
 	}
@@ -226,7 +232,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		for _, w := range pool {
 			b += w.memo.bytes()
 		}
-		return b + m.bytes()
+		return b + m.bytes() + shared.bytes()
 	}
 	for depth := 1; cur.n > 0; depth++ {
 		if sc.MaxDepth > 0 && depth > sc.MaxDepth {
@@ -265,6 +271,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			}
 			wg.Wait()
 			cur.release(k)
+			if shared != nil {
+				for _, w := range pool {
+					shared.absorb(w.memo)
+				}
+			}
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
@@ -451,13 +462,16 @@ type worker struct {
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
-	// memo remembers the successors of contexts expanded lately (memo.go; nil: off). key is
-	// the scratch for a context, kids and kfps for a remembered context's children.
-	memo *memo
-	key  []byte
-	kids []byte  // the children's frontier entries, back to back
-	kat  []int32 // by action: where its child's entry starts in kids (-1: taken anew)
-	kfps []fp    // by action: its child's fingerprint
+	// memo remembers the successors of the contexts this worker expanded in the current
+	// wave, shared those of the contexts expanded in earlier waves by every worker (memo.go;
+	// nil: off; shared does not change while a wave expands). key is the scratch for a
+	// context.
+	memo   *memo
+	shared *memo
+	key    []byte
+	kids   []byte  // the children's frontier entries, back to back
+	kat    []int32 // by action: where its child's entry starts in kids (-1: taken anew)
+	kfps   []fp    // by action: its child's fingerprint
 	// ss and sw are scratch for a remembered commit: the parent's stored state and the write.
 	ss        *model.StateStore
 	sw        model.Write
@@ -485,7 +499,11 @@ func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
 	if mm != nil {
 		w.key = append(append(w.key[:0], parent[:sFrom]...), parent[sTo:]...)
 		k := uint64(fingerprint(w.key))
-		if e := mm.lookup(k, w.key); e != nil {
+		e := mm.lookup(k, w.key)
+		if e == nil {
+			e = w.shared.lookup(k, w.key)
+		}
+		if e != nil {
 			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
 		}
 		mm.begin(k, w.key)

@@ -23,10 +23,15 @@ import (
 // first expanded, reported, as before, only for a new one): what a remembered context
 // yields is then exactly what expanding it again yields.
 //
-// The memo is a ring of entries written one after another with a direct-mapped index of
-// their positions: old entries are overwritten as the ring wraps, so its memory is fixed.
+// A memo is a ring of entries written one after another with a direct-mapped index of
+// their positions: old entries are overwritten as the ring wraps, so its memory is bounded.
+// The workers share one, read only while a wave expands: each worker writes the entries of
+// the contexts it expands into a memo of its own, which it reads first, and after the wave
+// the shared memo takes them over (absorb), so that every worker finds every context any of
+// them expanded in an earlier wave.
 type memo struct {
 	max   int64 // the ring's largest size
+	wave  bool  // a worker's memo for one wave: it never wraps (absorb empties it)
 	ring  []byte
 	pos   uint64   // absolute position of the next write (ring index pos % len(ring))
 	index []uint64 // by key hash: absolute position of the entry + 1; 0: none
@@ -76,15 +81,59 @@ func newMemo(max int64) *memo {
 	return m
 }
 
-// grow makes the ring four times larger, up to max, forgetting what it held (it grows only
-// while a search's contexts do not fit, a few times, so a small search takes little memory).
+// newWaveMemo returns a worker's memo for one wave's entries.
+func newWaveMemo() *memo {
+	m := &memo{max: memoWaveMax, wave: true}
+	m.grow()
+	return m
+}
+
+// grow makes the ring four times larger, up to max. A shared memo forgets what it held (it
+// grows only while a search's contexts do not fit, a few times, so that a small search takes
+// little memory); a worker's memo for one wave keeps it.
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
+	if m.wave {
+		ring := make([]byte, n)
+		copy(ring, m.ring[:m.pos])
+		m.ring = ring
+		if m.index == nil {
+			m.index = make([]uint64, indexSlots(m.max))
+		}
+		return
+	}
+	m.ring, m.index, m.pos = make([]byte, n), make([]uint64, indexSlots(n)), 0
+}
+
+// indexSlots is the size of the index for a ring of n bytes: a power of two, at least one
+// slot per memoPerEntry bytes.
+func indexSlots(n int64) int {
 	slots := 1
 	for int64(slots)*memoPerEntry < n {
 		slots <<= 1
 	}
-	m.ring, m.index, m.pos = make([]byte, n), make([]uint64, slots), 0
+	return slots
+}
+
+// memoWaveMax is the most a worker's own memo holds of one wave's entries (the anchor
+// scope's early waves, all new contexts, take about 10 MiB); past it, the wave's further
+// contexts are not remembered.
+const memoWaveMax = 16 << 20
+
+// absorb takes over the entries written into o (a worker's memo, which has not wrapped) and
+// empties o.
+func (m *memo) absorb(o *memo) {
+	for at := 0; uint64(at) < o.pos; {
+		e := o.ring[at:]
+		n := int(binary.LittleEndian.Uint32(e[13:]))
+		m.build = append(m.build[:0], e[:n]...)
+		m.ok, m.nacts = true, int(binary.LittleEndian.Uint16(e[10:]))
+		m.settle = e[12] == 1
+		m.commit()
+		at += n
+	}
+	o.pos = 0
+	clear(o.index)
 }
 
 // bytes is the memory the memo takes.
@@ -186,9 +235,12 @@ func (m *memo) commit() {
 	at := m.pos % uint64(len(m.ring))
 	if at+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max && len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
 		m.grow()
-		at = 0
+		at = m.pos % uint64(len(m.ring))
 	}
 	if at+uint64(len(b)) > uint64(len(m.ring)) {
+		if m.wave {
+			return // full until absorbed
+		}
 		m.pos += uint64(len(m.ring)) - at // the tail is too short: start again at the front
 		at = 0
 	}
