@@ -81,19 +81,24 @@ func anchorScope() Scope {
 }
 
 // BenchmarkAnchorStates explores the first b.N states of the anchor scope (faithful core,
-// findings on, as `sharesim check` runs it) on one worker: a short, repeatable prefix of
-// BenchmarkAnchor's work, for profiles and instruction counts (valgrind --tool=callgrind);
-// one op is one state.
+// findings on, as `sharesim check` runs it) on 1 and 2 workers: a short, repeatable prefix of
+// BenchmarkAnchor's work (the same states in the same order on both), for profiles and
+// instruction counts (valgrind --tool=callgrind counts every thread's: equal counts on 1 and
+// 2 workers mean the second worker adds no work); one op is one state.
 func BenchmarkAnchorStates(b *testing.B) {
-	sc := anchorScope()
-	sc.Findings, sc.Workers, sc.MaxStates = true, 1, max(b.N, 1000)
-	cpu0 := cpuTime()
-	res, err := Explore(sc, nil)
-	if err != nil {
-		b.Fatal(err)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			sc := anchorScope()
+			sc.Findings, sc.Workers, sc.MaxStates = true, workers, max(b.N, 1000)
+			cpu0 := cpuTime()
+			res, err := Explore(sc, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(res.StatesPerSecond(), "states/s")
+			b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
+		})
 	}
-	b.ReportMetric(res.StatesPerSecond(), "states/s")
-	b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
 }
 
 // BenchmarkSeenOnDisk explores the standard scope's first b.N states on one worker with the
