@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/model"
 )
 
@@ -22,39 +23,41 @@ func TestMemoChangesNothing(t *testing.T) {
 	cases := []struct {
 		name  string
 		scope func(*Scope)
+		big   bool // left out under -race unless -long
 	}{
-		{"standard scope, depth 7, findings", func(sc *Scope) { sc.MaxDepth, sc.Findings = 7, true }},
-		{"standard scope, depth 7, monotonic store, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.MonotonicStore, sc.Workers = 7, true, 2 }},
+		{"standard scope, depth 7, findings", func(sc *Scope) { sc.MaxDepth, sc.Findings = 7, true }, true},
+		{"standard scope, depth 7, monotonic store, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.MonotonicStore, sc.Workers = 7, true, 2 }, true},
 		{"anchor scope, 200 000 states, fix all", func(sc *Scope) {
 			sc.Failovers, sc.LogStartMoves, sc.MaxPending, sc.DeadStore, sc.Fix, sc.MaxStates = 0, 0, 1, false, "all", 200000
-		}},
+		}, true},
+		{"standard scope, depth 5, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.Workers = 5, 2 }, false},
 		{"small scope, 2 failovers, 3 writes, no dead store", func(sc *Scope) {
 			*sc = small()
 			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.Findings = 2, 3, false, true
-		}},
-		{"window, findings", func(sc *Scope) { *sc = small(); sc.Window, sc.Findings = true, true }},
-		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }},
+		}, true},
+		{"window, findings", func(sc *Scope) { *sc = small(); sc.Window, sc.Findings = true, true }, false},
+		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }, false},
 		{"Kafka 4.1, 3 members", func(sc *Scope) {
 			*sc = small()
 			sc.Version, sc.Members, sc.Batches = model.Kafka41, 3, []int{1, 1}
 			sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
-		}},
+		}, false},
 		{"small scope, 2 failovers, a 64 KiB ring (entries overwritten)", func(sc *Scope) {
 			*sc = small()
-			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.memoRing = 2, 3, false, 64<<10
-		}},
+			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.memoRing, sc.Workers = 2, 2, false, 64<<10, 2
+		}, false},
 		{"liveness", func(sc *Scope) {
 			sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{1, 1}, 2, 2, []int{2}
 			sc.Liveness, sc.Findings = true, true
-		}},
-		{"bug " + model.BugStoreNoFencing, func(sc *Scope) { sc.Bug = model.BugStoreNoFencing }},
-		{"bug " + model.BugExpireDuringAck, func(sc *Scope) { sc.Bug = model.BugExpireDuringAck }},
-		{"bug " + model.BugReloadHoleOverlaps + ", 1 member", func(sc *Scope) { sc.Bug, sc.Members = model.BugReloadHoleOverlaps, 1 }},
+		}, false},
+		{"bug " + model.BugStoreNoFencing, func(sc *Scope) { sc.Bug = model.BugStoreNoFencing }, false},
+		{"bug " + model.BugExpireDuringAck, func(sc *Scope) { sc.Bug = model.BugExpireDuringAck }, false},
+		{"bug " + model.BugReloadHoleOverlaps + ", 1 member", func(sc *Scope) { sc.Bug, sc.Members = model.BugReloadHoleOverlaps, 1 }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && c.name[:8] == "standard" {
-				t.Skip("short")
+			if c.big && raceEnabled && !testmode.Long {
+				t.Skip("minutes under -race: run with -tags long")
 			}
 			var res [2]*Result
 			for i, noMemo := range []bool{true, false} {

@@ -50,6 +50,9 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 	serial := m.set.parts[0].ids != nil || m.par < 2 || sc.MaxStates > 0 && m.pl.len()+total >= sc.MaxStates
 	if !serial {
 		m.insertParallel(outs)
+		if !m.swarm && m.g == nil {
+			return false, m.appendParallel(outs, nf)
+		}
 	}
 	for ci := range outs {
 		o := &outs[ci]
@@ -82,6 +85,48 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// appendParallel gives the fresh candidates, in order, their ids, parent records and places in
+// the next frontier, the parent records on one goroutine and the frontier on another (the ids
+// are known up front: the next ones in order), so that the serial part of a wave's merge is
+// halved.
+func (m *merger) appendParallel(outs []chunkOut, nf *frontier) error {
+	id := uint32(m.pl.len())
+	var errParents error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ci := range outs {
+			o := &outs[ci]
+			for k := range o.cands {
+				if !m.fresh[m.start[ci]+k] {
+					continue
+				}
+				cd := &o.cands[k]
+				if errParents = m.pl.add(cd.parent, cd.act, cd.perm); errParents != nil {
+					return
+				}
+			}
+		}
+	}()
+	var err error
+	for ci := range outs {
+		o := &outs[ci]
+		for k := range o.cands {
+			if !m.fresh[m.start[ci]+k] || err != nil {
+				continue
+			}
+			cd := &o.cands[k]
+			err = nf.add(o.arena[cd.from:cd.to], id)
+			id++
+		}
+	}
+	<-done
+	if errParents != nil {
+		return errParents
+	}
+	return err
 }
 
 // mergeAhead is how many candidates ahead the merge prefetches a fingerprint's slot: the

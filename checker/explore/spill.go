@@ -142,8 +142,11 @@ func (hl *heapLimitSet) apply() {
 	}
 }
 
-// storage is the temporary directory of one exploration and the bytes its files hold.
+// storage is the temporary directory of one exploration and the bytes its files hold. The
+// wave merge adds parent records and frontier states on two goroutines, each of which may
+// spill: mu guards create, grew and remove.
 type storage struct {
+	mu     sync.Mutex
 	parent string // where to make the directory ("": the system's)
 	dir    string // made on first use
 	disk   int64  // bytes in the files now
@@ -154,6 +157,8 @@ type storage struct {
 
 // create makes a new file in the directory.
 func (st *storage) create(what string) (*os.File, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.dir == "" {
 		d, err := os.MkdirTemp(st.parent, "sharesim-explore-")
 		if err != nil {
@@ -175,6 +180,8 @@ func (st *storage) create(what string) (*os.File, error) {
 
 // grew records n more bytes written.
 func (st *storage) grew(n int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	st.disk += n
 	st.peak = max(st.peak, st.disk)
 }
@@ -187,7 +194,9 @@ func (st *storage) remove(f *os.File, size int64) {
 	name := f.Name()
 	f.Close()
 	os.Remove(name)
+	st.mu.Lock()
 	st.disk -= size
+	st.mu.Unlock()
 }
 
 // close deletes the directory and everything in it.
