@@ -31,12 +31,12 @@ type shareClients struct {
 // delivery is one record handed to the consumer.
 type delivery struct {
 	sp         int32
-	off        int64
-	dc         int16
-	acquiredMs int64
 	epoch      int32 // leader epoch of the acquisition
+	off        int64
+	acquiredMs int64
 	deadline   int64 // lock deadline as the client knows it
 	startMs    int64 // when its processing started
+	dc         int16
 }
 
 var singleType = [5][]model.AckType{{0}, {1}, {2}, {3}, {4}}
