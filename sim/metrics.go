@@ -206,7 +206,7 @@ func (t *spsoTracker) observe(m *metrics, s *sharePart) {
 	stuck := m.now - t.sinceMs
 	gx := &m.gx[s.group]
 	gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-	if !t.marked && stuck > m.configs.kafkaOf(s.group).RecordLockDurationMs {
+	if !t.marked && stuck > m.configs.lockDurationMs(s.group) {
 		t.marked = true
 		m.mark("spso-stuck")
 	}
