@@ -46,7 +46,7 @@ type Options struct {
 
 	// probe, when set (tests), is called at every reading of the groups' offsets with the
 	// scenario time and the per-offset entries the run holds (meter.retained).
-	probe func(atMs int64, retained int)
+	probe func(atMs int64, retained, window int)
 }
 
 // Status is one check's verdict.

@@ -636,25 +636,38 @@ func (m *meter) settle() {
 }
 
 // retained counts the per-offset entries the meter holds (open offsets, produce times,
-// held records): what must stay flat as a run gets longer.
-func (m *meter) retained() int {
+// held records): what must stay flat as a run gets longer. window is the number of offsets
+// those entries may legitimately cover: per partition, the offsets from the lowest floor
+// still needed (pp.floor) to the highest acknowledged, plus per group and partition those
+// from the group's floor to the highest acknowledged. Entries that follow the in-flight
+// window stay within a small multiple of it however long the run (an offset has at most a
+// produce time, an open state and a holder or two); entries kept for folded offsets
+// grow past it.
+func (m *meter) retained() (entries, window int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := 0
-	for _, pp := range m.produced {
-		n += len(pp.at)
-	}
-	for _, g := range m.groups {
-		for _, pm := range g.parts {
-			n += len(pm.open)
-		}
-		for _, ps := range g.held {
-			for _, os := range ps {
-				n += len(os)
+	for part, pp := range m.produced {
+		entries += len(pp.at)
+		window += int(max(0, pp.maxOffset+1-pp.floor))
+		for _, g := range m.topicGroups[topicOf(part)] {
+			if pm := g.parts[part]; pm != nil {
+				window += int(max(0, pp.maxOffset+1-pm.floor))
+			} else {
+				window += int(max(0, pp.maxOffset+1))
 			}
 		}
 	}
-	return n
+	for _, g := range m.groups {
+		for _, pm := range g.parts {
+			entries += len(pm.open)
+		}
+		for _, ps := range g.held {
+			for _, os := range ps {
+				entries += len(os)
+			}
+		}
+	}
+	return entries, window
 }
 
 func topicOf(part string) string {
