@@ -24,7 +24,7 @@ func (c *acquireCall) remaining() int64 { return c.budget - c.acquired }
 // nothing happening in between. log is the result of that read. It returns nothing when the
 // gate is closed.
 func (sp *SharePartition) Acquire(nowMs int64, member MemberID, p FetchParams, log []LogBatch, out []AcquiredRange) ([]AcquiredRange, error) {
-	if err := sp.cfg.ValidateFetch(p); err != nil {
+	if err := sp.cfg.validateFetch(p); err != nil {
 		return out, &Error{Code: ErrInvalidArgument, Offset: -1, Msg: err.Error()}
 	}
 	if err := sp.activeOrError(); err != nil {
@@ -85,7 +85,7 @@ func (sp *SharePartition) BeginFetch() (FetchRead, error) {
 // offset's delivery count grows by one and it gets a lock owned by member with deadline
 // nowMs + lock duration. Acquisition issues no state write.
 func (sp *SharePartition) AcquireFetched(nowMs int64, member MemberID, p FetchParams, fetchOffset int64, log []LogBatch, out []AcquiredRange) ([]AcquiredRange, error) {
-	if err := sp.cfg.ValidateFetch(p); err != nil {
+	if err := sp.cfg.validateFetch(p); err != nil {
 		return out, &Error{Code: ErrInvalidArgument, Offset: -1, Msg: err.Error()}
 	}
 	if err := sp.activeOrError(); err != nil {

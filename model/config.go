@@ -352,7 +352,11 @@ func clamp[T int | int64](v, lo, hi T) T {
 
 // EffectiveShareVersion is share.version as in force: ShareVersion, or the version's
 // default when 0.
-func (c Config) EffectiveShareVersion() int {
+func (c Config) EffectiveShareVersion() int { return c.shareVersion() }
+
+// shareVersion is EffectiveShareVersion without a copy of the configuration (the core
+// asks at every transition that may go through the dead-letter queue).
+func (c *Config) shareVersion() int {
 	if c.ShareVersion != 0 {
 		return c.ShareVersion
 	}
@@ -366,8 +370,11 @@ func (c Config) EffectiveShareVersion() int {
 // .isDLQEnabledForGroup): share.version ≥ 2 and the group's
 // errors.deadletterqueue.topic.name set. Kafka reads it at every transition; the core
 // reads the configuration in force at each one.
-func (c Config) DLQEnabled() bool {
-	return c.Version >= Kafka44 && c.EffectiveShareVersion() >= 2 && c.DLQTopic != ""
+func (c Config) DLQEnabled() bool { return c.dlqEnabled() }
+
+// dlqEnabled is DLQEnabled without a copy of the configuration.
+func (c *Config) dlqEnabled() bool {
+	return c.Version >= Kafka44 && c.shareVersion() >= 2 && c.DLQTopic != ""
 }
 
 // ConfigError is a configuration value outside Kafka's allowed range.
@@ -479,7 +486,10 @@ func inRange(key string, v, lo, hi int64) error {
 }
 
 // ValidateFetch checks the per-request parameters for this version.
-func (c Config) ValidateFetch(p FetchParams) error {
+func (c Config) ValidateFetch(p FetchParams) error { return c.validateFetch(p) }
+
+// validateFetch is ValidateFetch without a copy of the configuration (once per fetch).
+func (c *Config) validateFetch(p FetchParams) error {
 	if p.MaxRecords < 1 {
 		return &ConfigError{Key: "max.poll.records", Value: fmt.Sprint(p.MaxRecords), Want: "at least 1"}
 	}
@@ -496,7 +506,7 @@ func (c Config) ValidateFetch(p FetchParams) error {
 }
 
 // throttleThreshold is T = max(2, ⌈L/2⌉) of Kafka 4.2's throttled redelivery.
-func (c Config) throttleThreshold() int16 {
+func (c *Config) throttleThreshold() int16 {
 	t := (c.DeliveryCountLimit + 1) / 2
 	if t < 2 {
 		t = 2

@@ -45,6 +45,10 @@ func NewGroupConfig(cfg Config) GroupConfig {
 // Config returns the configuration in force: the group values clamped to the bounds.
 func (g GroupConfig) Config() Config { return g.cfg }
 
+// RecordLockDurationMs is Config().RecordLockDurationMs, read in place (the simulator asks
+// for it with every fetch response).
+func (g *GroupConfig) RecordLockDurationMs() int64 { return g.cfg.RecordLockDurationMs }
+
 // ConfigEntry is one SET of a config change: Kafka's key and the value as text.
 type ConfigEntry struct {
 	Key, Value string

@@ -54,16 +54,16 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 		case trigAccept:
 			return outcome{state: Acknowledged, dc: dc, cause: CauseAccepted, ok: true}
 		case trigReject:
-			if c.DLQEnabled() {
+			if c.dlqEnabled() {
 				return outcome{state: Archiving, dc: dc, cause: CauseRejected, ok: true}
 			}
 			return outcome{state: Archived, dc: dc, cause: CauseRejected, ok: true}
 		case trigGap:
 			return outcome{state: Archived, dc: dc, cause: CauseGap, ok: true}
 		case trigRelease:
-			return c.makeAvailable(dc, false, c.DLQEnabled())
+			return c.makeAvailable(dc, false, c.dlqEnabled())
 		case trigExpire:
-			return c.makeAvailable(dc, belowStart, c.DLQEnabled())
+			return c.makeAvailable(dc, belowStart, c.dlqEnabled())
 		case trigRollbackLF:
 			return c.makeAvailable(dc, belowStart, false)
 		case trigLeave:
@@ -73,7 +73,7 @@ func (c *Config) transition(from State, dc int16, t trigger, belowStart bool) ou
 				}
 				return outcome{state: Available, dc: dc - 1, ok: true}
 			}
-			return c.makeAvailable(dc, belowStart, c.DLQEnabled())
+			return c.makeAvailable(dc, belowStart, c.dlqEnabled())
 		}
 	}
 	return outcome{state: from, dc: dc}

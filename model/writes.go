@@ -183,7 +183,7 @@ func (sp *SharePartition) rollbackRec(r *rec, off, n int64, decremented bool) {
 			o = outcome{state: Available, dc: r.dc, ok: true} // bug zoo (rollback-ignores-limit): no limit substitution
 		}
 		sp.countArchivedAtLimit(o, false, n)
-		dlq := o.state == Archived && sp.cfg.DLQEnabled()
+		dlq := o.state == Archived && sp.cfg.dlqEnabled()
 		if dlq && sp.cfg.fixed(FixRollbackSkipsDLQ) {
 			// Kafka fix (rollback-skips-dlq): through the dead-letter queue like any
 			// other return to AVAILABLE at the limit.

@@ -213,6 +213,9 @@ func (cf *groupConfigs) buildGroupConfigs() {
 // kafkaOf is group g's configuration in force.
 func (cf *groupConfigs) kafkaOf(g int32) model.Config { return cf.groupCfg[g].Config() }
 
+// lockDurationMs is group g's record lock duration in force (kafkaOf's, without the copy).
+func (cf *groupConfigs) lockDurationMs(g int32) int64 { return cf.groupCfg[g].RecordLockDurationMs() }
+
 // groupConfig is group g's configuration in force, as stored (unclamped).
 func (cf *groupConfigs) groupConfig(g int32) model.GroupConfig { return cf.groupCfg[g] }
 

@@ -206,7 +206,7 @@ func (t *spsoTracker) observe(m *metrics, s *sharePart) {
 	stuck := m.now - t.sinceMs
 	gx := &m.gx[s.group]
 	gx.spsoStuckMaxMs = max(gx.spsoStuckMaxMs, stuck)
-	if !t.marked && stuck > m.configs.kafkaOf(s.group).RecordLockDurationMs {
+	if !t.marked && stuck > m.configs.lockDurationMs(s.group) {
 		t.marked = true
 		m.mark("spso-stuck")
 	}
@@ -640,6 +640,14 @@ func (m *metrics) acksLost(r *request, pa *partAcks) {
 func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
 	s := m.shares[pa.sp]
 	ss := m.st(s)
+	if code == model.ErrNone && m.sample == nil { // the common case, without the tests per entry
+		for _, e := range pa.entries {
+			if info := ss.track.peek(e.off); info != nil {
+				noteAckBack(info, e.t)
+			}
+		}
+		return
+	}
 	for _, e := range pa.entries {
 		info := ss.track.peek(e.off)
 		if info == nil {
@@ -654,14 +662,20 @@ func (m *metrics) ackApplied(r *request, pa *partAcks, code model.ErrorCode) {
 		if m.sample != nil {
 			m.lifeEvent(info, "ack", r.member, e.t.String())
 		}
-		switch e.t {
-		case model.AckRelease:
-			info.back = BackRelease
-		case model.AckRenew:
-		default:
-			if info.back == backHeld {
-				info.back = BackOther
-			}
+		noteAckBack(info, e.t)
+	}
+}
+
+// noteAckBack notes what an applied acknowledgement of type t means for how the record may
+// come back: released, or (accepted, rejected) only in a way the simulator did not see.
+func noteAckBack(info *recInfo, t model.AckType) {
+	switch t {
+	case model.AckRelease:
+		info.back = BackRelease
+	case model.AckRenew:
+	default:
+		if info.back == backHeld {
+			info.back = BackOther
 		}
 	}
 }
@@ -947,12 +961,13 @@ func (m *metrics) finalized(s *sharePart, f model.Finalized) {
 	case model.CauseLogStart:
 		m.mark("archived-by-retention")
 	}
-	for off := f.First; off <= f.Last; off++ {
-		if info := ss.track.peek(off); info != nil && info.held > 0 {
+	infos, from := ss.track.tracked(f.First, f.Last)
+	for k := range infos {
+		if info := &infos[k]; info.held > 0 {
 			if ss.lingering == nil {
 				ss.lingering = map[int64]lingering{}
 			}
-			ss.lingering[off] = lingering{okCount: info.okCount, held: info.held}
+			ss.lingering[from+int64(k)] = lingering{okCount: info.okCount, held: info.held}
 		}
 	}
 	ss.track.trimTo(f.Last + 1)

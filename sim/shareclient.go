@@ -31,12 +31,12 @@ type shareClients struct {
 // delivery is one record handed to the consumer.
 type delivery struct {
 	sp         int32
-	off        int64
-	dc         int16
-	acquiredMs int64
 	epoch      int32 // leader epoch of the acquisition
+	off        int64
+	acquiredMs int64
 	deadline   int64 // lock deadline as the client knows it
 	startMs    int64 // when its processing started
+	dc         int16
 }
 
 var singleType = [5][]model.AckType{{0}, {1}, {2}, {3}, {4}}
@@ -358,7 +358,7 @@ func (sc *shareClients) handleResponse(c *consumer, r *request) {
 		}
 		s := sc.shares[res.sp]
 		p := sc.parts[s.part]
-		lockMs := sc.configs.kafkaOf(s.group).RecordLockDurationMs // the AcquisitionLockTimeoutMs of the response
+		lockMs := sc.configs.lockDurationMs(s.group) // the AcquisitionLockTimeoutMs of the response
 		for _, ar := range res.ranges {
 			for off := ar.First; off <= ar.Last; {
 				end := min(p.log.RecordsUntil(off), ar.Last+1) // records up to end (a batch)
@@ -536,7 +536,7 @@ func (sc *shareClients) renew(e event) {
 	}
 	queued := c.acks
 	c.acks = nil
-	lockMs := sc.configs.kafkaOf(c.group).RecordLockDurationMs
+	lockMs := sc.configs.lockDurationMs(c.group)
 	for i, d := range c.batch {
 		if !c.done[i] {
 			c.acks = append(c.acks, ackEntry{sp: d.sp, off: d.off, t: model.AckRenew})

@@ -157,6 +157,41 @@ func (q *Queue[T]) inWindow(at int64) bool {
 // O(1) within the wheel's window, O(log n) outside it. Sequence numbers are
 // 64-bit and cannot wrap in practice.
 func (q *Queue[T]) Push(at int64, v T) Handle {
+	// The common case, written without a call so that its arguments stay in registers: a
+	// free slot to reuse and a time in the window.
+	s := q.free - 1
+	if s < 0 || !q.inWindow(at) || q.buckets == nil {
+		return q.pushSlow(at, v)
+	}
+	q.seq++
+	sl := &q.slots[s]
+	q.free = sl.next
+	sl.v, sl.at, sl.seq = v, at, q.seq
+	q.n++
+	sl.pos, sl.next = inWheel, 0
+	i := at & (wheelSize - 1)
+	b := &q.buckets[i]
+	if b.tail == 0 {
+		sl.prev = 0
+		b.head = s + 1
+		q.bits[i>>6] |= 1 << (i & 63)
+		q.summary |= 1 << (i >> 6)
+	} else {
+		sl.prev = b.tail
+		q.slots[b.tail-1].next = s + 1
+	}
+	b.tail = s + 1
+	q.wn++
+	// A known minimum stays the minimum unless the new event is earlier (a tie has a
+	// smaller seq there).
+	if q.min != 0 && at < q.minAt {
+		q.min, q.minAt = s+1, at
+	}
+	return Handle{slot: int(s), seq: q.seq}
+}
+
+// pushSlow is Push with a new slot or into the heap.
+func (q *Queue[T]) pushSlow(at int64, v T) Handle {
 	q.seq++
 	var s int32
 	if q.free != 0 {
@@ -170,32 +205,13 @@ func (q *Queue[T]) Push(at int64, v T) Handle {
 	sl.v, sl.at, sl.seq = v, at, q.seq
 	q.n++
 	if q.inWindow(at) {
-		// link, written out: the common case
-		if q.buckets == nil {
-			q.buckets = make([]bucket, wheelSize)
-		}
-		sl.pos, sl.next = inWheel, 0
-		i := at & (wheelSize - 1)
-		b := &q.buckets[i]
-		if b.tail == 0 {
-			sl.prev = 0
-			b.head = s + 1
-			q.bits[i>>6] |= 1 << (i & 63)
-			q.summary |= 1 << (i >> 6)
-		} else {
-			sl.prev = b.tail
-			q.slots[b.tail-1].next = s + 1
-		}
-		b.tail = s + 1
-		q.wn++
+		q.link(s, sl)
 	} else {
 		i := len(q.heap)
 		sl.pos = int32(i)
 		q.heap = append(q.heap, node{at: at, seq: q.seq, slot: s})
 		q.up(i)
 	}
-	// A known minimum stays the minimum unless the new event is earlier (a tie has a
-	// smaller seq there).
 	if q.min != 0 && at < q.minAt {
 		q.min, q.minAt = s+1, at
 	}
