@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/sim"
 )
@@ -30,8 +31,8 @@ func runHash(t *testing.T, cfg sim.Config, seed uint64) *sim.Result {
 // One seed gives the same trace, byte for byte; different seeds give different traces.
 func TestDeterminismSameSeedSameTrace(t *testing.T) {
 	seeds := 12
-	if testing.Short() {
-		seeds = 4
+	if testing.Short() || (testmode.Race && !testmode.Long) {
+		seeds = 4 // -race finds nothing in a one-goroutine run; the long run keeps 12
 	}
 	cfg := busyConfig()
 	seen := map[string]uint64{}

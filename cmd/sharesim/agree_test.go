@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sharesim/sharesim/internal/testmode"
@@ -29,95 +30,103 @@ func TestOutputsAgreeOnEveryBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docs/metrics.md: %v", err)
 	}
-	undocumented := map[string]bool{}
-	for _, in := range scenarios.List() {
-		if in.Kind != scenarios.KindWorkload {
-			continue
-		}
-		t.Run(in.Name, func(t *testing.T) {
-			sets := shortScaledSets(t, in.Name, "10s", "checks=none") // outputs, not checks: those run in the library test
-			dir := t.TempDir()
-			var out bytes.Buffer
-			page := pageChecked[in.Name] || testmode.Long
-			err = runScenario(&out, io.Discard, strings.NewReader(""), in.Name, runFlags{out: dir, sets: sets, yes: true, noReport: !page})
-			if err != nil && err != checksFailed {
-				t.Fatal(err)
+	var (
+		mu           sync.Mutex
+		undocumented = map[string]bool{}
+	)
+	t.Run("builtins", func(t *testing.T) { // returns once its parallel subtests are done
+		for _, in := range scenarios.List() {
+			if in.Kind != scenarios.KindWorkload {
+				continue
 			}
-			sum, err := reports.ReadSummary(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			printed := out.String()
-			var html []byte
-			if page {
-				if html, err = os.ReadFile(filepath.Join(dir, "index.html")); err != nil {
+			t.Run(in.Name, func(t *testing.T) {
+				t.Parallel()
+				sets := shortScaledSets(t, in.Name, "10s", "checks=none") // outputs, not checks: those run in the library test
+				dir := t.TempDir()
+				var out bytes.Buffer
+				page := pageChecked[in.Name] || testmode.Long
+				err := runScenario(&out, io.Discard, strings.NewReader(""), in.Name, runFlags{out: dir, sets: sets, yes: true, noReport: !page})
+				if err != nil && err != checksFailed {
 					t.Fatal(err)
 				}
-			}
-			last := lastGroupRows(t, filepath.Join(dir, "groups.csv"))
-			if len(sum.Groups) != len(sum.Metrics.Groups) {
-				t.Fatalf("%d headlines for %d groups", len(sum.Groups), len(sum.Metrics.Groups))
-			}
-			for i := range sum.Metrics.Groups {
-				g := &sum.Metrics.Groups[i]
-				h := sum.Groups[i]
-				if !reflect.DeepEqual(h, reports.HeadlineOf(g)) {
-					t.Errorf("group %s: summary.json's headline differs from its metrics", g.Name)
+				sum, err := reports.ReadSummary(dir)
+				if err != nil {
+					t.Fatal(err)
 				}
-				// The printed summary.
-				for _, want := range []string{
-					fmt.Sprintf("group %s (%s, %d consumers) over the window %s–%s", g.Name, g.Type, len(g.Consumers), fmtDuration(g.Window.StartMs), fmtDuration(g.Window.EndMs)),
-					fmt.Sprintf("duplicates %.1f per hour (%d in the window", g.Rates.DuplicatesPerHour, g.InWindow.Duplicates),
-					fmt.Sprintf("produced %d, completed %d", g.Totals.Produced, g.Totals.Completed),
-				} {
-					if !strings.Contains(printed, want) {
-						t.Errorf("the printed summary lacks %q:\n%s", want, printed)
+				printed := out.String()
+				var html []byte
+				if page {
+					if html, err = os.ReadFile(filepath.Join(dir, "index.html")); err != nil {
+						t.Fatal(err)
 					}
 				}
-				arrived := fmt.Sprintf("%.1f records/s arrived", g.Rates.ArrivalPerSec)
-				if !g.KeepUp.KeptUp {
-					arrived = fmt.Sprintf("%.1f records/s arrived, %.1f/s finished", g.KeepUp.ArrivalPerSec, g.KeepUp.FinishedPerSec)
+				last := lastGroupRows(t, filepath.Join(dir, "groups.csv"))
+				if len(sum.Groups) != len(sum.Metrics.Groups) {
+					t.Fatalf("%d headlines for %d groups", len(sum.Groups), len(sum.Metrics.Groups))
 				}
-				if !strings.Contains(printed, arrived) {
-					t.Errorf("the printed summary lacks %q", arrived)
-				}
-				// The report page.
-				for _, want := range []string{fmt.Sprintf("%.1f per hour", g.Rates.DuplicatesPerHour), fmt.Sprintf("%.1f/s", g.Rates.ArrivalPerSec), fmt.Sprintf("%.3f", g.DeliveriesPerRecord)} {
-					if page && !bytes.Contains(html, []byte(want)) {
-						t.Errorf("index.html lacks %q for group %s", want, g.Name)
+				for i := range sum.Metrics.Groups {
+					g := &sum.Metrics.Groups[i]
+					h := sum.Groups[i]
+					if !reflect.DeepEqual(h, reports.HeadlineOf(g)) {
+						t.Errorf("group %s: summary.json's headline differs from its metrics", g.Name)
 					}
-				}
-				// The time series ends where the totals are.
-				row, ok := last[g.Name]
-				if !ok {
-					t.Fatalf("groups.csv has no row for %s", g.Name)
-				}
-				for col, want := range map[string]int64{"produced": g.Totals.Produced, "deliveries": g.Totals.Deliveries, "redeliveries": g.Totals.Redeliveries,
-					"duplicates": g.Totals.Duplicates, "processed_ok": g.Totals.ProcessedOK, "completed": g.Totals.Completed, "lock_timeouts": g.Totals.AcquisitionLockTimeouts} {
-					if row[col] != want {
-						t.Errorf("groups.csv ends with %s %s = %d, summary.json says %d", g.Name, col, row[col], want)
+					// The printed summary.
+					for _, want := range []string{
+						fmt.Sprintf("group %s (%s, %d consumers) over the window %s–%s", g.Name, g.Type, len(g.Consumers), fmtDuration(g.Window.StartMs), fmtDuration(g.Window.EndMs)),
+						fmt.Sprintf("duplicates %.1f per hour (%d in the window", g.Rates.DuplicatesPerHour, g.InWindow.Duplicates),
+						fmt.Sprintf("produced %d, completed %d", g.Totals.Produced, g.Totals.Completed),
+					} {
+						if !strings.Contains(printed, want) {
+							t.Errorf("the printed summary lacks %q:\n%s", want, printed)
+						}
 					}
-				}
-				// Kafka's meters: the series' running counts end at the summary's totals.
-				if k := g.Kafka; k != nil {
-					sg := k.ShareGroup.RecordAcknowledgementsCount
-					for col, want := range map[string]int64{"AcquisitionLockTimeoutPerSec_count": k.SharePartition.AcquisitionLockTimeoutCount,
-						"RecordAcknowledgementsPerSec_Accept_count": sg["Accept"], "RecordAcknowledgementsPerSec_Release_count": sg["Release"],
-						"RecordAcknowledgementsPerSec_Reject_count": sg["Reject"], "RecordAcknowledgementsPerSec_Renew_count": sg["Renew"],
-						"acknowledgements-send-total": k.Consumer.AcknowledgementsSendTotal, "acknowledgements-error-total": k.Consumer.AcknowledgementsErrorTotal} {
+					arrived := fmt.Sprintf("%.1f records/s arrived", g.Rates.ArrivalPerSec)
+					if !g.KeepUp.KeptUp {
+						arrived = fmt.Sprintf("%.1f records/s arrived, %.1f/s finished", g.KeepUp.ArrivalPerSec, g.KeepUp.FinishedPerSec)
+					}
+					if !strings.Contains(printed, arrived) {
+						t.Errorf("the printed summary lacks %q", arrived)
+					}
+					// The report page.
+					for _, want := range []string{fmt.Sprintf("%.1f per hour", g.Rates.DuplicatesPerHour), fmt.Sprintf("%.1f/s", g.Rates.ArrivalPerSec), fmt.Sprintf("%.3f", g.DeliveriesPerRecord)} {
+						if page && !bytes.Contains(html, []byte(want)) {
+							t.Errorf("index.html lacks %q for group %s", want, g.Name)
+						}
+					}
+					// The time series ends where the totals are.
+					row, ok := last[g.Name]
+					if !ok {
+						t.Fatalf("groups.csv has no row for %s", g.Name)
+					}
+					for col, want := range map[string]int64{"produced": g.Totals.Produced, "deliveries": g.Totals.Deliveries, "redeliveries": g.Totals.Redeliveries,
+						"duplicates": g.Totals.Duplicates, "processed_ok": g.Totals.ProcessedOK, "completed": g.Totals.Completed, "lock_timeouts": g.Totals.AcquisitionLockTimeouts} {
 						if row[col] != want {
 							t.Errorf("groups.csv ends with %s %s = %d, summary.json says %d", g.Name, col, row[col], want)
 						}
 					}
+					// Kafka's meters: the series' running counts end at the summary's totals.
+					if k := g.Kafka; k != nil {
+						sg := k.ShareGroup.RecordAcknowledgementsCount
+						for col, want := range map[string]int64{"AcquisitionLockTimeoutPerSec_count": k.SharePartition.AcquisitionLockTimeoutCount,
+							"RecordAcknowledgementsPerSec_Accept_count": sg["Accept"], "RecordAcknowledgementsPerSec_Release_count": sg["Release"],
+							"RecordAcknowledgementsPerSec_Reject_count": sg["Reject"], "RecordAcknowledgementsPerSec_Renew_count": sg["Renew"],
+							"acknowledgements-send-total": k.Consumer.AcknowledgementsSendTotal, "acknowledgements-error-total": k.Consumer.AcknowledgementsErrorTotal} {
+							if row[col] != want {
+								t.Errorf("groups.csv ends with %s %s = %d, summary.json says %d", g.Name, col, row[col], want)
+							}
+						}
+					}
 				}
-			}
-			for _, k := range jsonKeys(sum.Metrics.Groups) {
-				if !bytes.Contains(glossary, []byte("`"+k+"`")) {
-					undocumented[k] = true
+				for _, k := range jsonKeys(sum.Metrics.Groups) {
+					if !bytes.Contains(glossary, []byte("`"+k+"`")) {
+						mu.Lock()
+						undocumented[k] = true
+						mu.Unlock()
+					}
 				}
-			}
-		})
-	}
+			})
+		}
+	})
 	if len(undocumented) > 0 {
 		var ks []string
 		for k := range undocumented {

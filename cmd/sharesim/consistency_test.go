@@ -10,23 +10,26 @@ import (
 	"github.com/sharesim/sharesim/sim"
 )
 
-// No printed figure contradicts another: on every built-in workload (shortened to a minute
-// and without checks in the default run, at full size with -tags long), each group's
-// figures obey the relations their definitions imply (docs/metrics.md).
+// No printed figure contradicts another: on every built-in workload, each group's figures
+// obey the relations their definitions imply (docs/metrics.md). The default run checks the
+// runs TestBuiltinScenariosPassTheirChecks makes (main phase cut to a minute, big worlds
+// scaled down; whichever test comes first makes them); with -tags long every built-in runs
+// here at full size, without checks.
 func TestFiguresConsistentOnEveryBuiltin(t *testing.T) {
 	for _, in := range scenarios.List() {
 		if in.Kind != scenarios.KindWorkload {
 			continue
 		}
 		t.Run(in.Name, func(t *testing.T) {
-			var sets []string
+			t.Parallel()
 			if !testmode.Long {
-				sets = shortScaledSets(t, in.Name, "1m", "checks=none")
-				if in.Name == "slow-processing-vs-lock" {
-					sets = append(sets, "producers.0.rate=20/s") // 5 M events at full size
+				r := builtinRunOf(t, in.Name, builtinsMainPhase)
+				for i := range r.groups {
+					checkGroupConsistent(t, r.cfg, &r.groups[i], i)
 				}
+				return
 			}
-			sc, err := loadScenario(in.Name, sets)
+			sc, err := loadScenario(in.Name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

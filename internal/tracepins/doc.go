@@ -8,4 +8,10 @@
 // The same runs pin their figures too (testdata/figures.txt): the SHA-256 of the metrics,
 // final states, marks, config changes and record sample as JSON. Speed work must keep
 // those as well; a commit that changes a figure on purpose updates that file and says why.
+//
+// Every built-in and example bigger than 40 000 estimated events is pinned twice: at its
+// short size and, under "small/", scaled down further. The default run (go test -race)
+// runs the small one in place of the full one (the race detector finds nothing in a
+// one-goroutine simulation and slows it some ten times); a run without -race, or with the
+// build tag long, runs and compares both. -update writes both, so it runs without -race.
 package tracepins

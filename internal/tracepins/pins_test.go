@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/internal/testworlds"
 	"github.com/sharesim/sharesim/model"
 	"github.com/sharesim/sharesim/scenarios"
@@ -35,6 +36,17 @@ const sampleRecords = 64
 // consumers and production alike, so the whole test stays a few seconds long.
 const eventBudget = 150_000
 
+// smallBudget is the event budget of the small runs: every built-in and example whose
+// estimate is above it is pinned a second time, scaled down to it, under the name
+// "small/" + its name. The default run (-race, which slows these one-goroutine runs some
+// ten times and can find nothing in them) runs the small run in place of the full one;
+// every other run (without -race, or with the build tag long, which CI runs nightly) runs
+// and compares both, so -update, which needs both, is run without -race.
+const smallBudget = 40_000
+
+// smallOnly: this run pins the small runs in place of the full ones they stand for.
+const smallOnly = testmode.Race && !testmode.Long
+
 // longestMs caps a pinned run's main phase: 3 minutes reach most built-ins' faults.
 const longestMs = 180_000
 
@@ -53,10 +65,15 @@ var versions = []struct {
 type pin struct{ name, value string }
 
 func TestTraceHashesArePinned(t *testing.T) {
+	if smallOnly && *update {
+		t.Fatal("-update writes the full-size pins too: run it without -race")
+	}
 	var (
 		mu   sync.Mutex
 		got  []pin
 		figs []pin
+		// standIns are the full-size runs a small run stood in for (smallOnly).
+		standIns = map[string]bool{}
 	)
 	add := func(name, value string) {
 		mu.Lock()
@@ -73,6 +90,31 @@ func TestTraceHashesArePinned(t *testing.T) {
 		mu.Lock()
 		figs = append(figs, pin{name, fig})
 		mu.Unlock()
+	}
+	// runSized pins the run of the scenario load gives, shortened with sets, at full size
+	// and, when the small budget scales it further, at the small size (see smallBudget).
+	runSized := func(t *testing.T, name string, load func() (*scenarios.Scenario, error), sets [][2]string) {
+		sized := func(budget int64) (sim.Config, int64) {
+			sc, err := load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return shortened(t, sc, sets, budget)
+		}
+		full, est := sized(eventBudget)
+		if est <= smallBudget {
+			runCfg(t, name, full)
+			return
+		}
+		small, _ := sized(smallBudget)
+		runCfg(t, "small/"+name, small)
+		if smallOnly {
+			mu.Lock()
+			standIns[name] = true
+			mu.Unlock()
+			return
+		}
+		runCfg(t, name, full)
 	}
 
 	t.Run("builtins", func(t *testing.T) {
@@ -96,11 +138,7 @@ func TestTraceHashesArePinned(t *testing.T) {
 			for _, v := range versions {
 				t.Run(in.Name+"/"+v.name, func(t *testing.T) {
 					t.Parallel()
-					sc, err := scenarios.Builtin(in.Name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					runCfg(t, "builtin/"+in.Name+"/"+v.name, shortened(t, sc, v.sets))
+					runSized(t, "builtin/"+in.Name+"/"+v.name, func() (*scenarios.Scenario, error) { return scenarios.Builtin(in.Name) }, v.sets)
 				})
 			}
 		}
@@ -114,11 +152,7 @@ func TestTraceHashesArePinned(t *testing.T) {
 			name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				sc, err := scenarios.Load(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				runCfg(t, "example/"+name, shortened(t, sc, nil))
+				runSized(t, "example/"+name, func() (*scenarios.Scenario, error) { return scenarios.Load(f) }, nil)
 			})
 		}
 	})
@@ -161,8 +195,8 @@ func TestTraceHashesArePinned(t *testing.T) {
 		writePins(t, figuresFile, "# name sha256 of the figures as JSON (metrics, final states, marks, config changes, record sample; seed 1; -update rewrites it)", figs)
 		return
 	}
-	comparePins(t, pinFile, "trace", got)
-	comparePins(t, figuresFile, "figures", figs)
+	comparePins(t, pinFile, "trace", got, standIns)
+	comparePins(t, figuresFile, "figures", figs, standIns)
 }
 
 // figuresHash is the SHA-256 of what a run reports besides its trace, as JSON: the metrics
@@ -201,10 +235,17 @@ func writePins(t *testing.T, file, header string, pins []pin) {
 	t.Logf("wrote %d pins to %s", len(pins), file)
 }
 
-// comparePins checks pins against file; what names the kind of value that changed.
-func comparePins(t *testing.T, file, what string, pins []pin) {
+// comparePins checks pins against file; what names the kind of value that changed, and
+// standIns the pins of file this run left out (a small run stood in for each).
+func comparePins(t *testing.T, file, what string, pins []pin, standIns map[string]bool) {
 	t.Helper()
 	want := readPins(t, file)
+	for name := range standIns {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: %s not pinned in %s (run with -update and say why in the commit)", name, what, file)
+		}
+		delete(want, name)
+	}
 	for _, p := range pins {
 		w, ok := want[p.name]
 		switch {
@@ -221,8 +262,9 @@ func comparePins(t *testing.T, file, what string, pins []pin) {
 }
 
 // shortened is sc with its main phase cut to longestMs (its healing phase kept) and the
-// extra settings, scaled down to the event budget.
-func shortened(t *testing.T, sc *scenarios.Scenario, sets [][2]string) sim.Config {
+// extra settings, scaled down to the event budget; it returns the estimated events before
+// the scaling too.
+func shortened(t *testing.T, sc *scenarios.Scenario, sets [][2]string, eventBudget int64) (sim.Config, int64) {
 	t.Helper()
 	cfg, err := sc.SimConfig()
 	if err != nil {
@@ -243,7 +285,8 @@ func shortened(t *testing.T, sc *scenarios.Scenario, sets [][2]string) sim.Confi
 	if cfg, err = sc.SimConfig(); err != nil {
 		t.Fatal(err)
 	}
-	if est := scenarios.EstimateCost(cfg).Events; est > eventBudget {
+	est := scenarios.EstimateCost(cfg).Events
+	if est > eventBudget {
 		factor := int((est + eventBudget - 1) / eventBudget)
 		var scale [][2]string
 		for gi, g := range cfg.Groups {
@@ -261,7 +304,7 @@ func shortened(t *testing.T, sc *scenarios.Scenario, sets [][2]string) sim.Confi
 			t.Fatal(err)
 		}
 	}
-	return cfg
+	return cfg, est
 }
 
 func readPins(t *testing.T, file string) map[string]string {
