@@ -55,7 +55,7 @@ func TestStreamedHistoryChecksAgreeWithTheWholeHistory(t *testing.T) {
 			t.Parallel()
 			cfg := testworlds.Zoo[r.world]()
 			cfg.Kafka.Bug = r.bug
-			streamed := runWith(t, cfg, r.seed, true, 1<<30)
+			streamed, _ := unlimitedZooRun(t, r.world, r.bug, r.seed)
 			whole := runWith(t, cfg, r.seed, false, 1<<30)
 			if a, b := verdicts(streamed), verdicts(whole); !slices.Equal(a, b) {
 				t.Errorf("streamed verdicts\n  %s\nwhole history\n  %s", strings.Join(a, "\n  "), strings.Join(b, "\n  "))

@@ -18,9 +18,7 @@ func TestSimulatorCatchesEveryBug(t *testing.T) {
 		t.Run(zc.Bug, func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= zc.MaxSeeds; seed++ {
-				cfg := testworlds.Zoo[zc.World]()
-				cfg.Kafka.Bug = zc.Bug
-				for _, v := range checkedRun(t, cfg, seed) {
+				for _, v := range zooCheckedRun(t, zc.World, zc.Bug, seed) {
 					if v.Check == zc.Check {
 						t.Logf("%s: %s on %s with seed %d: %s", zc.Bug, zc.Check, zc.World, seed, v)
 						return
@@ -40,12 +38,12 @@ func TestSimulatorCatchesEveryBug(t *testing.T) {
 // The faithful core passes every check on every zoo workload, for the seeds the bug cases
 // use: the checks do not fire on correct behaviour.
 func TestZooWorldsPassWhenFaithful(t *testing.T) {
-	for name, mk := range testworlds.Zoo {
+	for name := range testworlds.Zoo {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= 3; seed++ {
 				var msgs []string
-				for _, v := range checkedRun(t, mk(), seed) {
+				for _, v := range zooCheckedRun(t, name, "", seed) {
 					msgs = append(msgs, v.String())
 				}
 				if len(msgs) > 0 {
