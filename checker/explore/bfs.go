@@ -469,9 +469,10 @@ type worker struct {
 	memo   *memo
 	shared *memo
 	key    []byte
-	kids   []byte  // the children's frontier entries, back to back
-	kat    []int32 // by action: where its child's entry starts in kids (-1: taken anew)
-	kfps   []fp    // by action: its child's fingerprint
+	kids   []byte   // the children's frontier entries, back to back
+	kat    []int32  // by action: where its child's entry starts in kids (-1: taken anew)
+	kfps   []fp     // by action: its child's fingerprint
+	kacts  []kidAct // by action: the action and its child's renaming
 	// ss and sw are scratch for a remembered commit: the parent's stored state and the write.
 	ss        *model.StateStore
 	sw        model.Write
@@ -634,7 +635,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 	psp, store, prest := parent[:sFrom], parent[sFrom:sTo], parent[sTo:]
 	// First every child's encoding and fingerprint, its slot in the seen set prefetched, so
 	// that the lookups below find their lines on the way.
-	w.kids, w.kfps, w.kat = w.kids[:0], w.kfps[:0], w.kat[:0]
+	w.kids, w.kfps, w.kat, w.kacts = w.kids[:0], w.kfps[:0], w.kat[:0], w.kacts[:0]
 	it := me
 	anyTake := false
 	for i := 0; i < it.n; i++ {
@@ -661,6 +662,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 				anyTake = true
 				w.kat = append(w.kat, -1)
 				w.kfps = append(w.kfps, 0)
+				w.kacts = append(w.kacts, kidAct{x.a, x.perm})
 				continue
 			}
 			w.enc = w.enc[:0]
@@ -677,12 +679,14 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 			anyTake = true
 			w.kat = append(w.kat, -1)
 			w.kfps = append(w.kfps, 0)
+			w.kacts = append(w.kacts, kidAct{x.a, x.perm})
 			continue
 		}
 		f := fingerprint(w.kids[at:])
 		prefetch(w.set.slotAddr(f))
 		w.kat = append(w.kat, int32(from))
 		w.kfps = append(w.kfps, f)
+		w.kacts = append(w.kacts, kidAct{x.a, x.perm})
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -699,7 +703,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 	}
 	edges0 := len(out.efps)
 	for i := 0; i < me.n; i++ {
-		x := me.next()
+		x := w.kacts[i]
 		if w.kat[i] < 0 {
 			w.h.copyFrom(w.base)
 			if _, err := w.take(x.a, pid, acceptedFn, false, out); err != nil {
@@ -732,6 +736,12 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
 	}
 	return nil
+}
+
+// kidAct is a remembered action as the second pass over a remembered context needs it.
+type kidAct struct {
+	a    Action
+	perm uint8
 }
 
 // kidSpan is where the child of remembered action i lies in kids.
