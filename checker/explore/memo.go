@@ -30,11 +30,12 @@ import (
 // the shared memo takes them over (absorb), so that every worker finds every context any of
 // them expanded in an earlier wave.
 type memo struct {
-	max   int64 // the ring's largest size
-	wave  bool  // a worker's memo for one wave: it never wraps (absorb empties it)
-	ring  []byte
-	pos   uint64   // absolute position of the next write (ring index pos % len(ring))
-	index []uint64 // by key hash, in buckets: hash tag and absolute position of the entry + 1
+	max     int64 // the ring's largest size
+	wave    bool  // a worker's memo for one wave: it never wraps (absorb empties it)
+	wrapped bool  // an entry was written past the ring's first lap (it no longer grows)
+	ring    []byte
+	pos     uint64   // absolute position of the next write (ring index pos % len(ring))
+	index   []uint64 // by key hash, in buckets: hash tag and absolute position of the entry + 1
 	// The entry being built while its context is expanded (nil: not remembered); sp and
 	// rest are the context's share-partition part and rest, which children are deltas of.
 	build    []byte
@@ -183,7 +184,7 @@ func (m *memo) absorb(o *memo) {
 		m.commit()
 		at += n
 	}
-	o.pos = 0
+	o.pos, o.wrapped = 0, false
 	clear(o.index)
 }
 
@@ -296,17 +297,21 @@ func (m *memo) commit() {
 		b[12] = 1
 	}
 	binary.LittleEndian.PutUint32(b[13:], uint32(len(b)))
-	at := m.pos % uint64(len(m.ring))
-	if at+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max && len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
-		m.grow()
-		at = m.pos % uint64(len(m.ring))
+	if !m.wrapped && m.pos+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max &&
+		len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
+		m.grow() // the entries lie back to back in [0, pos)
 	}
-	if at+uint64(len(b)) > uint64(len(m.ring)) {
-		if m.wave {
-			return // full until absorbed
-		}
-		m.pos += uint64(len(m.ring)) - at // the tail is too short: start again at the front
+	r := uint64(len(m.ring))
+	if m.wave && m.pos+uint64(len(b)) > r {
+		return // full until absorbed
+	}
+	at := m.pos % r
+	if at+uint64(len(b)) > r {
+		m.pos += r - at // the tail is too short: start again at the front
 		at = 0
+	}
+	if m.pos+uint64(len(b)) > r {
+		m.wrapped = true // this entry overwrites the first lap's
 	}
 	if m.pos+uint64(len(b)) >= memoPosMask {
 		m.pos, at = 0, 0

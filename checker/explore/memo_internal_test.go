@@ -110,3 +110,25 @@ func describeFound(f *Found) string {
 	}
 	return s
 }
+
+// A memo whose entries fill its ring exactly to the end grows on the next entry and keeps
+// them (it once wrapped silently at an exact fit, and a later growth copied past the ring).
+func TestMemoGrowsAtAnExactFit(t *testing.T) {
+	m := newMemo(4 << 20)
+	key := make([]byte, 1024-memoHead) // entries of exactly 1 KiB: 1 024 fill the first ring
+	const n = 3000
+	for i := 0; i < n; i++ {
+		key[0], key[1] = byte(i), byte(i>>8)
+		m.begin(uint64(i)*0x9e3779b97f4a7c15|1, key, 0)
+		m.commit()
+	}
+	if len(m.ring) != 4<<20 || m.wrapped {
+		t.Fatalf("ring %d bytes, wrapped %v: want 4 MiB, not wrapped", len(m.ring), m.wrapped)
+	}
+	for i := 0; i < n; i++ {
+		key[0], key[1] = byte(i), byte(i>>8)
+		if m.lookup(uint64(i)*0x9e3779b97f4a7c15|1, key) == nil {
+			t.Fatalf("entry %d lost", i)
+		}
+	}
+}
