@@ -506,7 +506,7 @@ func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
 		if e != nil {
 			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
 		}
-		mm.begin(k, w.key)
+		mm.begin(k, w.key, sFrom)
 	}
 	base, h := w.base, w.h
 	if err := base.decode(parent); err != nil {
@@ -631,7 +631,7 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 // remembered, has the stored state the write makes of the parent's between them; every other
 // step is taken anew from the decoded state.
 func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, pid uint32, out *chunkOut) error {
-	store := parent[sFrom:sTo]
+	psp, store, prest := parent[:sFrom], parent[sFrom:sTo], parent[sTo:]
 	// First every child's encoding and fingerprint, its slot in the seen set prefetched, so
 	// that the lookups below find their lines on the way.
 	w.kids, w.kfps, w.kat = w.kids[:0], w.kfps[:0], w.kat[:0]
@@ -642,9 +642,10 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		from, at := len(w.kids), 0
 		switch x.kind {
 		case memoChild:
-			w.kids = appendStateHeader(w.kids, len(x.sp), len(x.sp)+len(store))
+			n := x.sp.size()
+			w.kids = appendStateHeader(w.kids, n, n+len(store))
 			at = len(w.kids)
-			w.kids = append(append(append(w.kids, x.sp...), store...), x.rest...)
+			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), store...), prest)
 		case memoCommit:
 			ss := w.ss
 			if _, err := ss.DecodeState(store); err != nil {
@@ -668,9 +669,10 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 			} else {
 				w.enc = ss.AppendState(w.enc)
 			}
-			w.kids = appendStateHeader(w.kids, len(x.sp), len(x.sp)+len(w.enc))
+			n := x.sp.size()
+			w.kids = appendStateHeader(w.kids, n, n+len(w.enc))
 			at = len(w.kids)
-			w.kids = append(append(append(w.kids, x.sp...), w.enc...), x.rest...)
+			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), w.enc...), prest)
 		default:
 			anyTake = true
 			w.kat = append(w.kat, -1)

@@ -23,8 +23,8 @@ import (
 // first expanded, reported, as before, only for a new one): what a remembered context
 // yields is then exactly what expanding it again yields.
 //
-// A memo is a ring of entries written one after another with a direct-mapped index of
-// their positions: old entries are overwritten as the ring wraps, so its memory is bounded.
+// A memo is a ring of entries written one after another with an index of their positions
+// (four ways per bucket): old entries are overwritten as the ring wraps, so its memory is bounded.
 // The workers share one, read only while a wave expands: each worker writes the entries of
 // the contexts it expands into a memo of its own, which it reads first, and after the wave
 // the shared memo takes them over (absorb), so that every worker finds every context any of
@@ -34,30 +34,75 @@ type memo struct {
 	wave  bool  // a worker's memo for one wave: it never wraps (absorb empties it)
 	ring  []byte
 	pos   uint64   // absolute position of the next write (ring index pos % len(ring))
-	index []uint64 // by key hash: absolute position of the entry + 1; 0: none
-	// The entry being built while its context is expanded (nil: not remembered).
-	build  []byte
-	nacts  int
-	ok     bool
-	settle bool
+	index []uint64 // by key hash, in buckets: hash tag and absolute position of the entry + 1
+	// The entry being built while its context is expanded (nil: not remembered); sp and
+	// rest are the context's share-partition part and rest, which children are deltas of.
+	build    []byte
+	nacts    int
+	ok       bool
+	settle   bool
+	sp, rest []byte
 }
 
 // Entry layout: key hash (8 bytes), key length (2), action count (2), flags (1: settled),
 // total length (4), the key, then per action: the action (4 bytes) and a kind byte:
 // memoTake (the step is taken anew), memoChild (a step leaving the coordinator alone: its
 // child follows) or memoCommit (a write reaching the coordinator: its child for one answer
-// of the coordinator follows). A child is its renaming (1 byte), the lengths of its
-// share-partition part and of its rest (2 each), for a commit also the length of the
-// write's encoding (2), of the coordinator's signature (1) and whether the child's store is
-// dead (1), then those bytes.
+// of the coordinator follows). A child is its renaming (1 byte), then its share-partition
+// part and its rest each as a delta against the parent's (a step changes a few bytes): the
+// parent's bytes it starts with, those it ends with and the length of what lies between
+// (2 bytes each); for a commit also the length of the write's encoding (2), of the
+// coordinator's signature (1) and whether the child's store is dead (1); then the two
+// middles, and for a commit the write's encoding and the signature. The delta halves an
+// entry (the anchor scope's: about 140 bytes instead of 310), so the memo holds twice the
+// contexts.
 const (
 	memoHead      = 17
 	memoTake      = 1
 	memoChild     = 0
 	memoCommit    = 2
-	memoChildHead = 10
+	memoChildHead = 18
 	memoCommitExt = 4
 )
+
+// delta is a part of a child against the parent's part p: the child is p[:pre], mid,
+// p[len(p)-suf:].
+type delta struct {
+	pre, suf int
+	mid      []byte
+}
+
+// diff returns c as a delta against p.
+func diff(p, c []byte) delta {
+	pre := 0
+	for pre < len(p) && pre < len(c) && p[pre] == c[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(p)-pre && suf < len(c)-pre && p[len(p)-1-suf] == c[len(c)-1-suf] {
+		suf++
+	}
+	return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
+}
+
+// fits reports whether the delta's fields fit their two bytes.
+func (d delta) fits() bool { return d.pre < 1<<16 && d.suf < 1<<16 && len(d.mid) < 1<<16 }
+
+func (d delta) appendHead(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint16(b, uint16(d.pre))
+	b = binary.LittleEndian.AppendUint16(b, uint16(d.suf))
+	return binary.LittleEndian.AppendUint16(b, uint16(len(d.mid)))
+}
+
+// apply appends the child's part, d applied to the parent's part p, to b.
+func (d delta) apply(b, p []byte) []byte {
+	b = append(b, p[:d.pre]...)
+	b = append(b, d.mid...)
+	return append(b, p[len(p)-d.suf:]...)
+}
+
+// size is the length of the child's part.
+func (d delta) size() int { return d.pre + len(d.mid) + d.suf }
 
 // A worker's memo's ring is at most memoRingMax bytes, or a sixteenth of the budget's total
 // share divided among the workers; below memoRingMin there is none. It starts at
@@ -88,27 +133,33 @@ func newWaveMemo() *memo {
 	return m
 }
 
-// grow makes the ring four times larger, up to max. A shared memo forgets what it held (it
-// grows only while a search's contexts do not fit, a few times, so that a small search takes
-// little memory); a worker's memo for one wave keeps it.
+// grow makes the ring four times larger, up to max, keeping what it holds: it grows before
+// it first wraps, so its entries lie back to back from the front. A worker's memo for one
+// wave keeps its index (made for max at once, emptied by absorb); a shared memo's index
+// grows with the ring and its entries are indexed again.
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
+	ring := make([]byte, n)
+	copy(ring, m.ring[:m.pos])
+	m.ring = ring
 	if m.wave {
-		ring := make([]byte, n)
-		copy(ring, m.ring[:m.pos])
-		m.ring = ring
 		if m.index == nil {
 			m.index = make([]uint64, indexSlots(m.max))
 		}
 		return
 	}
-	m.ring, m.index, m.pos = make([]byte, n), make([]uint64, indexSlots(n)), 0
+	m.index = make([]uint64, indexSlots(n))
+	for at := uint64(0); at < m.pos; {
+		e := m.ring[at:]
+		m.put(binary.LittleEndian.Uint64(e), at)
+		at += uint64(binary.LittleEndian.Uint32(e[13:]))
+	}
 }
 
 // indexSlots is the size of the index for a ring of n bytes: a power of two, at least one
-// slot per memoPerEntry bytes.
+// slot per memoPerEntry bytes, and a whole bucket.
 func indexSlots(n int64) int {
-	slots := 1
+	slots := memoWays
 	for int64(slots)*memoPerEntry < n {
 		slots <<= 1
 	}
@@ -144,34 +195,50 @@ func (m *memo) bytes() int64 {
 	return int64(cap(m.ring)) + int64(cap(m.index))*8 + int64(cap(m.build))
 }
 
-// lookup returns the entry remembered for key (hash k), or nil.
-func (m *memo) lookup(k uint64, key []byte) []byte {
-	p := m.index[k&uint64(len(m.index)-1)]
-	if p == 0 {
-		return nil
-	}
-	p--
-	if m.pos-p > uint64(len(m.ring)) {
-		return nil // overwritten since
-	}
-	at := int(p % uint64(len(m.ring)))
-	e := m.ring[at:]
-	if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(key) {
-		return nil
-	}
-	if !bytes.Equal(e[memoHead:memoHead+len(key)], key) {
-		return nil
-	}
-	return e[:binary.LittleEndian.Uint32(e[13:])]
+// The index is in buckets of memoWays slots; a slot holds the top bits of an entry's key hash
+// above its absolute position + 1 (0: empty), so that a lookup reads the ring only for a
+// slot whose tag matches. Positions stay below 2^memoPosBits (the memo starts again empty
+// before that).
+const (
+	memoWays    = 4
+	memoPosBits = 40
+	memoPosMask = 1<<memoPosBits - 1
+)
+
+func (m *memo) bucket(k uint64) []uint64 {
+	b := int(k&uint64(len(m.index)/memoWays-1)) * memoWays
+	return m.index[b : b+memoWays : b+memoWays]
 }
 
-// begin starts the entry of a context being expanded.
-func (m *memo) begin(k uint64, key []byte) {
+// lookup returns the entry remembered for key (hash k), or nil.
+func (m *memo) lookup(k uint64, key []byte) []byte {
+	for _, v := range m.bucket(k) {
+		if v == 0 || v>>memoPosBits != k>>memoPosBits {
+			continue
+		}
+		p := v&memoPosMask - 1
+		if m.pos-p > uint64(len(m.ring)) {
+			continue // overwritten since
+		}
+		e := m.ring[p%uint64(len(m.ring)):]
+		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(key) ||
+			!bytes.Equal(e[memoHead:memoHead+len(key)], key) {
+			continue
+		}
+		return e[:binary.LittleEndian.Uint32(e[13:])]
+	}
+	return nil
+}
+
+// begin starts the entry of a context being expanded: key, its share-partition part
+// key[:spLen] and its rest.
+func (m *memo) begin(k uint64, key []byte, spLen int) {
 	m.build = binary.LittleEndian.AppendUint64(m.build[:0], k)
 	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(key)))
 	m.build = append(m.build, 0, 0, 0, 0, 0, 0, 0)
 	m.build = append(m.build, key...)
 	m.nacts, m.ok, m.settle = 0, len(key) < 1<<16, false
+	m.sp, m.rest = key[:spLen], key[spLen:]
 }
 
 // take notes a step that is to be taken anew.
@@ -183,16 +250,15 @@ func (m *memo) take(a Action) {
 
 // child notes a step's child: enc without its stored state enc[from:to], renamed by perm.
 func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
-	if from >= 1<<16 || len(enc)-to >= 1<<16 {
-		m.ok = false
+	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
+	if !ds.fits() || !dr.fits() {
+		m.take(a)
 		return
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoChild, perm)
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(from))
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(enc)-to))
-	m.build = append(m.build, enc[:from]...)
-	m.build = append(m.build, enc[to:]...)
+	m.build = dr.appendHead(ds.appendHead(m.build))
+	m.build = append(append(m.build, ds.mid...), dr.mid...)
 	m.nacts++
 }
 
@@ -200,24 +266,22 @@ func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
 // coordinator's signature sig (what of it the step read: commitSig) and whether the child's
 // stored state is encoded as a dead store's.
 func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc, sig []byte, dead bool) {
-	if from >= 1<<16 || len(enc)-to >= 1<<16 || len(wenc) >= 1<<16 || len(sig) >= 1<<8 {
+	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
+	if !ds.fits() || !dr.fits() || len(wenc) >= 1<<16 || len(sig) >= 1<<8 {
 		m.take(a)
 		return
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoCommit, perm)
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(from))
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(enc)-to))
+	m.build = dr.appendHead(ds.appendHead(m.build))
 	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(wenc)))
 	d := byte(0)
 	if dead {
 		d = 1
 	}
 	m.build = append(m.build, byte(len(sig)), d)
-	m.build = append(m.build, enc[:from]...)
-	m.build = append(m.build, enc[to:]...)
-	m.build = append(m.build, wenc...)
-	m.build = append(m.build, sig...)
+	m.build = append(append(m.build, ds.mid...), dr.mid...)
+	m.build = append(append(m.build, wenc...), sig...)
 	m.nacts++
 }
 
@@ -244,10 +308,30 @@ func (m *memo) commit() {
 		m.pos += uint64(len(m.ring)) - at // the tail is too short: start again at the front
 		at = 0
 	}
+	if m.pos+uint64(len(b)) >= memoPosMask {
+		m.pos, at = 0, 0
+		clear(m.index)
+	}
 	copy(m.ring[at:], b)
-	k := binary.LittleEndian.Uint64(b)
-	m.index[k&uint64(len(m.index)-1)] = m.pos + 1
+	m.put(binary.LittleEndian.Uint64(b), m.pos)
 	m.pos += uint64(len(b))
+}
+
+// put indexes the entry of hash k at absolute position p: into its bucket's empty slot, or
+// over the bucket's oldest entry.
+func (m *memo) put(k, p uint64) {
+	bk := m.bucket(k)
+	old := 0
+	for i, v := range bk {
+		if v == 0 {
+			old = i
+			break
+		}
+		if v&memoPosMask < bk[old]&memoPosMask {
+			old = i
+		}
+	}
+	bk[old] = k>>memoPosBits<<memoPosBits | (p + 1)
 }
 
 // memoEntry reads an entry found by lookup.
@@ -267,7 +351,7 @@ type memoAct struct {
 	a        Action
 	kind     byte
 	perm     uint8
-	sp, rest []byte // the child's parts (memoChild, memoCommit)
+	sp, rest delta  // the child's parts against the parent's (memoChild, memoCommit)
 	wenc     []byte // memoCommit: the write's encoding
 	sig      []byte // memoCommit: the coordinator's signature the child holds for
 	dead     bool   // memoCommit: the child's stored state is encoded as a dead store's
@@ -282,14 +366,17 @@ func (me *memoEntry) next() memoAct {
 		return x
 	}
 	x.perm = b[5]
-	ns, nr := int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))
+	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))
+	ns := int(binary.LittleEndian.Uint16(b[10:]))
+	x.rest.pre, x.rest.suf = int(binary.LittleEndian.Uint16(b[12:])), int(binary.LittleEndian.Uint16(b[14:]))
+	nr := int(binary.LittleEndian.Uint16(b[16:]))
 	b = b[memoChildHead:]
 	nw, ng := 0, 0
 	if x.kind == memoCommit {
 		nw, ng, x.dead = int(binary.LittleEndian.Uint16(b)), int(b[2]), b[3] == 1
 		b = b[memoCommitExt:]
 	}
-	x.sp, x.rest = b[:ns], b[ns:ns+nr]
+	x.sp.mid, x.rest.mid = b[:ns], b[ns:ns+nr]
 	b = b[ns+nr:]
 	x.wenc, x.sig = b[:nw], b[nw:nw+ng]
 	me.b = b[nw+ng:]

@@ -36,15 +36,18 @@ func TestMemoChangesNothing(t *testing.T) {
 			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.Findings = 2, 3, false, true
 		}, true},
 		{"window, findings", func(sc *Scope) { *sc = small(); sc.Window, sc.Findings = true, true }, false},
-		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }, false},
+		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }, true},
 		{"Kafka 4.1, 3 members", func(sc *Scope) {
 			*sc = small()
 			sc.Version, sc.Members, sc.Batches = model.Kafka41, 3, []int{1, 1}
 			sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
 		}, false},
-		{"small scope, 2 failovers, a 64 KiB ring (entries overwritten)", func(sc *Scope) {
+		{"small scope, failovers, 2 workers, a 64 KiB ring (entries overwritten)", func(sc *Scope) {
 			*sc = small()
-			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.memoRing, sc.Workers = 2, 2, false, 64<<10, 2
+			sc.Failovers, sc.DeadStore, sc.memoRing, sc.Workers = 2, false, 64<<10, 2
+			if raceEnabled && !testmode.Long {
+				sc.Failovers, sc.DeadStore = 1, true
+			}
 		}, false},
 		{"liveness", func(sc *Scope) {
 			sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{1, 1}, 2, 2, []int{2}
