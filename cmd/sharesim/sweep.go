@@ -690,6 +690,11 @@ prints which, writes the partial table (marked interrupted) and exits with code 
 			if out, err = outFlag(cmd, out); err != nil {
 				return err
 			}
+			// Every file is written whole (temporary file, then rename): a signal during
+			// the writes lets the file in progress finish, so none is left half written,
+			// and the merge ends incomplete.
+			intr := catchInterrupts()
+			defer intr.Stop()
 			if out != "" {
 				for _, dir := range args {
 					if sameFolder(dir, out) {
@@ -763,6 +768,9 @@ prints which, writes the partial table (marked interrupted) and exits with code 
 				}
 			}
 			printSweep(cmd.OutOrStdout(), merged, metric)
+			if intr.Interrupted() {
+				partial = append(partial, "interrupted; the file being written was finished")
+			}
 			if len(partial) > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "INCOMPLETE: %d runs merged; %s\n", len(merged.Rows), strings.Join(partial, "; "))
 				return &exitError{code: exitIncomplete}
