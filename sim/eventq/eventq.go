@@ -169,19 +169,7 @@ func (q *Queue[T]) Push(at int64, v T) Handle {
 	sl.v, sl.at, sl.seq = v, at, q.seq
 	q.n++
 	sl.pos, sl.next = inWheel, 0
-	i := at & (wheelSize - 1)
-	b := &q.buckets[i]
-	if b.tail == 0 {
-		sl.prev = 0
-		b.head = s + 1
-		q.bits[i>>6] |= 1 << (i & 63)
-		q.summary |= 1 << (i >> 6)
-	} else {
-		sl.prev = b.tail
-		q.slots[b.tail-1].next = s + 1
-	}
-	b.tail = s + 1
-	q.wn++
+	q.linkBucket(s, sl, at&(wheelSize-1))
 	// A known minimum stays the minimum unless the new event is earlier (a tie has a
 	// smaller seq there).
 	if q.min != 0 && at < q.minAt {
@@ -223,20 +211,24 @@ func (q *Queue[T]) link(s int32, sl *slot[T]) {
 	if q.buckets == nil {
 		q.buckets = make([]bucket, wheelSize)
 	}
-	sl.pos = inWheel
-	sl.next = 0
-	b := &q.buckets[sl.at&(wheelSize-1)]
+	sl.pos, sl.next = inWheel, 0
+	q.linkBucket(s, sl, sl.at&(wheelSize-1))
+}
+
+// linkBucket appends slot s (pos and next already set) to bucket i, marking the bucket
+// occupied when it was empty. Small enough to be inlined into Push's common case.
+func (q *Queue[T]) linkBucket(s int32, sl *slot[T], i int64) {
+	b := &q.buckets[i]
 	if b.tail == 0 {
 		sl.prev = 0
-		b.head, b.tail = s+1, s+1
-		i := sl.at & (wheelSize - 1)
+		b.head = s + 1
 		q.bits[i>>6] |= 1 << (i & 63)
 		q.summary |= 1 << (i >> 6)
 	} else {
 		sl.prev = b.tail
 		q.slots[b.tail-1].next = s + 1
-		b.tail = s + 1
 	}
+	b.tail = s + 1
 	q.wn++
 }
 
