@@ -2,10 +2,10 @@ package explore
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sharesim/sharesim/internal/testmode"
 	"github.com/sharesim/sharesim/model"
 )
 
@@ -47,12 +47,11 @@ var _ = model.Kafka42
 func BenchmarkAnchor(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			sc := DefaultScope()
-			sc.Failovers, sc.LogStartMoves, sc.MaxPending, sc.DeadStore, sc.Fix = 0, 0, 1, false, "all"
-			sc.Workers = workers
+			sc := anchorScope()
+			sc.Fix, sc.Workers = "all", workers
 			var states int
 			var el time.Duration
-			cpu0 := cpuTime()
+			cpu0 := testmode.CPUSeconds()
 			for i := 0; i < b.N; i++ {
 				res, err := Explore(sc, nil)
 				if err != nil {
@@ -64,10 +63,10 @@ func BenchmarkAnchor(b *testing.B) {
 				states += res.States
 				el += res.Elapsed
 			}
-			cpu := cpuTime() - cpu0
+			cpu := testmode.CPUSeconds() - cpu0
 			b.ReportMetric(float64(states)/el.Seconds(), "states/s")
-			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/search")
-			b.ReportMetric(float64(states)/cpu.Seconds(), "states/cpu-s")
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/search")
+			b.ReportMetric(float64(states)/cpu, "states/cpu-s")
 		})
 	}
 }
@@ -90,13 +89,7 @@ func BenchmarkAnchorStates(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			sc := anchorScope()
 			sc.Findings, sc.Workers, sc.MaxStates = true, workers, max(b.N, 1000)
-			cpu0 := cpuTime()
-			res, err := Explore(sc, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(res.StatesPerSecond(), "states/s")
-			b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
+			exploreRates(b, sc)
 		})
 	}
 }
@@ -115,23 +108,22 @@ func BenchmarkSeenOnDisk(b *testing.B) {
 			sc := DefaultScope()
 			sc.Workers, sc.MaxStates, sc.TempDir = 1, max(b.N, 1000), b.TempDir()
 			sc.shares = &shares{seen: seen, frontier: -1, parents: -1, total: -1}
-			cpu0 := cpuTime()
-			res, err := Explore(sc, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(res.StatesPerSecond(), "states/s")
-			b.ReportMetric(float64(res.States)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
+			res := exploreRates(b, sc)
 			b.ReportMetric(float64(res.DiskBytes)/float64(1<<20), "disk-MiB")
 		})
 	}
 }
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// exploreRates explores sc once and reports its states per second of wall time and per
+// second of the process's CPU time (every goroutine).
+func exploreRates(b *testing.B, sc Scope) *Result {
+	b.Helper()
+	cpu0 := testmode.CPUSeconds()
+	res, err := Explore(sc, nil)
+	if err != nil {
+		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(res.StatesPerSecond(), "states/s")
+	b.ReportMetric(float64(res.States)/(testmode.CPUSeconds()-cpu0), "states/cpu-s")
+	return res
 }
