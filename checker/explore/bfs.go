@@ -156,7 +156,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}()
 	enc := root.encode(nil)
-	set.add(fingerprint(enc), 0)
+	set.add(stateFP(contextHash(enc[:root.encFrom], enc[root.encTo:]), storeHash(enc[root.encFrom:root.encTo])), 0)
 	if err := pl.add(^uint32(0), 0, root.perm); err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			recent: new([recentSlots]uint64)}
 		if shared != nil {
 			pool[i].memo, pool[i].shared = newWaveMemo(), shared
-			pool[i].ss = root.clone().store
+			pool[i].ss, pool[i].cc = root.clone().store, newCommitCache()
 		}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
@@ -230,7 +230,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
 		}
 		for _, w := range pool {
-			b += w.memo.bytes()
+			b += w.memo.bytes() + w.cc.bytes()
 		}
 		return b + m.bytes() + shared.bytes()
 	}
@@ -468,16 +468,17 @@ type worker struct {
 	// context.
 	memo   *memo
 	shared *memo
-	key    []byte
-	kids   []byte   // the children's frontier entries, back to back
-	kat    []int32  // by action: where its child's entry starts in kids (-1: taken anew)
-	kfps   []fp     // by action: its child's fingerprint
-	kacts  []kidAct // by action: the action and its child's renaming
+	kids   []byte // the stored states of remembered commits' children, back to back
+	kidv   []kid  // by remembered action: what the second pass needs
+	// baseHT is the storeHash of the decoded state's stored state; kh the contextHash of the
+	// last step's child.
+	baseHT, kh uint64
 	// ss and sw are scratch for a remembered commit: the parent's stored state and the write.
 	ss        *model.StateStore
 	sw        model.Write
 	wenc, sig []byte
-	enc       []byte
+	res       []byte
+	cc        *commitCache
 	// inconsistent: the last step's child failed the consistency check (only a new child's
 	// failure is reported; the memo then takes the step anew).
 	inconsistent bool
@@ -498,21 +499,23 @@ func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
 	parent, sFrom, sTo := splitState(entry)
 	mm := w.memo
 	if mm != nil {
-		w.key = append(append(w.key[:0], parent[:sFrom]...), parent[sTo:]...)
-		k := uint64(fingerprint(w.key))
-		e := mm.lookup(k, w.key)
+		sp, rest := parent[:sFrom], parent[sTo:]
+		k := contextHash(sp, rest)
+		// Most contexts were met in an earlier wave: the shared memo first.
+		e := w.shared.lookup(k, sp, rest)
 		if e == nil {
-			e = w.shared.lookup(k, w.key)
+			e = mm.lookup(k, sp, rest)
 		}
 		if e != nil {
 			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
 		}
-		mm.begin(k, w.key, sFrom)
+		mm.begin(k, sp, rest)
 	}
 	base, h := w.base, w.h
 	if err := base.decode(parent); err != nil {
 		return err
 	}
+	w.baseHT = storeHash(parent[sFrom:sTo])
 	w.prev.Capture(base.sp)
 	w.acts = base.actions(&w.prev, w.acts[:0])
 	if seed := w.sc.StepOrderSeed; seed != 0 {
@@ -562,9 +565,9 @@ func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
 			mm.take(a)
 		case commit:
 			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, h.store.StartOffset() < start)
-			mm.commitChild(a, h.perm, w.buf, h.encFrom, h.encTo, w.wenc, w.sig, h.storeDead())
+			mm.commitChild(a, h.perm, w.buf, h.encFrom, h.encTo, w.kh, w.wenc, w.sig, h.storeDead())
 		default:
-			mm.child(a, h.perm, w.buf, h.encFrom, h.encTo)
+			mm.child(a, h.perm, w.buf, h.encFrom, h.encTo, w.kh)
 		}
 	}
 	if w.live {
@@ -630,63 +633,46 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 // step that leaves the coordinator alone is its remembered parts with the parent's stored
 // state (parent[sFrom:sTo]) between them; a commit's child, when the coordinator answers as
 // remembered, has the stored state the write makes of the parent's between them; every other
-// step is taken anew from the decoded state.
+// step is taken anew from the decoded state. A remembered child's fingerprint comes from its
+// remembered context hash and its stored state's hash (stateFP), and its encoding is put
+// together only when it is new.
 func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, pid uint32, out *chunkOut) error {
 	psp, store, prest := parent[:sFrom], parent[sFrom:sTo], parent[sTo:]
-	// First every child's encoding and fingerprint, its slot in the seen set prefetched, so
-	// that the lookups below find their lines on the way.
-	w.kids, w.kfps, w.kat, w.kacts = w.kids[:0], w.kfps[:0], w.kat[:0], w.kacts[:0]
+	hT := storeHash(store)
+	// First every child's fingerprint, its slot in the seen set prefetched, so that the
+	// lookups below find their lines on the way.
+	w.kids, w.kidv = w.kids[:0], w.kidv[:0]
 	it := me
 	anyTake := false
 	for i := 0; i < it.n; i++ {
-		x := it.next()
-		from, at := len(w.kids), 0
-		switch x.kind {
+		at := int32(len(me.b) - len(it.b))
+		a, kind, kh := it.skim()
+		k := kid{a: a, at: at, sfrom: -1}
+		switch kind {
 		case memoChild:
-			n := x.sp.size()
-			w.kids = appendStateHeader(w.kids, n, n+len(store))
-			at = len(w.kids)
-			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), store...), prest)
+			k.f = stateFP(kh, hT)
 		case memoCommit:
-			ss := w.ss
-			if _, err := ss.DecodeState(store); err != nil {
+			whole := memoEntry{b: me.b[at:]}
+			x := whole.next()
+			res, hRes, ok, err := w.commitOf(store, hT, &x)
+			if err != nil {
 				return err
 			}
-			if _, err := model.DecodeWriteState(x.wenc, &w.sw); err != nil {
-				return err
+			if !ok {
+				anyTake, k.take = true, true
+				break
 			}
-			leaderEpoch, stateEpoch, start := ss.LeaderEpoch(), ss.StateEpoch(), ss.StartOffset()
-			_ = ss.Write(&w.sw) // the answer follows from the signature
-			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, ss.StartOffset() < start)
-			if !bytes.Equal(w.sig, x.sig) {
-				anyTake = true
-				w.kat = append(w.kat, -1)
-				w.kfps = append(w.kfps, 0)
-				w.kacts = append(w.kacts, kidAct{x.a, x.perm})
-				continue
-			}
-			w.enc = w.enc[:0]
-			if x.dead {
-				w.enc = ss.AppendEpochs(w.enc)
-			} else {
-				w.enc = ss.AppendState(w.enc)
-			}
-			n := x.sp.size()
-			w.kids = appendStateHeader(w.kids, n, n+len(w.enc))
-			at = len(w.kids)
-			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), w.enc...), prest)
+			k.sfrom = int32(len(w.kids))
+			w.kids = append(w.kids, res...)
+			k.sto = int32(len(w.kids))
+			k.f = stateFP(kh, hRes)
 		default:
-			anyTake = true
-			w.kat = append(w.kat, -1)
-			w.kfps = append(w.kfps, 0)
-			w.kacts = append(w.kacts, kidAct{x.a, x.perm})
-			continue
+			anyTake, k.take = true, true
 		}
-		f := fingerprint(w.kids[at:])
-		prefetch(w.set.slotAddr(f))
-		w.kat = append(w.kat, int32(from))
-		w.kfps = append(w.kfps, f)
-		w.kacts = append(w.kacts, kidAct{x.a, x.perm})
+		if !k.take {
+			prefetch(w.set.slotAddr(k.f))
+		}
+		w.kidv = append(w.kidv, k)
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -694,6 +680,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		if err := base.decode(parent); err != nil {
 			return err
 		}
+		w.baseHT = hT
 		w.prev.Capture(base.sp)
 		accepted := base.accepted
 		acceptedFn = func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
@@ -702,35 +689,44 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		out.goal = append(out.goal, me.settled)
 	}
 	edges0 := len(out.efps)
-	for i := 0; i < me.n; i++ {
-		x := w.kacts[i]
-		if w.kat[i] < 0 {
+	for i := range w.kidv {
+		k := &w.kidv[i]
+		if k.take {
 			w.h.copyFrom(w.base)
-			if _, err := w.take(x.a, pid, acceptedFn, false, out); err != nil {
+			if _, err := w.take(k.a, pid, acceptedFn, false, out); err != nil {
 				return err
 			}
 			continue
 		}
-		f := w.kfps[i]
+		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
 		seen := *slot == uint64(f) || w.set.has(f)
 		if !seen && !w.disk.empty() {
 			var err error
 			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
-				return fmt.Errorf("explore: %s: %w", x.a.Describe(w.sc), err)
+				return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
 			}
 		}
 		*slot = uint64(f)
-		if w.live && x.a.recovery() {
+		if w.live && k.a.recovery() {
 			out.efps = append(out.efps, f)
 		}
-		if !seen {
-			from, to := w.kidSpan(i)
-			at := uint32(len(out.arena))
-			out.arena = append(out.arena, w.kids[from:to]...)
-			out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: at, to: uint32(len(out.arena)), perm: x.perm})
+		if seen {
+			continue
 		}
+		// New: its encoding, read again from the entry.
+		again := memoEntry{b: me.b[k.at:]}
+		x := again.next()
+		st := store
+		if k.sfrom >= 0 {
+			st = w.kids[k.sfrom:k.sto]
+		}
+		from := uint32(len(out.arena))
+		n := x.sp.size()
+		out.arena = appendStateHeader(out.arena, n, n+len(st))
+		out.arena = x.rest.apply(append(x.sp.apply(out.arena, psp), st...), prest)
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm})
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
@@ -738,21 +734,43 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 	return nil
 }
 
-// kidAct is a remembered action as the second pass over a remembered context needs it.
-type kidAct struct {
-	a    Action
-	perm uint8
+// commitOf is the stored state a remembered commit x makes of the parent's stored state st
+// (storeHash hT) and its storeHash; ok is false when the coordinator answers otherwise than
+// remembered (the step is then taken anew).
+func (w *worker) commitOf(st []byte, hT uint64, x *memoAct) (res []byte, hRes uint64, ok bool, err error) {
+	key := commitKey(hT, x.wenc, x.dead)
+	sig, res, hRes, hit := w.cc.get(key, st, x.wenc, x.dead)
+	if !hit {
+		ss := w.ss
+		if _, err := ss.DecodeState(st); err != nil {
+			return nil, 0, false, err
+		}
+		if _, err := model.DecodeWriteState(x.wenc, &w.sw); err != nil {
+			return nil, 0, false, err
+		}
+		leaderEpoch, stateEpoch, start := ss.LeaderEpoch(), ss.StateEpoch(), ss.StartOffset()
+		_ = ss.Write(&w.sw) // the answer follows from the signature
+		w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, ss.StartOffset() < start)
+		if x.dead {
+			w.res = ss.AppendEpochs(w.res[:0])
+		} else {
+			w.res = ss.AppendState(w.res[:0])
+		}
+		sig, res, hRes = w.sig, w.res, storeHash(w.res)
+		w.cc.put(key, st, x.wenc, x.dead, sig, res, hRes)
+	}
+	return res, hRes, bytes.Equal(sig, x.sig), nil
 }
 
-// kidSpan is where the child of remembered action i lies in kids.
-func (w *worker) kidSpan(i int) (from, to int) {
-	from, to = int(w.kat[i]), len(w.kids)
-	for _, k := range w.kat[i+1:] {
-		if k >= 0 {
-			return from, int(k)
-		}
-	}
-	return from, to
+// kid is a remembered action as the second pass over a remembered context needs it.
+type kid struct {
+	a    Action
+	take bool  // taken anew
+	at   int32 // where the action lies in the entry's actions
+	f    fp    // the child's fingerprint
+	// sfrom, sto: where a commit's child's stored state lies in worker.kids (-1: the
+	// parent's).
+	sfrom, sto int32
 }
 
 // recentSlots is the size of a worker's table of recent fingerprints (128 KiB: it stays in
@@ -791,7 +809,12 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		return nil, 0, false, err
 	}
 	w.buf = h.encodeWith(w.buf[:0], store)
-	f := fingerprint(w.buf)
+	hT := w.baseHT // the step left the parent's stored state as it was
+	if store == nil {
+		hT = storeHash(w.buf[h.encFrom:h.encTo])
+	}
+	w.kh = contextHash(w.buf[:h.encFrom], w.buf[h.encTo:])
+	f := stateFP(w.kh, hT)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
 	prefetch(w.set.slotAddr(f))

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // The successor memo. A state's encoding is its share-partition part (with the waiting
@@ -45,11 +46,12 @@ type memo struct {
 	sp, rest []byte
 }
 
-// Entry layout: key hash (8 bytes), key length (2), action count (2), flags (1: settled),
-// total length (4), the key, then per action: the action (4 bytes) and a kind byte:
+// Entry layout: key hash (8 bytes: contextHash), key length (2), action count (2), flags (1:
+// settled), total length (4), the key, then per action: the action (4 bytes) and a kind byte:
 // memoTake (the step is taken anew), memoChild (a step leaving the coordinator alone: its
 // child follows) or memoCommit (a write reaching the coordinator: its child for one answer
-// of the coordinator follows). A child is its renaming (1 byte), then its share-partition
+// of the coordinator follows). A child is its renaming (1 byte), its context hash (8 bytes:
+// with the store's hash, its fingerprint, stateFP), then its share-partition
 // part and its rest each as a delta against the parent's (a step changes a few bytes): the
 // parent's bytes it starts with, those it ends with and the length of what lies between
 // (2 bytes each); for a commit also the length of the write's encoding (2), of the
@@ -62,7 +64,7 @@ const (
 	memoTake      = 1
 	memoChild     = 0
 	memoCommit    = 2
-	memoChildHead = 18
+	memoChildHead = 26
 	memoCommitExt = 4
 )
 
@@ -73,14 +75,31 @@ type delta struct {
 	mid      []byte
 }
 
-// diff returns c as a delta against p.
+// diff returns c as a delta against p: the longest common prefix, then the longest common
+// suffix of what is left (compared 8 bytes at a time while 8 are left).
 func diff(p, c []byte) delta {
+	n := min(len(p), len(c))
 	pre := 0
-	for pre < len(p) && pre < len(c) && p[pre] == c[pre] {
+	for pre+8 <= n {
+		if x := binary.LittleEndian.Uint64(p[pre:]) ^ binary.LittleEndian.Uint64(c[pre:]); x != 0 {
+			pre += bits.TrailingZeros64(x) / 8
+			goto suffix
+		}
+		pre += 8
+	}
+	for pre < n && p[pre] == c[pre] {
 		pre++
 	}
-	suf := 0
-	for suf < len(p)-pre && suf < len(c)-pre && p[len(p)-1-suf] == c[len(c)-1-suf] {
+suffix:
+	suf, m := 0, n-pre
+	for suf+8 <= m {
+		if x := binary.LittleEndian.Uint64(p[len(p)-suf-8:]) ^ binary.LittleEndian.Uint64(c[len(c)-suf-8:]); x != 0 {
+			suf += bits.LeadingZeros64(x) / 8
+			return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
+		}
+		suf += 8
+	}
+	for suf < m && p[len(p)-1-suf] == c[len(c)-1-suf] {
 		suf++
 	}
 	return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
@@ -135,14 +154,17 @@ func newWaveMemo() *memo {
 }
 
 // grow makes the ring four times larger, up to max, keeping what it holds: it grows before
-// it first wraps, so its entries lie back to back from the front. A worker's memo for one
-// wave keeps its index (made for max at once, emptied by absorb); a shared memo's index
-// grows with the ring and its entries are indexed again.
+// it first wraps, so its entries lie back to back from the front. The ring's memory is taken
+// at its largest size at once (its pages are touched only as entries are written, so the
+// process's resident size grows with what the ring holds), so a growth copies nothing. A
+// worker's memo for one wave keeps its index (made for max at once, emptied by absorb); a
+// shared memo's index grows with the ring and its entries are indexed again.
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
-	ring := make([]byte, n)
-	copy(ring, m.ring[:m.pos])
-	m.ring = ring
+	if m.ring == nil {
+		m.ring = make([]byte, n, m.max)
+	}
+	m.ring = m.ring[:n]
 	if m.wave {
 		if m.index == nil {
 			m.index = make([]uint64, indexSlots(m.max))
@@ -178,10 +200,7 @@ func (m *memo) absorb(o *memo) {
 	for at := 0; uint64(at) < o.pos; {
 		e := o.ring[at:]
 		n := int(binary.LittleEndian.Uint32(e[13:]))
-		m.build = append(m.build[:0], e[:n]...)
-		m.ok, m.nacts = true, int(binary.LittleEndian.Uint16(e[10:]))
-		m.settle = e[12] == 1
-		m.commit()
+		m.write(e[:n])
 		at += n
 	}
 	o.pos, o.wrapped = 0, false
@@ -193,7 +212,7 @@ func (m *memo) bytes() int64 {
 	if m == nil {
 		return 0
 	}
-	return int64(cap(m.ring)) + int64(cap(m.index))*8 + int64(cap(m.build))
+	return int64(len(m.ring)) + int64(cap(m.index))*8 + int64(cap(m.build))
 }
 
 // The index is in buckets of memoWays slots; a slot holds the top bits of an entry's key hash
@@ -211,8 +230,8 @@ func (m *memo) bucket(k uint64) []uint64 {
 	return m.index[b : b+memoWays : b+memoWays]
 }
 
-// lookup returns the entry remembered for key (hash k), or nil.
-func (m *memo) lookup(k uint64, key []byte) []byte {
+// lookup returns the entry remembered for the context sp, rest (its contextHash k), or nil.
+func (m *memo) lookup(k uint64, sp, rest []byte) []byte {
 	for _, v := range m.bucket(k) {
 		if v == 0 || v>>memoPosBits != k>>memoPosBits {
 			continue
@@ -222,8 +241,8 @@ func (m *memo) lookup(k uint64, key []byte) []byte {
 			continue // overwritten since
 		}
 		e := m.ring[p%uint64(len(m.ring)):]
-		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(key) ||
-			!bytes.Equal(e[memoHead:memoHead+len(key)], key) {
+		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(sp)+len(rest) ||
+			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
 			continue
 		}
 		return e[:binary.LittleEndian.Uint32(e[13:])]
@@ -231,15 +250,17 @@ func (m *memo) lookup(k uint64, key []byte) []byte {
 	return nil
 }
 
-// begin starts the entry of a context being expanded: key, its share-partition part
-// key[:spLen] and its rest.
-func (m *memo) begin(k uint64, key []byte, spLen int) {
+// begin starts the entry of a context being expanded: its share-partition part sp and its
+// rest (the key is the two joined), k their contextHash. sp and rest must not change until
+// commit.
+func (m *memo) begin(k uint64, sp, rest []byte) {
+	n := len(sp) + len(rest)
 	m.build = binary.LittleEndian.AppendUint64(m.build[:0], k)
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(key)))
+	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(n))
 	m.build = append(m.build, 0, 0, 0, 0, 0, 0, 0)
-	m.build = append(m.build, key...)
-	m.nacts, m.ok, m.settle = 0, len(key) < 1<<16, false
-	m.sp, m.rest = key[:spLen], key[spLen:]
+	m.build = append(append(m.build, sp...), rest...)
+	m.nacts, m.ok, m.settle = 0, n < 1<<16, false
+	m.sp, m.rest = sp, rest
 }
 
 // take notes a step that is to be taken anew.
@@ -249,8 +270,9 @@ func (m *memo) take(a Action) {
 	m.nacts++
 }
 
-// child notes a step's child: enc without its stored state enc[from:to], renamed by perm.
-func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
+// child notes a step's child: enc without its stored state enc[from:to], renamed by perm, kh
+// its contextHash.
+func (m *memo) child(a Action, perm uint8, enc []byte, from, to int, kh uint64) {
 	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
 	if !ds.fits() || !dr.fits() {
 		m.take(a)
@@ -258,6 +280,7 @@ func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoChild, perm)
+	m.build = binary.LittleEndian.AppendUint64(m.build, kh)
 	m.build = dr.appendHead(ds.appendHead(m.build))
 	m.build = append(append(m.build, ds.mid...), dr.mid...)
 	m.nacts++
@@ -266,7 +289,7 @@ func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
 // commitChild notes a commit's child as child does, with the write's encoding wenc, the
 // coordinator's signature sig (what of it the step read: commitSig) and whether the child's
 // stored state is encoded as a dead store's.
-func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc, sig []byte, dead bool) {
+func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, kh uint64, wenc, sig []byte, dead bool) {
 	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
 	if !ds.fits() || !dr.fits() || len(wenc) >= 1<<16 || len(sig) >= 1<<8 {
 		m.take(a)
@@ -274,6 +297,7 @@ func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc,
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoCommit, perm)
+	m.build = binary.LittleEndian.AppendUint64(m.build, kh)
 	m.build = dr.appendHead(ds.appendHead(m.build))
 	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(wenc)))
 	d := byte(0)
@@ -289,7 +313,7 @@ func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc,
 // commit writes the entry built since begin into the ring, if it is to be remembered.
 func (m *memo) commit() {
 	b := m.build
-	if !m.ok || m.nacts >= 1<<16 || len(b) > len(m.ring)/4 {
+	if !m.ok || m.nacts >= 1<<16 {
 		return
 	}
 	binary.LittleEndian.PutUint16(b[10:], uint16(m.nacts))
@@ -297,6 +321,14 @@ func (m *memo) commit() {
 		b[12] = 1
 	}
 	binary.LittleEndian.PutUint32(b[13:], uint32(len(b)))
+	m.write(b)
+}
+
+// write writes a finished entry into the ring and indexes it.
+func (m *memo) write(b []byte) {
+	if len(b) > len(m.ring)/4 {
+		return
+	}
 	if !m.wrapped && m.pos+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max &&
 		len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
 		m.grow() // the entries lie back to back in [0, pos)
@@ -356,6 +388,7 @@ type memoAct struct {
 	a        Action
 	kind     byte
 	perm     uint8
+	kh       uint64 // the child's contextHash (memoChild, memoCommit)
 	sp, rest delta  // the child's parts against the parent's (memoChild, memoCommit)
 	wenc     []byte // memoCommit: the write's encoding
 	sig      []byte // memoCommit: the coordinator's signature the child holds for
@@ -371,10 +404,11 @@ func (me *memoEntry) next() memoAct {
 		return x
 	}
 	x.perm = b[5]
-	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))
-	ns := int(binary.LittleEndian.Uint16(b[10:]))
-	x.rest.pre, x.rest.suf = int(binary.LittleEndian.Uint16(b[12:])), int(binary.LittleEndian.Uint16(b[14:]))
-	nr := int(binary.LittleEndian.Uint16(b[16:]))
+	x.kh = binary.LittleEndian.Uint64(b[6:])
+	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[14:])), int(binary.LittleEndian.Uint16(b[16:]))
+	ns := int(binary.LittleEndian.Uint16(b[18:]))
+	x.rest.pre, x.rest.suf = int(binary.LittleEndian.Uint16(b[20:])), int(binary.LittleEndian.Uint16(b[22:]))
+	nr := int(binary.LittleEndian.Uint16(b[24:]))
 	b = b[memoChildHead:]
 	nw, ng := 0, 0
 	if x.kind == memoCommit {
@@ -386,6 +420,24 @@ func (me *memoEntry) next() memoAct {
 	x.wenc, x.sig = b[:nw], b[nw:nw+ng]
 	me.b = b[nw+ng:]
 	return x
+}
+
+// skim reads the next action as far as the first pass over a remembered context needs it:
+// the action, its kind and, for a child, its context hash (next reads it whole).
+func (me *memoEntry) skim() (a Action, kind byte, kh uint64) {
+	b := me.b
+	a, kind = Action(binary.LittleEndian.Uint32(b)), b[4]
+	if kind == memoTake {
+		me.b = b[5:]
+		return a, kind, 0
+	}
+	kh = binary.LittleEndian.Uint64(b[6:])
+	n := memoChildHead + int(binary.LittleEndian.Uint16(b[18:])) + int(binary.LittleEndian.Uint16(b[24:]))
+	if kind == memoCommit {
+		n += memoCommitExt + int(binary.LittleEndian.Uint16(b[memoChildHead:])) + int(b[memoChildHead+2])
+	}
+	me.b = b[n:]
+	return a, kind, kh
 }
 
 // commitSig appends what a write reaching the coordinator reads of it besides the write:

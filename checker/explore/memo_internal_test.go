@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestMemoGrowsAtAnExactFit(t *testing.T) {
 	const n = 3000
 	for i := 0; i < n; i++ {
 		key[0], key[1] = byte(i), byte(i>>8)
-		m.begin(uint64(i)*0x9e3779b97f4a7c15|1, key, 0)
+		m.begin(uint64(i)*0x9e3779b97f4a7c15|1, key, nil)
 		m.commit()
 	}
 	if len(m.ring) != 4<<20 || m.wrapped {
@@ -127,8 +128,53 @@ func TestMemoGrowsAtAnExactFit(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		key[0], key[1] = byte(i), byte(i>>8)
-		if m.lookup(uint64(i)*0x9e3779b97f4a7c15|1, key) == nil {
+		if m.lookup(uint64(i)*0x9e3779b97f4a7c15|1, key, nil) == nil {
 			t.Fatalf("entry %d lost", i)
+		}
+	}
+}
+
+// diff finds the same delta as comparing byte by byte, on pairs that differ anywhere: at the
+// start, the end, in a word or across words, in length or not at all.
+func TestDiffMatchesBytewise(t *testing.T) {
+	bytewise := func(p, c []byte) delta {
+		pre := 0
+		for pre < len(p) && pre < len(c) && p[pre] == c[pre] {
+			pre++
+		}
+		suf := 0
+		for suf < len(p)-pre && suf < len(c)-pre && p[len(p)-1-suf] == c[len(c)-1-suf] {
+			suf++
+		}
+		return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		p := make([]byte, rng.IntN(40))
+		for k := range p {
+			p[k] = byte(rng.IntN(3))
+		}
+		c := slices.Clone(p)
+		switch rng.IntN(4) {
+		case 0: // a few bytes changed
+			for n := rng.IntN(3); n > 0 && len(c) > 0; n-- {
+				c[rng.IntN(len(c))] = byte(rng.IntN(3))
+			}
+		case 1: // bytes inserted
+			at := rng.IntN(len(c) + 1)
+			c = slices.Insert(c, at, make([]byte, 1+rng.IntN(10))...)
+		case 2: // bytes removed
+			if len(c) > 0 {
+				at := rng.IntN(len(c))
+				c = slices.Delete(c, at, at+1+rng.IntN(len(c)-at))
+			}
+		}
+		got, want := diff(p, c), bytewise(p, c)
+		if got.pre != want.pre || got.suf != want.suf || !slices.Equal(got.mid, want.mid) {
+			t.Fatalf("diff(%v, %v) = %d %d %v, want %d %d %v", p, c, got.pre, got.suf, got.mid, want.pre, want.suf, want.mid)
+		}
+		if !slices.Equal(got.apply(nil, p), c) {
+			t.Fatalf("diff(%v, %v) applied gives %v", p, c, got.apply(nil, p))
 		}
 	}
 }
