@@ -48,7 +48,9 @@ func newParentLog(st *storage, share int64, symmetry bool) *parentLog {
 func (p *parentLog) len() int { return int(p.base) + p.n }
 
 // memBytes is the memory the records in memory take.
-func (p *parentLog) memBytes() int64 { return int64(len(p.pieces)) * int64(unsafe.Sizeof(parentPiece{})) }
+func (p *parentLog) memBytes() int64 {
+	return int64(len(p.pieces)) * int64(unsafe.Sizeof(parentPiece{}))
+}
 
 // add records the next state.
 func (p *parentLog) add(parent uint32, a Action, perm uint8) error {
