@@ -206,6 +206,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			ring = sc.memoRing
 		}
 		shared = newMemo(ring)
+		defer shared.free()
 	}
 	pool := make([]*worker, workers)
 	for i := range pool {
@@ -213,7 +214,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			recent: new([recentSlots]uint64)}
 		if shared != nil {
 			pool[i].memo, pool[i].shared = newWaveMemo(), shared
+			defer pool[i].memo.free()
 			pool[i].ss, pool[i].cc = root.clone().store, newCommitCache()
+			defer pool[i].cc.free()
 		}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
@@ -335,7 +338,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				set.reset()
 			}
-			hl.update(set.offHeap())
+			off := set.offHeap() + shared.offHeap()
+			for _, w := range pool {
+				off += w.memo.offHeap() + w.cc.offHeap()
+			}
+			hl.update(off)
 			cutBy = stopped()
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
@@ -485,22 +492,50 @@ type worker struct {
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
+	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
+	// the index bucket of state i+2's context and the entry its bucket points to for state
+	// i+1's (each a cache miss otherwise). ks holds the context hashes of states i to i+2.
+	var ks [3]uint64
+	mm := w.shared
+	if mm != nil && lo < hi {
+		ks[lo%3] = contextOf(fr, lo)
+		if lo+1 < hi {
+			ks[(lo+1)%3] = contextOf(fr, lo+1)
+			mm.prefetchBucket(ks[(lo+1)%3])
+		}
+	}
 	for i := lo; i < hi; i++ {
+		if mm != nil {
+			if i+2 < hi {
+				k := contextOf(fr, i+2)
+				ks[(i+2)%3] = k
+				mm.prefetchBucket(k)
+			}
+			if i+1 < hi {
+				mm.prefetchEntry(ks[(i+1)%3])
+			}
+		}
 		parent := fr.arena[fr.offs[i]:fr.offs[i+1]]
-		if err := w.expand(parent, fr.ids[i], out); err != nil {
+		if err := w.expand(parent, fr.ids[i], ks[i%3], out); err != nil {
 			out.err = err
 			return
 		}
 	}
 }
 
-// expand expands one state of the frontier (its entry: header and encoding).
-func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
+// contextOf is the contextHash of state i of the frontier's wave.
+func contextOf(fr *level, i int) uint64 {
+	enc, from, to := splitState(fr.arena[fr.offs[i]:fr.offs[i+1]])
+	return contextHash(enc[:from], enc[to:])
+}
+
+// expand expands one state of the frontier (its entry: header and encoding); k is its
+// context's hash (with the memo).
+func (w *worker) expand(entry []byte, pid uint32, k uint64, out *chunkOut) error {
 	parent, sFrom, sTo := splitState(entry)
 	mm := w.memo
 	if mm != nil {
 		sp, rest := parent[:sFrom], parent[sTo:]
-		k := contextHash(sp, rest)
 		// Most contexts were met in an earlier wave: the shared memo first.
 		e := w.shared.lookup(k, sp, rest)
 		if e == nil {
@@ -652,27 +687,40 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		case memoChild:
 			k.f = stateFP(kh, hT)
 		case memoCommit:
+			// Its stored state after the others' fingerprints: meanwhile its slot in the
+			// commit cache is on its way.
 			whole := memoEntry{b: me.b[at:]}
 			x := whole.next()
-			res, hRes, ok, err := w.commitOf(store, hT, &x)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				anyTake, k.take = true, true
-				break
-			}
-			k.sfrom = int32(len(w.kids))
-			w.kids = append(w.kids, res...)
-			k.sto = int32(len(w.kids))
-			k.f = stateFP(kh, hRes)
+			w.cc.prefetch(commitKey(hT, x.wenc, x.dead))
+			k.commit, k.f = true, fp(kh)
 		default:
 			anyTake, k.take = true, true
 		}
-		if !k.take {
+		if !k.take && !k.commit {
 			prefetch(w.set.slotAddr(k.f))
 		}
 		w.kidv = append(w.kidv, k)
+	}
+	for i := range w.kidv {
+		k := &w.kidv[i]
+		if !k.commit {
+			continue
+		}
+		whole := memoEntry{b: me.b[k.at:]}
+		x := whole.next()
+		res, hRes, ok, err := w.commitOf(store, hT, &x)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			anyTake, k.take = true, true
+			continue
+		}
+		k.sfrom = int32(len(w.kids))
+		w.kids = append(w.kids, res...)
+		k.sto = int32(len(w.kids))
+		k.f = stateFP(uint64(k.f), hRes)
+		prefetch(w.set.slotAddr(k.f))
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -766,6 +814,8 @@ func (w *worker) commitOf(st []byte, hT uint64, x *memoAct) (res []byte, hRes ui
 type kid struct {
 	a    Action
 	take bool  // taken anew
+	// commit: a remembered commit (f holds its context hash until its stored state is known)
+	commit bool
 	at   int32 // where the action lies in the entry's actions
 	f    fp    // the child's fingerprint
 	// sfrom, sto: where a commit's child's stored state lies in worker.kids (-1: the

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"runtime"
 	"unsafe"
 )
 
@@ -14,11 +15,11 @@ import (
 // direct-mapped by a hash of the three, and a slot answers only when all three are the same
 // bytes, so it answers exactly what the computation would.
 type commitCache struct {
-	slots []commitSlot
+	slots []commitSlot // mapped on huge pages (mapBytes): lookups land anywhere in it
 }
 
-// commitSlot is one remembered commit: b holds the stored state, the write, the signature
-// and the result, of the lengths given.
+// commitSlot is one remembered commit, two cache lines: b holds the stored state, the write,
+// the signature and the result, of the lengths given.
 type commitSlot struct {
 	h              uint64 // the key's hash; 0: empty
 	hRes           uint64 // storeHash of the result
@@ -28,11 +29,29 @@ type commitSlot struct {
 }
 
 const (
-	commitSlotBytes = 112
+	commitSlotBytes = 128 - 21
 	commitSlots     = 1 << 14 // 2 MiB per worker
 )
 
-func newCommitCache() *commitCache { return &commitCache{slots: make([]commitSlot, commitSlots)} }
+func newCommitCache() *commitCache {
+	b := mapBytes(commitSlots * int(unsafe.Sizeof(commitSlot{})))
+	return &commitCache{slots: unsafe.Slice((*commitSlot)(unsafe.Pointer(&b[0])), commitSlots)}
+}
+
+// free releases the table; the cache is not used again.
+func (c *commitCache) free() {
+	if c != nil {
+		unmapBytes(unsafe.Slice((*byte)(unsafe.Pointer(&c.slots[0])), len(c.slots)*int(unsafe.Sizeof(commitSlot{}))))
+		c.slots = nil
+	}
+}
+
+// prefetch starts fetching the slot of hash h (a lookup soon to come).
+func (c *commitCache) prefetch(h uint64) {
+	s := &c.slots[h&(commitSlots-1)]
+	prefetch(&s.h)
+	prefetch((*uint64)(unsafe.Pointer(&s.b[64-21])))
+}
 
 // commitKey is the cache's hash of a stored state's hash hT, the write's encoding and the
 // dead flag.
@@ -69,6 +88,17 @@ func (c *commitCache) put(h uint64, st, wenc []byte, dead bool, sig, res []byte,
 	n += copy(s.b[n:], wenc)
 	n += copy(s.b[n:], sig)
 	copy(s.b[n:], res)
+}
+
+// A slot takes two cache lines.
+var _ = [1]struct{}{}[unsafe.Sizeof(commitSlot{})-128]
+
+// offHeap is the part of bytes mapped outside the Go heap.
+func (c *commitCache) offHeap() int64 {
+	if c == nil || runtime.GOOS != "linux" || c.bytes() < hugeMin {
+		return 0
+	}
+	return c.bytes()
 }
 
 // bytes is the memory the cache takes.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"runtime"
+	"unsafe"
 )
 
 // The successor memo. A state's encoding is its share-partition part (with the waiting
@@ -162,16 +164,17 @@ func newWaveMemo() *memo {
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
 	if m.ring == nil {
-		m.ring = make([]byte, n, m.max)
+		m.ring = mapBytes(int(m.max))
 	}
 	m.ring = m.ring[:n]
 	if m.wave {
 		if m.index == nil {
-			m.index = make([]uint64, indexSlots(m.max))
+			m.index = allocKeys(indexSlots(m.max))
 		}
 		return
 	}
-	m.index = make([]uint64, indexSlots(n))
+	freeKeys(m.index)
+	m.index = allocKeys(indexSlots(n))
 	for at := uint64(0); at < m.pos; {
 		e := m.ring[at:]
 		m.put(binary.LittleEndian.Uint64(e), at)
@@ -207,12 +210,38 @@ func (m *memo) absorb(o *memo) {
 	clear(o.index)
 }
 
-// bytes is the memory the memo takes.
+// bytes is the memory the memo takes (the ring as far as it has grown).
 func (m *memo) bytes() int64 {
 	if m == nil {
 		return 0
 	}
-	return int64(len(m.ring)) + int64(cap(m.index))*8 + int64(cap(m.build))
+	return int64(len(m.ring)) + mappedBytes(len(m.index)) + int64(cap(m.build))
+}
+
+// offHeap is the part of bytes mapped outside the Go heap (mapBytes, allocKeys).
+func (m *memo) offHeap() int64 {
+	if m == nil || runtime.GOOS != "linux" {
+		return 0
+	}
+	var b int64
+	if cap(m.ring) >= hugeMin {
+		b += int64(len(m.ring))
+	}
+	if n := mappedBytes(len(m.index)); n >= hugeMin {
+		b += n
+	}
+	return b
+}
+
+// free releases the ring and the index (mapped outside the heap when large: mapBytes); the
+// memo is not used again.
+func (m *memo) free() {
+	if m == nil {
+		return
+	}
+	unmapBytes(m.ring[:cap(m.ring)])
+	freeKeys(m.index)
+	m.ring, m.index = nil, nil
 }
 
 // The index is in buckets of memoWays slots; a slot holds the top bits of an entry's key hash
@@ -229,6 +258,33 @@ func (m *memo) bucket(k uint64) []uint64 {
 	b := int(k&uint64(len(m.index)/memoWays-1)) * memoWays
 	return m.index[b : b+memoWays : b+memoWays]
 }
+
+// prefetchBucket starts fetching the index bucket of hash k (a lookup soon to come).
+func (m *memo) prefetchBucket(k uint64) {
+	prefetch(&m.bucket(k)[0])
+}
+
+// prefetchEntry starts fetching the first bytes of the entries k's bucket points to with k's
+// tag (its bucket was fetched earlier: prefetchBucket).
+func (m *memo) prefetchEntry(k uint64) {
+	for _, v := range m.bucket(k) {
+		if v == 0 || v>>memoPosBits != k>>memoPosBits {
+			continue
+		}
+		p := v&memoPosMask - 1
+		if m.pos-p > uint64(len(m.ring)) {
+			continue
+		}
+		at := p % uint64(len(m.ring))
+		for off := uint64(0); off < memoPrefetch && at+off < uint64(len(m.ring)); off += 64 {
+			prefetch((*uint64)(unsafe.Pointer(&m.ring[at+off])))
+		}
+	}
+}
+
+// memoPrefetch is how many bytes of an entry prefetchEntry fetches: the head, the key and
+// the first actions (the anchor scope's entries take about 200 bytes).
+const memoPrefetch = 256
 
 // lookup returns the entry remembered for the context sp, rest (its contextHash k), or nil.
 func (m *memo) lookup(k uint64, sp, rest []byte) []byte {
