@@ -219,6 +219,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			defer pool[i].cc.free()
 		}
 	}
+	for _, w := range pool {
+		for _, o := range pool {
+			if o != w && o.memo != nil {
+				w.peers = append(w.peers, o.memo)
+			}
+		}
+	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
 	// parallel against the set as it was, then the chunks are merged in order. Merging
 	// after every wave keeps the buffered candidates small; merging in order keeps the
@@ -471,12 +478,13 @@ type worker struct {
 	findingV *spcheck.Violation
 	// memo remembers the successors of the contexts this worker expanded in the current
 	// wave, shared those of the contexts expanded in earlier waves by every worker (memo.go;
-	// nil: off; shared does not change while a wave expands). key is the scratch for a
-	// context.
+	// nil: off; shared does not change while a wave expands).
 	memo   *memo
 	shared *memo
-	kids   []byte // the stored states of remembered commits' children, back to back
-	kidv   []kid  // by remembered action: what the second pass needs
+	peers  []*memo     // the other workers' memos for the wave (read with lookupPeer)
+	kids   []byte      // the stored states of remembered commits' children, back to back
+	kidv   []kid       // by remembered action: what the second pass needs
+	cx     []kidCommit // the remembered commits, in order
 	// baseHT is the storeHash of the decoded state's stored state; kh the contextHash of the
 	// last step's child.
 	baseHT, kh uint64
@@ -540,6 +548,12 @@ func (w *worker) expand(entry []byte, pid uint32, k uint64, out *chunkOut) error
 		e := w.shared.lookup(k, sp, rest)
 		if e == nil {
 			e = mm.lookup(k, sp, rest)
+		}
+		for _, o := range w.peers {
+			if e != nil {
+				break
+			}
+			e = o.lookupPeer(k, sp, rest)
 		}
 		if e != nil {
 			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
@@ -676,7 +690,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 	hT := storeHash(store)
 	// First every child's fingerprint, its slot in the seen set prefetched, so that the
 	// lookups below find their lines on the way.
-	w.kids, w.kidv = w.kids[:0], w.kidv[:0]
+	w.kids, w.kidv, w.cx = w.kids[:0], w.kidv[:0], w.cx[:0]
 	it := me
 	anyTake := false
 	for i := 0; i < it.n; i++ {
@@ -690,8 +704,10 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 			// Its stored state after the others' fingerprints: meanwhile its slot in the
 			// commit cache is on its way.
 			whole := memoEntry{b: me.b[at:]}
-			x := whole.next()
-			w.cc.prefetch(commitKey(hT, x.wenc, x.dead))
+			w.cx = append(w.cx, kidCommit{x: whole.next()})
+			c := &w.cx[len(w.cx)-1]
+			c.key = commitKey(hT, c.x.wenc, c.x.dead)
+			w.cc.prefetch(c.key)
 			k.commit, k.f = true, fp(kh)
 		default:
 			anyTake, k.take = true, true
@@ -701,14 +717,14 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		}
 		w.kidv = append(w.kidv, k)
 	}
-	for i := range w.kidv {
+	for i, c := 0, 0; i < len(w.kidv); i++ {
 		k := &w.kidv[i]
 		if !k.commit {
 			continue
 		}
-		whole := memoEntry{b: me.b[k.at:]}
-		x := whole.next()
-		res, hRes, ok, err := w.commitOf(store, hT, &x)
+		x := &w.cx[c]
+		c++
+		res, hRes, ok, err := w.commitOf(store, x.key, &x.x)
 		if err != nil {
 			return err
 		}
@@ -783,10 +799,9 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 }
 
 // commitOf is the stored state a remembered commit x makes of the parent's stored state st
-// (storeHash hT) and its storeHash; ok is false when the coordinator answers otherwise than
+// (key: their commitKey) and its storeHash; ok is false when the coordinator answers otherwise than
 // remembered (the step is then taken anew).
-func (w *worker) commitOf(st []byte, hT uint64, x *memoAct) (res []byte, hRes uint64, ok bool, err error) {
-	key := commitKey(hT, x.wenc, x.dead)
+func (w *worker) commitOf(st []byte, key uint64, x *memoAct) (res []byte, hRes uint64, ok bool, err error) {
 	sig, res, hRes, hit := w.cc.get(key, st, x.wenc, x.dead)
 	if !hit {
 		ss := w.ss
@@ -810,14 +825,21 @@ func (w *worker) commitOf(st []byte, hT uint64, x *memoAct) (res []byte, hRes ui
 	return res, hRes, bytes.Equal(sig, x.sig), nil
 }
 
+// kidCommit is a remembered commit as the second pass needs it: its action read whole and
+// its key in the commit cache.
+type kidCommit struct {
+	x   memoAct
+	key uint64
+}
+
 // kid is a remembered action as the second pass over a remembered context needs it.
 type kid struct {
 	a    Action
-	take bool  // taken anew
+	take bool // taken anew
 	// commit: a remembered commit (f holds its context hash until its stored state is known)
 	commit bool
-	at   int32 // where the action lies in the entry's actions
-	f    fp    // the child's fingerprint
+	at     int32 // where the action lies in the entry's actions
+	f      fp    // the child's fingerprint
 	// sfrom, sto: where a commit's child's stored state lies in worker.kids (-1: the
 	// parent's).
 	sfrom, sto int32

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -29,15 +30,19 @@ import (
 // A memo is a ring of entries written one after another with an index of their positions
 // (four ways per bucket): old entries are overwritten as the ring wraps, so its memory is bounded.
 // The workers share one, read only while a wave expands: each worker writes the entries of
-// the contexts it expands into a memo of its own, which it reads first, and after the wave
-// the shared memo takes them over (absorb), so that every worker finds every context any of
-// them expanded in an earlier wave.
+// the contexts it expands into a memo of its own for the wave, which the other workers read
+// too (lookupPeer: a context one worker expanded earlier in the wave is remembered for the
+// others, which would otherwise each take its steps anew), and after the wave the shared memo
+// takes them over (absorb), so that every worker finds every context any of them expanded
+// in an earlier wave. A state's context is looked up in the shared memo, then in the
+// worker's own, then in the others'.
 type memo struct {
 	max     int64 // the ring's largest size
 	wave    bool  // a worker's memo for one wave: it never wraps (absorb empties it)
 	wrapped bool  // an entry was written past the ring's first lap (it no longer grows)
 	ring    []byte
 	pos     uint64   // absolute position of the next write (ring index pos % len(ring))
+	hi      uint64   // the highest pos so far: the ring's bytes written at least once
 	index   []uint64 // by key hash, in buckets: hash tag and absolute position of the entry + 1
 	// The entry being built while its context is expanded (nil: not remembered); sp and
 	// rest are the context's share-partition part and rest, which children are deltas of.
@@ -148,31 +153,25 @@ func newMemo(max int64) *memo {
 	return m
 }
 
-// newWaveMemo returns a worker's memo for one wave's entries.
+// newWaveMemo returns a worker's memo for one wave's entries: its whole ring and index from
+// the start (its pages touched as they are written), so that the other workers may read it
+// while it is written (lookupPeer).
 func newWaveMemo() *memo {
-	m := &memo{max: memoWaveMax, wave: true}
-	m.grow()
-	return m
+	return &memo{max: memoWaveMax, wave: true, ring: mapBytes(memoWaveMax), index: allocKeys(indexSlots(memoWaveMax))}
 }
 
-// grow makes the ring four times larger, up to max, keeping what it holds: it grows before
-// it first wraps, so its entries lie back to back from the front. The ring's memory is taken
-// at its largest size at once (its pages are touched only as entries are written, so the
-// process's resident size grows with what the ring holds), so a growth copies nothing. A
-// worker's memo for one wave keeps its index (made for max at once, emptied by absorb); a
-// shared memo's index grows with the ring and its entries are indexed again.
+// grow makes a shared memo's ring four times larger, up to max, keeping what it holds: it
+// grows before it first wraps, so its entries lie back to back from the front. The ring's
+// memory is taken at its largest size at once (its pages are touched only as entries are
+// written, so the process's resident size grows with what the ring holds), so a growth copies
+// nothing; the index grows with the ring and the entries are indexed again. (A worker's memo
+// for one wave has its whole ring and index from the start: it never grows.)
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
 	if m.ring == nil {
 		m.ring = mapBytes(int(m.max))
 	}
 	m.ring = m.ring[:n]
-	if m.wave {
-		if m.index == nil {
-			m.index = allocKeys(indexSlots(m.max))
-		}
-		return
-	}
 	freeKeys(m.index)
 	m.index = allocKeys(indexSlots(n))
 	for at := uint64(0); at < m.pos; {
@@ -215,7 +214,7 @@ func (m *memo) bytes() int64 {
 	if m == nil {
 		return 0
 	}
-	return int64(len(m.ring)) + mappedBytes(len(m.index)) + int64(cap(m.build))
+	return min(int64(m.hi), int64(len(m.ring))) + mappedBytes(len(m.index)) + int64(cap(m.build))
 }
 
 // offHeap is the part of bytes mapped outside the Go heap (mapBytes, allocKeys).
@@ -225,7 +224,7 @@ func (m *memo) offHeap() int64 {
 	}
 	var b int64
 	if cap(m.ring) >= hugeMin {
-		b += int64(len(m.ring))
+		b += min(int64(m.hi), int64(len(m.ring)))
 	}
 	if n := mappedBytes(len(m.index)); n >= hugeMin {
 		b += n
@@ -297,6 +296,27 @@ func (m *memo) lookup(k uint64, sp, rest []byte) []byte {
 			continue // overwritten since
 		}
 		e := m.ring[p%uint64(len(m.ring)):]
+		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(sp)+len(rest) ||
+			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
+			continue
+		}
+		return e[:binary.LittleEndian.Uint32(e[13:])]
+	}
+	return nil
+}
+
+// lookupPeer is lookup in another worker's memo for the wave, while that worker may write
+// further entries into it: a wave's memo is never grown, wrapped or overwritten while the wave
+// expands, and an entry is indexed (atomically) only once it is written, so an entry found
+// through the index is whole and stays as it is until the wave ends (absorb).
+func (m *memo) lookupPeer(k uint64, sp, rest []byte) []byte {
+	bk := m.bucket(k)
+	for i := range bk {
+		v := atomic.LoadUint64(&bk[i])
+		if v == 0 || v>>memoPosBits != k>>memoPosBits {
+			continue
+		}
+		e := m.ring[v&memoPosMask-1:]
 		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(sp)+len(rest) ||
 			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
 			continue
@@ -408,6 +428,7 @@ func (m *memo) write(b []byte) {
 	copy(m.ring[at:], b)
 	m.put(binary.LittleEndian.Uint64(b), m.pos)
 	m.pos += uint64(len(b))
+	m.hi = max(m.hi, m.pos)
 }
 
 // put indexes the entry of hash k at absolute position p: into its bucket's empty slot, or
@@ -424,7 +445,12 @@ func (m *memo) put(k, p uint64) {
 			old = i
 		}
 	}
-	bk[old] = k>>memoPosBits<<memoPosBits | (p + 1)
+	v := k>>memoPosBits<<memoPosBits | (p + 1)
+	if m.wave {
+		atomic.StoreUint64(&bk[old], v) // read by the other workers (lookupPeer)
+		return
+	}
+	bk[old] = v
 }
 
 // memoEntry reads an entry found by lookup.
