@@ -47,7 +47,7 @@ func TestFaithfulCorePasses(t *testing.T) {
 			sc := smallScope()
 			adjust(&sc)
 			sc.Workers = 1
-			res, err := explore.Explore(sc, nil)
+			res, err := explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestExplorerCatchesEveryBug(t *testing.T) {
 				zc.raceScope(&sc)
 			}
 			sc.Bug, sc.Workers, sc.MaxDepth = zc.bug, 1, zc.maxDepth
-			res, err := explore.Explore(sc, nil)
+			res, err := explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ func TestLivenessSpillKeepsResults(t *testing.T) {
 				return sc
 			}
 			base := mk()
-			want, err := Explore(base, nil)
+			want, err := ExploreShared(base)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -159,7 +159,7 @@ func TestExploredStatesPinned(t *testing.T) {
 				pc.scope(&sc)
 				sc.DeadStore, sc.MonotonicStore = pc.deadStore, !pc.faithfulStore
 				sc.Workers = workers
-				res, err := explore.Explore(sc, nil)
+				res, err := explore.ExploreShared(sc)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -30,7 +30,7 @@ type outcome struct {
 
 func explored(t *testing.T, sc explore.Scope) (outcome, *explore.Result) {
 	t.Helper()
-	res, err := explore.Explore(sc, nil)
+	res, err := explore.ExploreShared(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
