@@ -111,6 +111,11 @@ func CopyScenario(from, to string) error {
 // SVG and PNG and index.html. It returns the files it wrote.
 func Render(dir string) ([]string, error) { return render(dir, false) }
 
+// RenderPage is Render without the PNG files: index.html and the SVG plots it inlines, for
+// tests that read only the page (rasterising the PNGs is most of Render's time, some ten
+// times more under the race detector).
+func RenderPage(dir string) ([]string, error) { return render(dir, true) }
+
 // render is Render, optionally without the PNG files (tests that look only at the page).
 func render(dir string, svgOnly bool) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "sweep.json")); err == nil {

@@ -12,7 +12,7 @@ import (
 // the test does not depend on the machine's speed); a sample that finishes the search is
 // exact.
 func TestEstimateWithinFactor(t *testing.T) {
-	if raceDetector && !*long {
+	if raceShort() {
 		t.Skip("too slow under -race; runs without it or with -long")
 	}
 	rungs := explore.Ladder(explore.DefaultScope())

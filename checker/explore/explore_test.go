@@ -40,14 +40,14 @@ func TestFaithfulCorePasses(t *testing.T) {
 	}
 	for name, adjust := range scopes {
 		t.Run(name, func(t *testing.T) {
-			if raceDetector && (strings.Contains(name, "limit 3") || strings.Contains(name, "window")) {
-				t.Skip("470 000 states: too slow under -race; runs without it")
+			if raceShort() && (strings.Contains(name, "limit 3") || strings.Contains(name, "window")) {
+				t.Skip("470 000 states: too slow under -race; runs without it or with -tags long")
 			}
 			t.Parallel()
 			sc := smallScope()
 			adjust(&sc)
 			sc.Workers = 1
-			res, err := explore.Explore(sc, nil)
+			res, err := explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,30 +73,45 @@ type zooCase struct {
 	maxDepth  int
 	scope     func(*explore.Scope)
 	states    int // unreduced states to the violation, about (docs/checking.md)
+	// raceScope, if set, narrows scope further under -race without -tags long
+	// (TestExplorerCatchesEveryBug): a scope where the same invariant catches the bug on a
+	// path of the same length, with a tenth of the states or fewer.
+	raceScope func(*explore.Scope)
 }
 
 // oneMember is scope S with one member, for bugs whose shortest path needs only one.
 func oneMember(sc *explore.Scope) { sc.Members = 1 }
 
+// oneBatchOf2 narrows scope S's log to one producer batch of two records.
+func oneBatchOf2(sc *explore.Scope) { sc.Batches = []int{2} }
+
 // ZooCases lists, for every bug of the zoo, the scope that catches it, the invariant and the
 // length of the shortest counterexample (docs/checking.md has the table).
 var zooCases = []zooCase{
-	{model.BugExpireDuringAck, "terminal-states-absorbing", 3, nil, 1132},
-	{model.BugRollbackKeepsAcquired, "one-lock-per-acquired", 4, nil, 9104},
+	{model.BugExpireDuringAck, "terminal-states-absorbing", 3, nil, 1132, nil},
+	{model.BugRollbackKeepsAcquired, "one-lock-per-acquired", 4, nil, 9104, nil},
 	{model.BugRollbackIgnoresLimit, "limit-never-available", 6, func(sc *explore.Scope) {
 		sc.Members, sc.Batches, sc.MaxRecords, sc.Limit, sc.MaxPending = 1, []int{1}, []int{1}, 2, 3
-	}, 212},
-	{model.BugAcquireIgnoresPending, "pending-not-acquired", 3, nil, 1162},
+	}, 212, nil},
+	{model.BugAcquireIgnoresPending, "pending-not-acquired", 3, nil, 1162, nil},
 	{model.BugNoCapTrim, "inflight-within-cap", 4, func(sc *explore.Scope) {
 		sc.Batches, sc.Cap, sc.MaxRecords = []int{1, 1, 1}, 2, []int{2}
-	}, 70},
-	{model.BugSPSOStepsBack, "spso-monotonic", 6, oneMember, 99704},
-	{model.BugReleaseStopsAtForeign, "leave-releases-all", 5, nil, 53720},
-	{model.BugReloadAcquiresBelow, "spso-monotonic", 6, oneMember, 99739},
-	{model.BugReloadHoleOverlaps, "cached-ranges-disjoint", 5, oneMember, 23833},
-	{model.BugStoreNoFencing, "no-older-epoch-write", 4, nil, 9110},
-	{model.BugLeaveDecrementsCount, "delivery-count-monotonic", 2, nil, 106},
-	{model.BugHeadPassesPending, "no-silent-loss", 4, nil, 9058},
+	}, 70, nil},
+	// Under -race: one write outstanding and fetches of at most 2 records, 9 749 states.
+	{model.BugSPSOStepsBack, "spso-monotonic", 6, oneMember, 99704, func(sc *explore.Scope) {
+		sc.MaxPending, sc.MaxRecords = 1, []int{2}
+	}},
+	// Under -race: one producer batch of 2, 1 717 states.
+	{model.BugReleaseStopsAtForeign, "leave-releases-all", 5, nil, 53720, oneBatchOf2},
+	// Under -race: also only ACCEPT acknowledgements, 2 517 states.
+	{model.BugReloadAcquiresBelow, "spso-monotonic", 6, oneMember, 99739, func(sc *explore.Scope) {
+		sc.MaxPending, sc.MaxRecords, sc.AckTypes = 1, []int{2}, []model.AckType{model.AckAccept}
+	}},
+	// Under -race: one producer batch of 2, 1 625 states.
+	{model.BugReloadHoleOverlaps, "cached-ranges-disjoint", 5, oneMember, 23833, oneBatchOf2},
+	{model.BugStoreNoFencing, "no-older-epoch-write", 4, nil, 9110, nil},
+	{model.BugLeaveDecrementsCount, "delivery-count-monotonic", 2, nil, 106, nil},
+	{model.BugHeadPassesPending, "no-silent-loss", 4, nil, 9058, nil},
 }
 
 // Every variant of the bug zoo is caught by the explorer, by the invariant named in the
@@ -112,8 +127,11 @@ func TestExplorerCatchesEveryBug(t *testing.T) {
 			if zc.scope != nil {
 				zc.scope(&sc)
 			}
+			if zc.raceScope != nil && raceDetector && !testmode.Long {
+				zc.raceScope(&sc)
+			}
 			sc.Bug, sc.Workers, sc.MaxDepth = zc.bug, 1, zc.maxDepth
-			res, err := explore.Explore(sc, nil)
+			res, err := explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

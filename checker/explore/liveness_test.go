@@ -33,7 +33,7 @@ func describe(sc *explore.Scope, path []explore.Action) string {
 // scripted scenario it writes replays to the stuck state. With the fix the scope passes.
 func TestLivenessFindsStuckPartition(t *testing.T) {
 	sc := livenessScope()
-	res, err := explore.Explore(sc, nil)
+	res, err := explore.ExploreShared(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestLivenessFindsStuckPartition(t *testing.T) {
 	}
 
 	sc.Fix = "all"
-	res, err = explore.Explore(sc, nil)
+	res, err = explore.ExploreShared(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestFindingsNamedAndFixed(t *testing.T) {
 			sc := explore.DefaultScope()
 			fc.scope(&sc)
 			sc.Findings, sc.Workers = true, 1
-			res, err := explore.Explore(sc, nil)
+			res, err := explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestFindingsNamedAndFixed(t *testing.T) {
 			}
 			kf, _ := explore.LookupFinding(fc.finding)
 			sc.Fix = kf.Fix
-			res, err = explore.Explore(sc, nil)
+			res, err = explore.ExploreShared(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ func TestLivenessSpillKeepsResults(t *testing.T) {
 				return sc
 			}
 			base := mk()
-			want, err := Explore(base, nil)
+			want, err := ExploreShared(base)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,6 +75,18 @@ func TestLivenessSpillKeepsResults(t *testing.T) {
 				}
 				if sp.spills && got.spillFiles["live-edges"] == 0 {
 					t.Errorf("%s: the graph did not spill (%v)", sp.name, got.spillFiles)
+				}
+				if sc.Memory == 1 {
+					// Every store spills, as in TestSpillKeepsResults (whose liveness case,
+					// this search, runs only without -race).
+					for _, k := range []string{"seen", "frontier", "parents", "live-edges", "live-ids", "live-open"} {
+						if got.spillFiles[k] == 0 {
+							t.Errorf("%s: the %s store did not spill (%v)", sp.name, k, got.spillFiles)
+						}
+					}
+					if got.DiskBytes == 0 {
+						t.Errorf("%s: nothing spilled", sp.name)
+					}
 				}
 				if out := outcomeOf(&sc, got); out != wantOut {
 					t.Errorf("%s: got\n%s\nwant (in memory)\n%s", sp.name, out, wantOut)

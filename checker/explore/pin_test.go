@@ -147,19 +147,19 @@ func TestExploredStatesPinned(t *testing.T) {
 			switch {
 			case pc.long && !testmode.Long:
 				t.Skip("long: runs with -tags long")
-			case pc.raceSlow && raceDetector && !*long:
+			case pc.raceSlow && raceShort():
 				t.Skip("too slow under -race; runs without it or with -long")
 			}
 			t.Parallel()
 			for _, workers := range []int{1, 3} {
-				if workers > 1 && (pc.long || raceDetector && !*long) {
+				if workers > 1 && (pc.long || raceShort()) {
 					continue // under -race TestExplorerDeterministic covers the workers
 				}
 				sc := explore.DefaultScope()
 				pc.scope(&sc)
 				sc.DeadStore, sc.MonotonicStore = pc.deadStore, !pc.faithfulStore
 				sc.Workers = workers
-				res, err := explore.Explore(sc, nil)
+				res, err := explore.ExploreShared(sc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +172,7 @@ func TestExploredStatesPinned(t *testing.T) {
 			// in memory (TestSpillKeepsResults spills the rest of it).
 			sc := explore.DefaultScope()
 			pc.scope(&sc)
-			if sc.Liveness || pc.long || raceDetector && !*long {
+			if sc.Liveness || pc.long || raceShort() {
 				return
 			}
 			sc.DeadStore, sc.MonotonicStore, sc.Workers, sc.Memory, sc.TempDir = pc.deadStore, !pc.faithfulStore, 2, 1, t.TempDir()

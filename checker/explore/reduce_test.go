@@ -5,14 +5,19 @@ import (
 	"testing"
 
 	"github.com/sharesim/sharesim/checker/explore"
+	"github.com/sharesim/sharesim/internal/testmode"
 )
 
 // long runs the explorer tests that are too slow for the default run under -race in full
 // (go test -race ./checker/explore -long); without -race they always run.
 var long = flag.Bool("long", false, "run the large explorer cases also under -race")
 
+// raceShort reports whether the race detector is on and neither -long nor the build tag long
+// asks for the large cases (CI's nightly job runs go test -race -tags long).
+func raceShort() bool { return raceDetector && !*long && !testmode.Long }
+
 // heavy reports whether a case with this many unreduced states (about) is left out.
-func heavy(states int) bool { return raceDetector && !*long && states > 10000 }
+func heavy(states int) bool { return raceShort() && states > 10000 }
 
 // outcome is what a search found, as far as soundness of a reduction is concerned.
 type outcome struct {
@@ -25,7 +30,7 @@ type outcome struct {
 
 func explored(t *testing.T, sc explore.Scope) (outcome, *explore.Result) {
 	t.Helper()
-	res, err := explore.Explore(sc, nil)
+	res, err := explore.ExploreShared(sc)
 	if err != nil {
 		t.Fatal(err)
 	}

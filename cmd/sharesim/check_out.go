@@ -16,15 +16,17 @@ import (
 // checkProgress returns the progress reporter for check: on a terminal one status line
 // redrawn every second (states, states/s, depth, frontier, memory, elapsed); otherwise a
 // line every --progress-every (10 s by default), as every long command prints, and with
-// --progress a line every second and after each level. Nothing with --no-progress, or with
+// --progress a line every second (every --progress-every when that is given) and after
+// each level. Nothing with --no-progress, or with
 // --json unless --progress.
 func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
 	tty := false
 	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		tty = true
 	}
-	if f.progress {
-		explore.ProgressEvery = time.Second
+	explore.ProgressEvery = time.Second
+	if f.progress && progressEveryGiven {
+		explore.ProgressEvery = progressEvery
 	}
 	if progressOff && !f.progress || f.json && !f.progress {
 		return nil

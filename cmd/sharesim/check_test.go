@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sharesim/sharesim/checker/explore"
 	"github.com/sharesim/sharesim/internal/testmode"
 )
 
@@ -184,6 +186,31 @@ func TestCheckLadder(t *testing.T) {
 			if !strings.Contains(out, "FINDING "+name) {
 				t.Errorf("fix %q: finding %s not met", fix, name)
 			}
+		}
+	}
+}
+
+// TestCheckProgressPeriod: check --progress reports every second unless --progress-every is
+// given, which then sets the period (it was ignored with --progress before).
+func TestCheckProgressPeriod(t *testing.T) {
+	wasEvery, wasGiven, wasExplore := progressEvery, progressEveryGiven, explore.ProgressEvery
+	defer func() { progressEvery, progressEveryGiven, explore.ProgressEvery = wasEvery, wasGiven, wasExplore }()
+	for _, c := range []struct {
+		name     string
+		progress bool
+		given    bool
+		want     time.Duration
+	}{
+		{"--progress alone", true, false, time.Second},
+		{"--progress --progress-every 30s", true, true, 30 * time.Second},
+		{"--progress-every 30s alone (the CLI filters the lines)", false, true, time.Second},
+		{"neither", false, false, time.Second},
+	} {
+		progressEvery, progressEveryGiven = 30*time.Second, c.given
+		explore.ProgressEvery = time.Millisecond
+		checkProgress(io.Discard, checkFlags{progress: c.progress})
+		if explore.ProgressEvery != c.want {
+			t.Errorf("%s: the explorer reports every %v, want %v", c.name, explore.ProgressEvery, c.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 type boundedDuration struct {
 	v        *time.Duration
 	min, max time.Duration
+	given    *bool // when not nil, set to true once the flag is given
 }
 
 func newBoundedDuration(v *time.Duration, min, max time.Duration) *boundedDuration {
@@ -42,6 +43,9 @@ func (b *boundedDuration) Set(s string) error {
 		return fmt.Errorf("outside the range; expected %s", want)
 	}
 	*b.v = d
+	if b.given != nil {
+		*b.given = true
+	}
 	return nil
 }
 

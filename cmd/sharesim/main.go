@@ -148,7 +148,10 @@ Exit codes:
 		return usageErr("%v (see 'sharesim %s --help')", flagMessage(err), c.Name())
 	})
 	root.PersistentFlags().BoolVar(&progressOff, "no-progress", false, "print no progress on stderr")
-	root.PersistentFlags().Var(newBoundedDuration(&progressEvery, time.Millisecond, 24*time.Hour), "progress-every", "period of the progress line when stderr is not a terminal")
+	progressEveryGiven = false
+	every := newBoundedDuration(&progressEvery, time.Millisecond, 24*time.Hour)
+	every.given = &progressEveryGiven
+	root.PersistentFlags().Var(every, "progress-every", "period of the progress line when stderr is not a terminal (with check --progress: instead of every second)")
 	_ = root.PersistentFlags().MarkHidden("progress-every")
 	root.AddCommand(newRunCmd(), newSweepCmd(), newMergeCmd(), newValidateCmd(), newListCmd(), newReplayCmd(), newChecksCmd(), newReportCmd())
 	root.AddCommand(newCheckCmd(), newBugsCmd(), newShrinkCmd(), newVersionCmd(), newShowCmd())

@@ -18,6 +18,8 @@ var (
 	// progressEvery is the period of the progress line when stderr is not a terminal
 	// (--progress-every).
 	progressEvery = defaultProgressEvery
+	// progressEveryGiven says whether --progress-every was on the command line.
+	progressEveryGiven bool
 )
 
 // defaultProgressEvery is --progress-every's default (the README states it).
