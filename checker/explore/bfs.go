@@ -281,11 +281,6 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			}
 			wg.Wait()
 			cur.release(k)
-			if shared != nil {
-				for _, w := range pool {
-					shared.absorb(w.memo)
-				}
-			}
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
@@ -315,7 +310,20 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if sh.seen >= 0 {
 				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
 			}
-			if full, err = m.merge(outs[:nChunks], depth, nf); err != nil {
+			// The shared memo takes over the wave's entries while the wave is merged (the two
+			// touch nothing in common).
+			absorbed := make(chan struct{})
+			go func() {
+				defer close(absorbed)
+				if shared != nil {
+					for _, w := range pool {
+						shared.absorb(w.memo)
+					}
+				}
+			}()
+			full, err = m.merge(outs[:nChunks], depth, nf)
+			<-absorbed
+			if err != nil {
 				return nil, err
 			}
 			if pl.err != nil {
