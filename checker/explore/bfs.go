@@ -156,11 +156,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}()
 	enc := root.encode(nil)
-	set.add(stateFP(contextHash(enc[:root.encFrom], enc[root.encTo:]), storeHash(enc[root.encFrom:root.encTo])), 0)
+	rootKH := contextHash(enc[:root.encFrom], enc[root.encTo:])
+	set.add(stateFP(rootKH, storeHash(enc[root.encFrom:root.encTo])), 0)
 	if err := pl.add(^uint32(0), 0, root.perm); err != nil {
 		return nil, err
 	}
-	if err := cur.add(append(appendStateHeader(nil, root.encFrom, root.encTo), enc...), 0); err != nil {
+	if err := cur.add(append(appendStateHeader(nil, root.encFrom, root.encTo, rootKH), enc...), 0); err != nil {
 		return nil, err
 	}
 	var g *graph
@@ -539,16 +540,16 @@ func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
 	}
 }
 
-// contextOf is the contextHash of state i of the frontier's wave.
+// contextOf is the contextHash of state i of the frontier's wave (its entry carries it).
 func contextOf(fr *level, i int) uint64 {
-	enc, from, to := splitState(fr.arena[fr.offs[i]:fr.offs[i+1]])
-	return contextHash(enc[:from], enc[to:])
+	_, _, _, kh := splitState(fr.arena[fr.offs[i]:fr.offs[i+1]])
+	return kh
 }
 
 // expand expands one state of the frontier (its entry: header and encoding); k is its
 // context's hash (with the memo).
 func (w *worker) expand(entry []byte, pid uint32, k uint64, out *chunkOut) error {
-	parent, sFrom, sTo := splitState(entry)
+	parent, sFrom, sTo, _ := splitState(entry)
 	mm := w.memo
 	if mm != nil {
 		sp, rest := parent[:sFrom], parent[sTo:]
@@ -679,7 +680,7 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 	}
 	if isNew {
 		from := uint32(len(out.arena))
-		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo)
+		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo, w.kh)
 		out.arena = append(out.arena, w.buf...)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
 	}
@@ -796,7 +797,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		}
 		from := uint32(len(out.arena))
 		n := x.sp.size()
-		out.arena = appendStateHeader(out.arena, n, n+len(st))
+		out.arena = appendStateHeader(out.arena, n, n+len(st), x.kh)
 		out.arena = x.rest.apply(append(x.sp.apply(out.arena, psp), st...), prest)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm})
 	}

@@ -533,15 +533,20 @@ func commitSig(b []byte, leaderEpoch, stateEpoch int32, movedBack bool) []byte {
 	return append(b, 0)
 }
 
-// stateHeader prefixes a state's encoding in the frontier: where its stored state lies in it.
-func appendStateHeader(b []byte, from, to int) []byte {
+// appendStateHeader prefixes a state's encoding in the frontier: where its stored state lies
+// in it, and its context's hash kh (contextHash), so that the state's memo lookup need not
+// hash it again.
+func appendStateHeader(b []byte, from, to int, kh uint64) []byte {
 	b = binary.AppendUvarint(b, uint64(from))
-	return binary.AppendUvarint(b, uint64(to))
+	b = binary.AppendUvarint(b, uint64(to))
+	return binary.LittleEndian.AppendUint64(b, kh)
 }
 
-// splitState reads a frontier entry: the encoding and where its stored state lies in it.
-func splitState(b []byte) (enc []byte, from, to int) {
+// splitState reads a frontier entry: the encoding, where its stored state lies in it and its
+// context's hash.
+func splitState(b []byte) (enc []byte, from, to int, kh uint64) {
 	f, n := binary.Uvarint(b)
 	t, k := binary.Uvarint(b[n:])
-	return b[n+k:], int(f), int(t)
+	n += k
+	return b[n+8:], int(f), int(t), binary.LittleEndian.Uint64(b[n:])
 }

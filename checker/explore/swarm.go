@@ -22,7 +22,7 @@ import (
 // its whole encoding (fingerprint; not its fingerprint in the seen set, stateFP, which was
 // once that hash: the shards keep the states they were given then).
 func shardOf(entry []byte, seed uint64, shards int) int {
-	enc, _, _ := splitState(entry)
+	enc, _, _, _ := splitState(entry)
 	x := uint64(fingerprint(enc)) ^ seed
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
