@@ -58,13 +58,13 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 		o := &outs[ci]
 		for k := range o.cands {
 			cd := &o.cands[k]
-			if serial && k+mergeAhead < len(o.cands) {
+			if serial && k >= o.direct && k+mergeAhead < len(o.cands) {
 				prefetch(m.set.slotAddr(o.cands[k+mergeAhead].fp))
 			}
 			if !m.fresh[m.start[ci]+k] {
 				continue
 			}
-			if serial && !m.set.add(cd.fp, uint32(m.pl.len())) {
+			if serial && k >= o.direct && !m.set.add(cd.fp, uint32(m.pl.len())) {
 				continue
 			}
 			if m.swarm && depth == sc.Split && shardOf(o.arena[cd.from:cd.to], sc.Seed, sc.Shards) != sc.Shard {
