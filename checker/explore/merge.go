@@ -18,7 +18,9 @@ import (
 // them all; with liveness (the set also holds ids) or when the wave may reach
 // Scope.MaxStates, the insertion is done in step 2 instead, one candidate at a time. (2) The
 // new candidates, in order, get their ids, their parent records and their place in the next
-// frontier.
+// frontier. A single worker inserts its candidates itself as it makes them (worker.insert, at
+// most as many as step 2 would add before Scope.MaxStates; a chunk's first chunkOut.direct
+// candidates): step 1 then skips them.
 type merger struct {
 	set   *fpSet
 	g     *graph // the liveness graph (nil without), told each new state's id once spilled
