@@ -15,6 +15,7 @@ import (
 // every record of the new partitions produced after their first fetch is accounted for:
 // the checks that read the history or the end accounting pass, as on quickstart.
 func TestAddPartitionsLive(t *testing.T) {
+	t.Parallel() // see the note on parallel live runs in live_test.go
 	s := builtin(t, "new-partitions", "kafka.version=4.2", "heal=2m")
 	dir := t.TempDir()
 	res, err := Run(context.Background(), s, Options{TimeScale: 0.05, Out: dir})
