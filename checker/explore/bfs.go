@@ -156,11 +156,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}()
 	enc := root.encode(nil)
-	set.add(fingerprint(enc), 0)
+	rootKH := contextHash(enc[:root.encFrom], enc[root.encTo:])
+	set.add(stateFP(rootKH, storeHash(enc[root.encFrom:root.encTo])), 0)
 	if err := pl.add(^uint32(0), 0, root.perm); err != nil {
 		return nil, err
 	}
-	if err := cur.add(append(appendStateHeader(nil, root.encFrom, root.encTo), enc...), 0); err != nil {
+	if err := cur.add(append(appendStateHeader(nil, root.encFrom, root.encTo, rootKH), enc...), 0); err != nil {
 		return nil, err
 	}
 	var g *graph
@@ -206,6 +207,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			ring = sc.memoRing
 		}
 		shared = newMemo(ring)
+		defer shared.free()
 	}
 	pool := make([]*worker, workers)
 	for i := range pool {
@@ -213,7 +215,16 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			recent: new([recentSlots]uint64)}
 		if shared != nil {
 			pool[i].memo, pool[i].shared = newWaveMemo(), shared
-			pool[i].ss = root.clone().store
+			defer pool[i].memo.free()
+			pool[i].ss, pool[i].cc = root.clone().store, newCommitCache()
+			defer pool[i].cc.free()
+		}
+	}
+	for _, w := range pool {
+		for _, o := range pool {
+			if o != w && o.memo != nil {
+				w.peers = append(w.peers, o.memo)
+			}
 		}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
@@ -230,7 +241,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
 		}
 		for _, w := range pool {
-			b += w.memo.bytes()
+			b += w.memo.bytes() + w.cc.bytes()
 		}
 		return b + m.bytes() + shared.bytes()
 	}
@@ -271,11 +282,6 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			}
 			wg.Wait()
 			cur.release(k)
-			if shared != nil {
-				for _, w := range pool {
-					shared.absorb(w.memo)
-				}
-			}
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
@@ -305,7 +311,20 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if sh.seen >= 0 {
 				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
 			}
-			if full, err = m.merge(outs[:nChunks], depth, nf); err != nil {
+			// The shared memo takes over the wave's entries while the wave is merged (the two
+			// touch nothing in common).
+			absorbed := make(chan struct{})
+			go func() {
+				defer close(absorbed)
+				if shared != nil {
+					for _, w := range pool {
+						shared.absorb(w.memo)
+					}
+				}
+			}()
+			full, err = m.merge(outs[:nChunks], depth, nf)
+			<-absorbed
+			if err != nil {
 				return nil, err
 			}
 			if pl.err != nil {
@@ -335,7 +354,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				set.reset()
 			}
-			hl.update(set.offHeap())
+			off := set.offHeap() + shared.offHeap()
+			for _, w := range pool {
+				off += w.memo.offHeap() + w.cc.offHeap()
+			}
+			hl.update(off)
 			cutBy = stopped()
 			if progress != nil && time.Since(lastReport) >= ProgressEvery {
 				lastReport = time.Now()
@@ -464,55 +487,93 @@ type worker struct {
 	findingV *spcheck.Violation
 	// memo remembers the successors of the contexts this worker expanded in the current
 	// wave, shared those of the contexts expanded in earlier waves by every worker (memo.go;
-	// nil: off; shared does not change while a wave expands). key is the scratch for a
-	// context.
+	// nil: off; shared does not change while a wave expands).
 	memo   *memo
 	shared *memo
-	key    []byte
-	kids   []byte   // the children's frontier entries, back to back
-	kat    []int32  // by action: where its child's entry starts in kids (-1: taken anew)
-	kfps   []fp     // by action: its child's fingerprint
-	kacts  []kidAct // by action: the action and its child's renaming
+	peers  []*memo     // the other workers' memos for the wave (read with lookupPeer)
+	kids   []byte      // the stored states of remembered commits' children, back to back
+	kidv   []kid       // by remembered action: what the second pass needs
+	cx     []kidCommit // the remembered commits, in order
+	// baseHT is the storeHash of the decoded state's stored state; kh the contextHash of the
+	// last step's child.
+	baseHT, kh uint64
 	// ss and sw are scratch for a remembered commit: the parent's stored state and the write.
 	ss        *model.StateStore
 	sw        model.Write
 	wenc, sig []byte
-	enc       []byte
+	res       []byte
+	cc        *commitCache
 	// inconsistent: the last step's child failed the consistency check (only a new child's
 	// failure is reported; the memo then takes the step anew).
 	inconsistent bool
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
+	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
+	// the index bucket of state i+2's context and the entry its bucket points to for state
+	// i+1's (each a cache miss otherwise). ks holds the context hashes of states i to i+2.
+	var ks [3]uint64
+	mm := w.shared
+	if mm != nil && lo < hi {
+		ks[lo%3] = contextOf(fr, lo)
+		if lo+1 < hi {
+			ks[(lo+1)%3] = contextOf(fr, lo+1)
+			mm.prefetchBucket(ks[(lo+1)%3])
+		}
+	}
 	for i := lo; i < hi; i++ {
+		if mm != nil {
+			if i+2 < hi {
+				k := contextOf(fr, i+2)
+				ks[(i+2)%3] = k
+				mm.prefetchBucket(k)
+			}
+			if i+1 < hi {
+				mm.prefetchEntry(ks[(i+1)%3])
+			}
+		}
 		parent := fr.arena[fr.offs[i]:fr.offs[i+1]]
-		if err := w.expand(parent, fr.ids[i], out); err != nil {
+		if err := w.expand(parent, fr.ids[i], ks[i%3], out); err != nil {
 			out.err = err
 			return
 		}
 	}
 }
 
-// expand expands one state of the frontier (its entry: header and encoding).
-func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
-	parent, sFrom, sTo := splitState(entry)
+// contextOf is the contextHash of state i of the frontier's wave (its entry carries it).
+func contextOf(fr *level, i int) uint64 {
+	_, _, _, kh := splitState(fr.arena[fr.offs[i]:fr.offs[i+1]])
+	return kh
+}
+
+// expand expands one state of the frontier (its entry: header and encoding); k is its
+// context's hash (with the memo).
+func (w *worker) expand(entry []byte, pid uint32, k uint64, out *chunkOut) error {
+	parent, sFrom, sTo, _ := splitState(entry)
 	mm := w.memo
 	if mm != nil {
-		w.key = append(append(w.key[:0], parent[:sFrom]...), parent[sTo:]...)
-		k := uint64(fingerprint(w.key))
-		e := mm.lookup(k, w.key)
+		sp, rest := parent[:sFrom], parent[sTo:]
+		// Most contexts were met in an earlier wave: the shared memo first.
+		e := w.shared.lookup(k, sp, rest)
 		if e == nil {
-			e = w.shared.lookup(k, w.key)
+			e = mm.lookup(k, sp, rest)
+		}
+		for _, o := range w.peers {
+			if e != nil {
+				break
+			}
+			e = o.lookupPeer(k, sp, rest)
 		}
 		if e != nil {
 			return w.expandRemembered(readEntry(e), parent, sFrom, sTo, pid, out)
 		}
-		mm.begin(k, w.key, sFrom)
+		mm.begin(k, sp, rest)
 	}
 	base, h := w.base, w.h
 	if err := base.decode(parent); err != nil {
 		return err
 	}
+	w.baseHT = storeHash(parent[sFrom:sTo])
 	w.prev.Capture(base.sp)
 	w.acts = base.actions(&w.prev, w.acts[:0])
 	if seed := w.sc.StepOrderSeed; seed != 0 {
@@ -562,9 +623,9 @@ func (w *worker) expand(entry []byte, pid uint32, out *chunkOut) error {
 			mm.take(a)
 		case commit:
 			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, h.store.StartOffset() < start)
-			mm.commitChild(a, h.perm, w.buf, h.encFrom, h.encTo, w.wenc, w.sig, h.storeDead())
+			mm.commitChild(a, h.perm, w.buf, h.encFrom, h.encTo, w.kh, w.wenc, w.sig, h.storeDead())
 		default:
-			mm.child(a, h.perm, w.buf, h.encFrom, h.encTo)
+			mm.child(a, h.perm, w.buf, h.encFrom, h.encTo, w.kh)
 		}
 	}
 	if w.live {
@@ -619,7 +680,7 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 	}
 	if isNew {
 		from := uint32(len(out.arena))
-		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo)
+		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo, w.kh)
 		out.arena = append(out.arena, w.buf...)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
 	}
@@ -630,63 +691,61 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 // step that leaves the coordinator alone is its remembered parts with the parent's stored
 // state (parent[sFrom:sTo]) between them; a commit's child, when the coordinator answers as
 // remembered, has the stored state the write makes of the parent's between them; every other
-// step is taken anew from the decoded state.
+// step is taken anew from the decoded state. A remembered child's fingerprint comes from its
+// remembered context hash and its stored state's hash (stateFP), and its encoding is put
+// together only when it is new.
 func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, pid uint32, out *chunkOut) error {
 	psp, store, prest := parent[:sFrom], parent[sFrom:sTo], parent[sTo:]
-	// First every child's encoding and fingerprint, its slot in the seen set prefetched, so
-	// that the lookups below find their lines on the way.
-	w.kids, w.kfps, w.kat, w.kacts = w.kids[:0], w.kfps[:0], w.kat[:0], w.kacts[:0]
+	hT := storeHash(store)
+	// First every child's fingerprint, its slot in the seen set prefetched, so that the
+	// lookups below find their lines on the way.
+	w.kids, w.kidv, w.cx = w.kids[:0], w.kidv[:0], w.cx[:0]
 	it := me
 	anyTake := false
 	for i := 0; i < it.n; i++ {
-		x := it.next()
-		from, at := len(w.kids), 0
-		switch x.kind {
+		at := int32(len(me.b) - len(it.b))
+		a, kind, kh := it.skim()
+		k := kid{a: a, at: at, sfrom: -1}
+		switch kind {
 		case memoChild:
-			n := x.sp.size()
-			w.kids = appendStateHeader(w.kids, n, n+len(store))
-			at = len(w.kids)
-			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), store...), prest)
+			k.f = stateFP(kh, hT)
 		case memoCommit:
-			ss := w.ss
-			if _, err := ss.DecodeState(store); err != nil {
-				return err
-			}
-			if _, err := model.DecodeWriteState(x.wenc, &w.sw); err != nil {
-				return err
-			}
-			leaderEpoch, stateEpoch, start := ss.LeaderEpoch(), ss.StateEpoch(), ss.StartOffset()
-			_ = ss.Write(&w.sw) // the answer follows from the signature
-			w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, ss.StartOffset() < start)
-			if !bytes.Equal(w.sig, x.sig) {
-				anyTake = true
-				w.kat = append(w.kat, -1)
-				w.kfps = append(w.kfps, 0)
-				w.kacts = append(w.kacts, kidAct{x.a, x.perm})
-				continue
-			}
-			w.enc = w.enc[:0]
-			if x.dead {
-				w.enc = ss.AppendEpochs(w.enc)
-			} else {
-				w.enc = ss.AppendState(w.enc)
-			}
-			n := x.sp.size()
-			w.kids = appendStateHeader(w.kids, n, n+len(w.enc))
-			at = len(w.kids)
-			w.kids = x.rest.apply(append(x.sp.apply(w.kids, psp), w.enc...), prest)
+			// Its stored state after the others' fingerprints: meanwhile its slot in the
+			// commit cache is on its way.
+			whole := memoEntry{b: me.b[at:]}
+			w.cx = append(w.cx, kidCommit{x: whole.next()})
+			c := &w.cx[len(w.cx)-1]
+			c.key = commitKey(hT, c.x.wenc, c.x.dead)
+			w.cc.prefetch(c.key)
+			k.commit, k.f = true, fp(kh)
 		default:
-			anyTake = true
-			w.kat = append(w.kat, -1)
-			w.kfps = append(w.kfps, 0)
-			w.kacts = append(w.kacts, kidAct{x.a, x.perm})
+			anyTake, k.take = true, true
+		}
+		if !k.take && !k.commit {
+			prefetch(w.set.slotAddr(k.f))
+		}
+		w.kidv = append(w.kidv, k)
+	}
+	for i, c := 0, 0; i < len(w.kidv); i++ {
+		k := &w.kidv[i]
+		if !k.commit {
 			continue
 		}
-		f := fingerprint(w.kids[at:])
-		prefetch(w.set.slotAddr(f))
-		w.kat = append(w.kat, int32(from))
-		w.kfps = append(w.kfps, f)
-		w.kacts = append(w.kacts, kidAct{x.a, x.perm})
+		x := &w.cx[c]
+		c++
+		res, hRes, ok, err := w.commitOf(store, x.key, &x.x)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			anyTake, k.take = true, true
+			continue
+		}
+		k.sfrom = int32(len(w.kids))
+		w.kids = append(w.kids, res...)
+		k.sto = int32(len(w.kids))
+		k.f = stateFP(uint64(k.f), hRes)
+		prefetch(w.set.slotAddr(k.f))
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -694,6 +753,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		if err := base.decode(parent); err != nil {
 			return err
 		}
+		w.baseHT = hT
 		w.prev.Capture(base.sp)
 		accepted := base.accepted
 		acceptedFn = func(off int64) bool { return off >= 0 && off < 64 && accepted&(1<<uint(off)) != 0 }
@@ -702,35 +762,44 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		out.goal = append(out.goal, me.settled)
 	}
 	edges0 := len(out.efps)
-	for i := 0; i < me.n; i++ {
-		x := w.kacts[i]
-		if w.kat[i] < 0 {
+	for i := range w.kidv {
+		k := &w.kidv[i]
+		if k.take {
 			w.h.copyFrom(w.base)
-			if _, err := w.take(x.a, pid, acceptedFn, false, out); err != nil {
+			if _, err := w.take(k.a, pid, acceptedFn, false, out); err != nil {
 				return err
 			}
 			continue
 		}
-		f := w.kfps[i]
+		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
 		seen := *slot == uint64(f) || w.set.has(f)
 		if !seen && !w.disk.empty() {
 			var err error
 			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
-				return fmt.Errorf("explore: %s: %w", x.a.Describe(w.sc), err)
+				return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
 			}
 		}
 		*slot = uint64(f)
-		if w.live && x.a.recovery() {
+		if w.live && k.a.recovery() {
 			out.efps = append(out.efps, f)
 		}
-		if !seen {
-			from, to := w.kidSpan(i)
-			at := uint32(len(out.arena))
-			out.arena = append(out.arena, w.kids[from:to]...)
-			out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: at, to: uint32(len(out.arena)), perm: x.perm})
+		if seen {
+			continue
 		}
+		// New: its encoding, read again from the entry.
+		again := memoEntry{b: me.b[k.at:]}
+		x := again.next()
+		st := store
+		if k.sfrom >= 0 {
+			st = w.kids[k.sfrom:k.sto]
+		}
+		from := uint32(len(out.arena))
+		n := x.sp.size()
+		out.arena = appendStateHeader(out.arena, n, n+len(st), x.kh)
+		out.arena = x.rest.apply(append(x.sp.apply(out.arena, psp), st...), prest)
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm})
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
@@ -738,21 +807,51 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 	return nil
 }
 
-// kidAct is a remembered action as the second pass over a remembered context needs it.
-type kidAct struct {
-	a    Action
-	perm uint8
+// commitOf is the stored state a remembered commit x makes of the parent's stored state st
+// (key: their commitKey) and its storeHash; ok is false when the coordinator answers otherwise than
+// remembered (the step is then taken anew).
+func (w *worker) commitOf(st []byte, key uint64, x *memoAct) (res []byte, hRes uint64, ok bool, err error) {
+	sig, res, hRes, hit := w.cc.get(key, st, x.wenc, x.dead)
+	if !hit {
+		ss := w.ss
+		if _, err := ss.DecodeState(st); err != nil {
+			return nil, 0, false, err
+		}
+		if _, err := model.DecodeWriteState(x.wenc, &w.sw); err != nil {
+			return nil, 0, false, err
+		}
+		leaderEpoch, stateEpoch, start := ss.LeaderEpoch(), ss.StateEpoch(), ss.StartOffset()
+		_ = ss.Write(&w.sw) // the answer follows from the signature
+		w.sig = commitSig(w.sig[:0], leaderEpoch, stateEpoch, ss.StartOffset() < start)
+		if x.dead {
+			w.res = ss.AppendEpochs(w.res[:0])
+		} else {
+			w.res = ss.AppendState(w.res[:0])
+		}
+		sig, res, hRes = w.sig, w.res, storeHash(w.res)
+		w.cc.put(key, st, x.wenc, x.dead, sig, res, hRes)
+	}
+	return res, hRes, bytes.Equal(sig, x.sig), nil
 }
 
-// kidSpan is where the child of remembered action i lies in kids.
-func (w *worker) kidSpan(i int) (from, to int) {
-	from, to = int(w.kat[i]), len(w.kids)
-	for _, k := range w.kat[i+1:] {
-		if k >= 0 {
-			return from, int(k)
-		}
-	}
-	return from, to
+// kidCommit is a remembered commit as the second pass needs it: its action read whole and
+// its key in the commit cache.
+type kidCommit struct {
+	x   memoAct
+	key uint64
+}
+
+// kid is a remembered action as the second pass over a remembered context needs it.
+type kid struct {
+	a    Action
+	take bool // taken anew
+	// commit: a remembered commit (f holds its context hash until its stored state is known)
+	commit bool
+	at     int32 // where the action lies in the entry's actions
+	f      fp    // the child's fingerprint
+	// sfrom, sto: where a commit's child's stored state lies in worker.kids (-1: the
+	// parent's).
+	sfrom, sto int32
 }
 
 // recentSlots is the size of a worker's table of recent fingerprints (128 KiB: it stays in
@@ -791,7 +890,12 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		return nil, 0, false, err
 	}
 	w.buf = h.encodeWith(w.buf[:0], store)
-	f := fingerprint(w.buf)
+	hT := w.baseHT // the step left the parent's stored state as it was
+	if store == nil {
+		hT = storeHash(w.buf[h.encFrom:h.encTo])
+	}
+	w.kh = contextHash(w.buf[:h.encFrom], w.buf[h.encTo:])
+	f := stateFP(w.kh, hT)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
 	prefetch(w.set.slotAddr(f))

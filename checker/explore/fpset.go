@@ -49,6 +49,64 @@ func fingerprint(b []byte) fp {
 	return fp(h | 1)
 }
 
+// A state's fingerprint is not the hash of its encoding in one piece: it combines the hash of
+// its context (the encoding without the coordinator's stored state, memo.go: the
+// share-partition part, then the rest) with the hash of the stored state (stateFP). Most steps
+// leave the stored state alone and many states share a context, so the successor memo keeps
+// each remembered child's context hash, and a remembered child's fingerprint costs one
+// combination with its parent's store hash: no bytes are hashed, and the child's encoding is
+// put together only when it is new. The combination is a bijection of kh·fpK1 xor hT
+// (fpK1 is odd), so two states collide only when their context hashes and store hashes
+// happen to cancel: as for one hash of the whole encoding, about 2^-64 per pair. The
+// encoding determines its context and stored state (each part is self-delimiting), so the
+// fingerprint is a function of the state, as before; it is as fixed as fingerprint.
+
+// contextHash hashes a context given as its two parts (sp, then rest) without joining them:
+// each part in words of 8 bytes, a part's last bytes as one more word, the two lengths in
+// the seed.
+func contextHash(sp, rest []byte) uint64 {
+	h := uint64(len(sp))*fpK0 ^ uint64(len(rest))*fpK2 ^ fpK1
+	return finish(absorb(absorb(h, sp), rest))
+}
+
+// storeHash hashes a stored state's encoding.
+func storeHash(b []byte) uint64 { return uint64(fingerprint(b)) }
+
+// stateFP is the fingerprint of the state with context hash kh and store hash hT.
+func stateFP(kh, hT uint64) fp { return fp(finish(kh*fpK1^hT) | 1) }
+
+// absorb folds b into h as fingerprint does, its last len(b)%8 bytes as one more word.
+func absorb(h uint64, b []byte) uint64 {
+	all := b
+	for len(b) >= 8 {
+		hi, lo := bits.Mul64(h^binary.LittleEndian.Uint64(b), fpK2)
+		h = hi ^ lo ^ fpK0
+		b = b[8:]
+	}
+	if len(b) == 0 {
+		return h
+	}
+	var w uint64
+	if n := len(all); n >= 8 {
+		w = binary.LittleEndian.Uint64(all[n-8:]) >> (64 - 8*len(b))
+	} else {
+		for i, c := range b {
+			w |= uint64(c) << (8 * i)
+		}
+	}
+	hi, lo := bits.Mul64(h^w^fpK1, fpK2)
+	return hi ^ lo ^ fpK0
+}
+
+// finish is the splitmix64 finaliser (a bijection).
+func finish(h uint64) uint64 {
+	h ^= h >> 30
+	h *= fpK1
+	h ^= h >> 27
+	h *= fpK2
+	return h ^ h>>31
+}
+
 // partBits is log2 of the number of partitions of the seen set: a fingerprint's top partBits
 // bits pick its partition. Sixteen, not more: a partition's table is mapped in whole
 // transparent huge pages once it reaches hugeMin, so the set's mapped tables take at most

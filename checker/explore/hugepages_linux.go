@@ -2,6 +2,7 @@ package explore
 
 import (
 	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -30,30 +31,67 @@ func mappedBytes(n int) int64 {
 }
 
 // allocKeys returns a zeroed fingerprint array of n slots. A large one is mapped directly
-// from the kernel (Linux aligns a mapping of 2 MiB or more to 2 MiB) and advised onto
-// transparent huge pages. The mapping is released by freeKeys, or when owner becomes
-// unreachable.
+// from the kernel on transparent huge pages (mapBytes). It is released by freeKeys, or when
+// owner becomes unreachable.
 func allocKeys(n int) []uint64 {
 	m := mappedBytes(n)
 	if m < hugeMin {
 		return make([]uint64, n)
 	}
-	b, err := syscall.Mmap(-1, 0, int(m), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		return make([]uint64, n)
-	}
-	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // a hint: without it, 4 KiB pages
+	b := mapBytes(int(m))
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
 }
 
 // freeKeys releases an array from allocKeys (a heap one is left to the collector).
 func freeKeys(keys []uint64) {
-	m := mappedBytes(len(keys))
-	if m < hugeMin {
+	if m := mappedBytes(len(keys)); m >= hugeMin {
+		unmapBytes(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), m))
+	}
+}
+
+// mapBytes returns n zeroed bytes. From hugeMin on they are a mapping of their own from the
+// kernel (Linux aligns a mapping of 2 MiB or more to 2 MiB), advised onto transparent huge
+// pages: random accesses to a large array then miss the TLB far less (in a virtual machine
+// each miss is a two-level page walk), and its pages become resident only as they are
+// written. Below hugeMin, or when the mapping fails, they come from the heap. unmapBytes
+// releases a mapping.
+func mapBytes(n int) []byte {
+	if n < hugeMin {
+		return make([]byte, n)
+	}
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return make([]byte, n)
+	}
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // a hint: without it, 4 KiB pages
+	mappings.Lock()
+	mappings.m[uintptr(unsafe.Pointer(&b[0]))] = true
+	mappings.Unlock()
+	return b
+}
+
+// unmapBytes releases what mapBytes returned (all of it: b as returned, or with the same
+// start and at least its length); a heap one is left to the collector.
+func unmapBytes(b []byte) {
+	if len(b) == 0 {
 		return
 	}
-	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), m))
+	at := uintptr(unsafe.Pointer(&b[0]))
+	mappings.Lock()
+	ok := mappings.m[at]
+	delete(mappings.m, at)
+	mappings.Unlock()
+	if ok {
+		_ = syscall.Munmap(b)
+	}
 }
+
+// mappings are the starts of the live mappings from mapBytes (so that a heap fallback is
+// never unmapped).
+var mappings = struct {
+	sync.Mutex
+	m map[uintptr]bool
+}{m: map[uintptr]bool{}}
 
 // releaseWith frees the set's mapped arrays once the set is unreachable.
 func releaseWith(s *fpSet) {

@@ -14,4 +14,9 @@ func allocKeys(n int) []uint64 { return make([]uint64, n) }
 
 func freeKeys(keys []uint64) {}
 
+// mapBytes returns n zeroed bytes (on Linux a large array is mapped on huge pages).
+func mapBytes(n int) []byte { return make([]byte, n) }
+
+func unmapBytes(b []byte) {}
+
 func releaseWith(s *fpSet) {}

@@ -3,6 +3,10 @@ package explore
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
 )
 
 // The successor memo. A state's encoding is its share-partition part (with the waiting
@@ -26,15 +30,19 @@ import (
 // A memo is a ring of entries written one after another with an index of their positions
 // (four ways per bucket): old entries are overwritten as the ring wraps, so its memory is bounded.
 // The workers share one, read only while a wave expands: each worker writes the entries of
-// the contexts it expands into a memo of its own, which it reads first, and after the wave
-// the shared memo takes them over (absorb), so that every worker finds every context any of
-// them expanded in an earlier wave.
+// the contexts it expands into a memo of its own for the wave, which the other workers read
+// too (lookupPeer: a context one worker expanded earlier in the wave is remembered for the
+// others, which would otherwise each take its steps anew), and after the wave the shared memo
+// takes them over (absorb), so that every worker finds every context any of them expanded
+// in an earlier wave. A state's context is looked up in the shared memo, then in the
+// worker's own, then in the others'.
 type memo struct {
 	max     int64 // the ring's largest size
 	wave    bool  // a worker's memo for one wave: it never wraps (absorb empties it)
 	wrapped bool  // an entry was written past the ring's first lap (it no longer grows)
 	ring    []byte
 	pos     uint64   // absolute position of the next write (ring index pos % len(ring))
+	hi      uint64   // the highest pos so far: the ring's bytes written at least once
 	index   []uint64 // by key hash, in buckets: hash tag and absolute position of the entry + 1
 	// The entry being built while its context is expanded (nil: not remembered); sp and
 	// rest are the context's share-partition part and rest, which children are deltas of.
@@ -45,11 +53,12 @@ type memo struct {
 	sp, rest []byte
 }
 
-// Entry layout: key hash (8 bytes), key length (2), action count (2), flags (1: settled),
-// total length (4), the key, then per action: the action (4 bytes) and a kind byte:
+// Entry layout: key hash (8 bytes: contextHash), key length (2), action count (2), flags (1:
+// settled), total length (4), the key, then per action: the action (4 bytes) and a kind byte:
 // memoTake (the step is taken anew), memoChild (a step leaving the coordinator alone: its
 // child follows) or memoCommit (a write reaching the coordinator: its child for one answer
-// of the coordinator follows). A child is its renaming (1 byte), then its share-partition
+// of the coordinator follows). A child is its renaming (1 byte), its context hash (8 bytes:
+// with the store's hash, its fingerprint, stateFP), then its share-partition
 // part and its rest each as a delta against the parent's (a step changes a few bytes): the
 // parent's bytes it starts with, those it ends with and the length of what lies between
 // (2 bytes each); for a commit also the length of the write's encoding (2), of the
@@ -62,7 +71,7 @@ const (
 	memoTake      = 1
 	memoChild     = 0
 	memoCommit    = 2
-	memoChildHead = 18
+	memoChildHead = 26
 	memoCommitExt = 4
 )
 
@@ -73,14 +82,31 @@ type delta struct {
 	mid      []byte
 }
 
-// diff returns c as a delta against p.
+// diff returns c as a delta against p: the longest common prefix, then the longest common
+// suffix of what is left (compared 8 bytes at a time while 8 are left).
 func diff(p, c []byte) delta {
+	n := min(len(p), len(c))
 	pre := 0
-	for pre < len(p) && pre < len(c) && p[pre] == c[pre] {
+	for pre+8 <= n {
+		if x := binary.LittleEndian.Uint64(p[pre:]) ^ binary.LittleEndian.Uint64(c[pre:]); x != 0 {
+			pre += bits.TrailingZeros64(x) / 8
+			goto suffix
+		}
+		pre += 8
+	}
+	for pre < n && p[pre] == c[pre] {
 		pre++
 	}
-	suf := 0
-	for suf < len(p)-pre && suf < len(c)-pre && p[len(p)-1-suf] == c[len(c)-1-suf] {
+suffix:
+	suf, m := 0, n-pre
+	for suf+8 <= m {
+		if x := binary.LittleEndian.Uint64(p[len(p)-suf-8:]) ^ binary.LittleEndian.Uint64(c[len(c)-suf-8:]); x != 0 {
+			suf += bits.LeadingZeros64(x) / 8
+			return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
+		}
+		suf += 8
+	}
+	for suf < m && p[len(p)-1-suf] == c[len(c)-1-suf] {
 		suf++
 	}
 	return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
@@ -127,29 +153,27 @@ func newMemo(max int64) *memo {
 	return m
 }
 
-// newWaveMemo returns a worker's memo for one wave's entries.
+// newWaveMemo returns a worker's memo for one wave's entries: its whole ring and index from
+// the start (its pages touched as they are written), so that the other workers may read it
+// while it is written (lookupPeer).
 func newWaveMemo() *memo {
-	m := &memo{max: memoWaveMax, wave: true}
-	m.grow()
-	return m
+	return &memo{max: memoWaveMax, wave: true, ring: mapBytes(memoWaveMax), index: allocKeys(indexSlots(memoWaveMax))}
 }
 
-// grow makes the ring four times larger, up to max, keeping what it holds: it grows before
-// it first wraps, so its entries lie back to back from the front. A worker's memo for one
-// wave keeps its index (made for max at once, emptied by absorb); a shared memo's index
-// grows with the ring and its entries are indexed again.
+// grow makes a shared memo's ring four times larger, up to max, keeping what it holds: it
+// grows before it first wraps, so its entries lie back to back from the front. The ring's
+// memory is taken at its largest size at once (its pages are touched only as entries are
+// written, so the process's resident size grows with what the ring holds), so a growth copies
+// nothing; the index grows with the ring and the entries are indexed again. (A worker's memo
+// for one wave has its whole ring and index from the start: it never grows.)
 func (m *memo) grow() {
 	n := min(m.max, max(memoRingStart, 4*int64(len(m.ring))))
-	ring := make([]byte, n)
-	copy(ring, m.ring[:m.pos])
-	m.ring = ring
-	if m.wave {
-		if m.index == nil {
-			m.index = make([]uint64, indexSlots(m.max))
-		}
-		return
+	if m.ring == nil {
+		m.ring = mapBytes(int(m.max))
 	}
-	m.index = make([]uint64, indexSlots(n))
+	m.ring = m.ring[:n]
+	freeKeys(m.index)
+	m.index = allocKeys(indexSlots(n))
 	for at := uint64(0); at < m.pos; {
 		e := m.ring[at:]
 		m.put(binary.LittleEndian.Uint64(e), at)
@@ -178,22 +202,45 @@ func (m *memo) absorb(o *memo) {
 	for at := 0; uint64(at) < o.pos; {
 		e := o.ring[at:]
 		n := int(binary.LittleEndian.Uint32(e[13:]))
-		m.build = append(m.build[:0], e[:n]...)
-		m.ok, m.nacts = true, int(binary.LittleEndian.Uint16(e[10:]))
-		m.settle = e[12] == 1
-		m.commit()
+		m.write(e[:n])
 		at += n
 	}
 	o.pos, o.wrapped = 0, false
 	clear(o.index)
 }
 
-// bytes is the memory the memo takes.
+// bytes is the memory the memo takes (the ring as far as it has grown).
 func (m *memo) bytes() int64 {
 	if m == nil {
 		return 0
 	}
-	return int64(cap(m.ring)) + int64(cap(m.index))*8 + int64(cap(m.build))
+	return min(int64(m.hi), int64(len(m.ring))) + mappedBytes(len(m.index)) + int64(cap(m.build))
+}
+
+// offHeap is the part of bytes mapped outside the Go heap (mapBytes, allocKeys).
+func (m *memo) offHeap() int64 {
+	if m == nil || runtime.GOOS != "linux" {
+		return 0
+	}
+	var b int64
+	if cap(m.ring) >= hugeMin {
+		b += min(int64(m.hi), int64(len(m.ring)))
+	}
+	if n := mappedBytes(len(m.index)); n >= hugeMin {
+		b += n
+	}
+	return b
+}
+
+// free releases the ring and the index (mapped outside the heap when large: mapBytes); the
+// memo is not used again.
+func (m *memo) free() {
+	if m == nil {
+		return
+	}
+	unmapBytes(m.ring[:cap(m.ring)])
+	freeKeys(m.index)
+	m.ring, m.index = nil, nil
 }
 
 // The index is in buckets of memoWays slots; a slot holds the top bits of an entry's key hash
@@ -211,8 +258,35 @@ func (m *memo) bucket(k uint64) []uint64 {
 	return m.index[b : b+memoWays : b+memoWays]
 }
 
-// lookup returns the entry remembered for key (hash k), or nil.
-func (m *memo) lookup(k uint64, key []byte) []byte {
+// prefetchBucket starts fetching the index bucket of hash k (a lookup soon to come).
+func (m *memo) prefetchBucket(k uint64) {
+	prefetch(&m.bucket(k)[0])
+}
+
+// prefetchEntry starts fetching the first bytes of the entries k's bucket points to with k's
+// tag (its bucket was fetched earlier: prefetchBucket).
+func (m *memo) prefetchEntry(k uint64) {
+	for _, v := range m.bucket(k) {
+		if v == 0 || v>>memoPosBits != k>>memoPosBits {
+			continue
+		}
+		p := v&memoPosMask - 1
+		if m.pos-p > uint64(len(m.ring)) {
+			continue
+		}
+		at := p % uint64(len(m.ring))
+		for off := uint64(0); off < memoPrefetch && at+off < uint64(len(m.ring)); off += 64 {
+			prefetch((*uint64)(unsafe.Pointer(&m.ring[at+off])))
+		}
+	}
+}
+
+// memoPrefetch is how many bytes of an entry prefetchEntry fetches: the head, the key and
+// the first actions (the anchor scope's entries take about 200 bytes).
+const memoPrefetch = 256
+
+// lookup returns the entry remembered for the context sp, rest (its contextHash k), or nil.
+func (m *memo) lookup(k uint64, sp, rest []byte) []byte {
 	for _, v := range m.bucket(k) {
 		if v == 0 || v>>memoPosBits != k>>memoPosBits {
 			continue
@@ -222,8 +296,8 @@ func (m *memo) lookup(k uint64, key []byte) []byte {
 			continue // overwritten since
 		}
 		e := m.ring[p%uint64(len(m.ring)):]
-		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(key) ||
-			!bytes.Equal(e[memoHead:memoHead+len(key)], key) {
+		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(sp)+len(rest) ||
+			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
 			continue
 		}
 		return e[:binary.LittleEndian.Uint32(e[13:])]
@@ -231,15 +305,38 @@ func (m *memo) lookup(k uint64, key []byte) []byte {
 	return nil
 }
 
-// begin starts the entry of a context being expanded: key, its share-partition part
-// key[:spLen] and its rest.
-func (m *memo) begin(k uint64, key []byte, spLen int) {
+// lookupPeer is lookup in another worker's memo for the wave, while that worker may write
+// further entries into it: a wave's memo is never grown, wrapped or overwritten while the wave
+// expands, and an entry is indexed (atomically) only once it is written, so an entry found
+// through the index is whole and stays as it is until the wave ends (absorb).
+func (m *memo) lookupPeer(k uint64, sp, rest []byte) []byte {
+	bk := m.bucket(k)
+	for i := range bk {
+		v := atomic.LoadUint64(&bk[i])
+		if v == 0 || v>>memoPosBits != k>>memoPosBits {
+			continue
+		}
+		e := m.ring[v&memoPosMask-1:]
+		if binary.LittleEndian.Uint64(e) != k || int(binary.LittleEndian.Uint16(e[8:])) != len(sp)+len(rest) ||
+			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
+			continue
+		}
+		return e[:binary.LittleEndian.Uint32(e[13:])]
+	}
+	return nil
+}
+
+// begin starts the entry of a context being expanded: its share-partition part sp and its
+// rest (the key is the two joined), k their contextHash. sp and rest must not change until
+// commit.
+func (m *memo) begin(k uint64, sp, rest []byte) {
+	n := len(sp) + len(rest)
 	m.build = binary.LittleEndian.AppendUint64(m.build[:0], k)
-	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(key)))
+	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(n))
 	m.build = append(m.build, 0, 0, 0, 0, 0, 0, 0)
-	m.build = append(m.build, key...)
-	m.nacts, m.ok, m.settle = 0, len(key) < 1<<16, false
-	m.sp, m.rest = key[:spLen], key[spLen:]
+	m.build = append(append(m.build, sp...), rest...)
+	m.nacts, m.ok, m.settle = 0, n < 1<<16, false
+	m.sp, m.rest = sp, rest
 }
 
 // take notes a step that is to be taken anew.
@@ -249,8 +346,9 @@ func (m *memo) take(a Action) {
 	m.nacts++
 }
 
-// child notes a step's child: enc without its stored state enc[from:to], renamed by perm.
-func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
+// child notes a step's child: enc without its stored state enc[from:to], renamed by perm, kh
+// its contextHash.
+func (m *memo) child(a Action, perm uint8, enc []byte, from, to int, kh uint64) {
 	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
 	if !ds.fits() || !dr.fits() {
 		m.take(a)
@@ -258,6 +356,7 @@ func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoChild, perm)
+	m.build = binary.LittleEndian.AppendUint64(m.build, kh)
 	m.build = dr.appendHead(ds.appendHead(m.build))
 	m.build = append(append(m.build, ds.mid...), dr.mid...)
 	m.nacts++
@@ -266,7 +365,7 @@ func (m *memo) child(a Action, perm uint8, enc []byte, from, to int) {
 // commitChild notes a commit's child as child does, with the write's encoding wenc, the
 // coordinator's signature sig (what of it the step read: commitSig) and whether the child's
 // stored state is encoded as a dead store's.
-func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc, sig []byte, dead bool) {
+func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, kh uint64, wenc, sig []byte, dead bool) {
 	ds, dr := diff(m.sp, enc[:from]), diff(m.rest, enc[to:])
 	if !ds.fits() || !dr.fits() || len(wenc) >= 1<<16 || len(sig) >= 1<<8 {
 		m.take(a)
@@ -274,6 +373,7 @@ func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc,
 	}
 	m.build = binary.LittleEndian.AppendUint32(m.build, uint32(a))
 	m.build = append(m.build, memoCommit, perm)
+	m.build = binary.LittleEndian.AppendUint64(m.build, kh)
 	m.build = dr.appendHead(ds.appendHead(m.build))
 	m.build = binary.LittleEndian.AppendUint16(m.build, uint16(len(wenc)))
 	d := byte(0)
@@ -289,7 +389,7 @@ func (m *memo) commitChild(a Action, perm uint8, enc []byte, from, to int, wenc,
 // commit writes the entry built since begin into the ring, if it is to be remembered.
 func (m *memo) commit() {
 	b := m.build
-	if !m.ok || m.nacts >= 1<<16 || len(b) > len(m.ring)/4 {
+	if !m.ok || m.nacts >= 1<<16 {
 		return
 	}
 	binary.LittleEndian.PutUint16(b[10:], uint16(m.nacts))
@@ -297,6 +397,14 @@ func (m *memo) commit() {
 		b[12] = 1
 	}
 	binary.LittleEndian.PutUint32(b[13:], uint32(len(b)))
+	m.write(b)
+}
+
+// write writes a finished entry into the ring and indexes it.
+func (m *memo) write(b []byte) {
+	if len(b) > len(m.ring)/4 {
+		return
+	}
 	if !m.wrapped && m.pos+uint64(len(b)) > uint64(len(m.ring)) && int64(len(m.ring)) < m.max &&
 		len(b) <= int(min(m.max, 4*int64(len(m.ring))))/4 {
 		m.grow() // the entries lie back to back in [0, pos)
@@ -320,6 +428,7 @@ func (m *memo) commit() {
 	copy(m.ring[at:], b)
 	m.put(binary.LittleEndian.Uint64(b), m.pos)
 	m.pos += uint64(len(b))
+	m.hi = max(m.hi, m.pos)
 }
 
 // put indexes the entry of hash k at absolute position p: into its bucket's empty slot, or
@@ -336,7 +445,12 @@ func (m *memo) put(k, p uint64) {
 			old = i
 		}
 	}
-	bk[old] = k>>memoPosBits<<memoPosBits | (p + 1)
+	v := k>>memoPosBits<<memoPosBits | (p + 1)
+	if m.wave {
+		atomic.StoreUint64(&bk[old], v) // read by the other workers (lookupPeer)
+		return
+	}
+	bk[old] = v
 }
 
 // memoEntry reads an entry found by lookup.
@@ -356,6 +470,7 @@ type memoAct struct {
 	a        Action
 	kind     byte
 	perm     uint8
+	kh       uint64 // the child's contextHash (memoChild, memoCommit)
 	sp, rest delta  // the child's parts against the parent's (memoChild, memoCommit)
 	wenc     []byte // memoCommit: the write's encoding
 	sig      []byte // memoCommit: the coordinator's signature the child holds for
@@ -371,10 +486,11 @@ func (me *memoEntry) next() memoAct {
 		return x
 	}
 	x.perm = b[5]
-	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))
-	ns := int(binary.LittleEndian.Uint16(b[10:]))
-	x.rest.pre, x.rest.suf = int(binary.LittleEndian.Uint16(b[12:])), int(binary.LittleEndian.Uint16(b[14:]))
-	nr := int(binary.LittleEndian.Uint16(b[16:]))
+	x.kh = binary.LittleEndian.Uint64(b[6:])
+	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[14:])), int(binary.LittleEndian.Uint16(b[16:]))
+	ns := int(binary.LittleEndian.Uint16(b[18:]))
+	x.rest.pre, x.rest.suf = int(binary.LittleEndian.Uint16(b[20:])), int(binary.LittleEndian.Uint16(b[22:]))
+	nr := int(binary.LittleEndian.Uint16(b[24:]))
 	b = b[memoChildHead:]
 	nw, ng := 0, 0
 	if x.kind == memoCommit {
@@ -388,6 +504,24 @@ func (me *memoEntry) next() memoAct {
 	return x
 }
 
+// skim reads the next action as far as the first pass over a remembered context needs it:
+// the action, its kind and, for a child, its context hash (next reads it whole).
+func (me *memoEntry) skim() (a Action, kind byte, kh uint64) {
+	b := me.b
+	a, kind = Action(binary.LittleEndian.Uint32(b)), b[4]
+	if kind == memoTake {
+		me.b = b[5:]
+		return a, kind, 0
+	}
+	kh = binary.LittleEndian.Uint64(b[6:])
+	n := memoChildHead + int(binary.LittleEndian.Uint16(b[18:])) + int(binary.LittleEndian.Uint16(b[24:]))
+	if kind == memoCommit {
+		n += memoCommitExt + int(binary.LittleEndian.Uint16(b[memoChildHead:])) + int(b[memoChildHead+2])
+	}
+	me.b = b[n:]
+	return a, kind, kh
+}
+
 // commitSig appends what a write reaching the coordinator reads of it besides the write:
 // its epochs, and whether the write moved its start offset back (movedBack).
 func commitSig(b []byte, leaderEpoch, stateEpoch int32, movedBack bool) []byte {
@@ -399,15 +533,20 @@ func commitSig(b []byte, leaderEpoch, stateEpoch int32, movedBack bool) []byte {
 	return append(b, 0)
 }
 
-// stateHeader prefixes a state's encoding in the frontier: where its stored state lies in it.
-func appendStateHeader(b []byte, from, to int) []byte {
+// appendStateHeader prefixes a state's encoding in the frontier: where its stored state lies
+// in it, and its context's hash kh (contextHash), so that the state's memo lookup need not
+// hash it again.
+func appendStateHeader(b []byte, from, to int, kh uint64) []byte {
 	b = binary.AppendUvarint(b, uint64(from))
-	return binary.AppendUvarint(b, uint64(to))
+	b = binary.AppendUvarint(b, uint64(to))
+	return binary.LittleEndian.AppendUint64(b, kh)
 }
 
-// splitState reads a frontier entry: the encoding and where its stored state lies in it.
-func splitState(b []byte) (enc []byte, from, to int) {
+// splitState reads a frontier entry: the encoding, where its stored state lies in it and its
+// context's hash.
+func splitState(b []byte) (enc []byte, from, to int, kh uint64) {
 	f, n := binary.Uvarint(b)
 	t, k := binary.Uvarint(b[n:])
-	return b[n+k:], int(f), int(t)
+	n += k
+	return b[n+8:], int(f), int(t), binary.LittleEndian.Uint64(b[n:])
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -20,46 +21,51 @@ func TestMemoChangesNothing(t *testing.T) {
 		sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = []int{2}, 2, 2, []int{2}
 		return sc
 	}
+	// Under -race without -tags long, narrow applies to the scope too: a state bound keeps
+	// the comparison (both searches stop at the same state), not the whole scope's cost.
+	bound := func(sc *Scope) { sc.MaxStates = 10000 }
 	cases := []struct {
-		name  string
-		scope func(*Scope)
-		big   bool // left out under -race unless -long
+		name   string
+		scope  func(*Scope)
+		big    bool // left out under -race unless -long
+		narrow func(*Scope)
 	}{
-		{"standard scope, depth 7, findings", func(sc *Scope) { sc.MaxDepth, sc.Findings = 7, true }, true},
-		{"standard scope, depth 7, monotonic store, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.MonotonicStore, sc.Workers = 7, true, 2 }, true},
+		{"standard scope, depth 7, findings", func(sc *Scope) { sc.MaxDepth, sc.Findings = 7, true }, true, nil},
+		{"standard scope, depth 7, monotonic store, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.MonotonicStore, sc.Workers = 7, true, 2 }, true, nil},
 		{"anchor scope, 200 000 states, fix all", func(sc *Scope) {
 			sc.Failovers, sc.LogStartMoves, sc.MaxPending, sc.DeadStore, sc.Fix, sc.MaxStates = 0, 0, 1, false, "all", 200000
-		}, true},
-		{"standard scope, depth 5, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.Workers = 5, 2 }, false},
+		}, true, nil},
+		{"standard scope, depth 5, 2 workers", func(sc *Scope) { sc.MaxDepth, sc.Workers = 5, 2 }, false, nil},
 		{"small scope, 2 failovers, 3 writes, no dead store", func(sc *Scope) {
 			*sc = small()
 			sc.Failovers, sc.MaxPending, sc.DeadStore, sc.Findings = 2, 3, false, true
-		}, true},
-		{"window, findings", func(sc *Scope) { *sc = small(); sc.Window, sc.Findings = true, true }, false},
-		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }, true},
+		}, true, nil},
+		{"window, findings", func(sc *Scope) { *sc = small(); sc.Window, sc.Findings = true, true }, false, bound},
+		{"Kafka 4.4 with the dead-letter queue", func(sc *Scope) { *sc = small(); sc.Version, sc.DLQ, sc.Findings = model.Kafka44, true, true }, true, nil},
 		{"Kafka 4.1, 3 members", func(sc *Scope) {
 			*sc = small()
 			sc.Version, sc.Members, sc.Batches = model.Kafka41, 3, []int{1, 1}
 			sc.AckTypes = []model.AckType{model.AckAccept, model.AckRelease, model.AckReject}
-		}, false},
+		}, false, nil},
 		{"small scope, failovers, 2 workers, a 64 KiB ring (entries overwritten)", func(sc *Scope) {
 			*sc = small()
 			sc.Failovers, sc.DeadStore, sc.memoRing, sc.Workers = 2, false, 64<<10, 2
 			if raceEnabled && !testmode.Long {
 				sc.Failovers, sc.DeadStore = 1, true
 			}
-		}, false},
+		}, false, bound},
 		{"liveness", func(sc *Scope) {
 			sc.Members, sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = 1, []int{1, 1}, 2, 2, []int{2}
 			sc.Liveness, sc.Findings = true, true
-		}, false},
-		{"bug " + model.BugStoreNoFencing, func(sc *Scope) { sc.Bug = model.BugStoreNoFencing }, false},
-		{"bug " + model.BugExpireDuringAck, func(sc *Scope) { sc.Bug = model.BugExpireDuringAck }, false},
-		{"bug " + model.BugReloadHoleOverlaps + ", 1 member", func(sc *Scope) { sc.Bug, sc.Members = model.BugReloadHoleOverlaps, 1 }, false},
+		}, false, nil},
+		{"bug " + model.BugStoreNoFencing, func(sc *Scope) { sc.Bug = model.BugStoreNoFencing }, false, nil},
+		{"bug " + model.BugExpireDuringAck, func(sc *Scope) { sc.Bug = model.BugExpireDuringAck }, false, nil},
+		{"bug " + model.BugReloadHoleOverlaps + ", 1 member", func(sc *Scope) { sc.Bug, sc.Members = model.BugReloadHoleOverlaps, 1 }, false, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.big && raceEnabled && !testmode.Long {
+			short := raceEnabled && !testmode.Long
+			if c.big && short {
 				t.Skip("minutes under -race: run with -tags long")
 			}
 			var res [2]*Result
@@ -67,8 +73,19 @@ func TestMemoChangesNothing(t *testing.T) {
 				sc := DefaultScope()
 				sc.Workers = 1
 				c.scope(&sc)
-				sc.KeepFingerprints, sc.noMemo = true, noMemo
-				r, err := Explore(sc, nil)
+				if short && c.narrow != nil {
+					c.narrow(&sc)
+				}
+				var r *Result
+				var err error
+				if short && sc.Liveness && !noMemo {
+					// The liveness tests' scope: their search, shared, without the
+					// fingerprints (the other figures are compared).
+					r, err = ExploreShared(sc)
+				} else {
+					sc.KeepFingerprints, sc.noMemo = !short || !sc.Liveness, noMemo
+					r, err = Explore(sc, nil)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +136,7 @@ func TestMemoGrowsAtAnExactFit(t *testing.T) {
 	const n = 3000
 	for i := 0; i < n; i++ {
 		key[0], key[1] = byte(i), byte(i>>8)
-		m.begin(uint64(i)*0x9e3779b97f4a7c15|1, key, 0)
+		m.begin(uint64(i)*0x9e3779b97f4a7c15|1, key, nil)
 		m.commit()
 	}
 	if len(m.ring) != 4<<20 || m.wrapped {
@@ -127,8 +144,53 @@ func TestMemoGrowsAtAnExactFit(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		key[0], key[1] = byte(i), byte(i>>8)
-		if m.lookup(uint64(i)*0x9e3779b97f4a7c15|1, key) == nil {
+		if m.lookup(uint64(i)*0x9e3779b97f4a7c15|1, key, nil) == nil {
 			t.Fatalf("entry %d lost", i)
+		}
+	}
+}
+
+// diff finds the same delta as comparing byte by byte, on pairs that differ anywhere: at the
+// start, the end, in a word or across words, in length or not at all.
+func TestDiffMatchesBytewise(t *testing.T) {
+	bytewise := func(p, c []byte) delta {
+		pre := 0
+		for pre < len(p) && pre < len(c) && p[pre] == c[pre] {
+			pre++
+		}
+		suf := 0
+		for suf < len(p)-pre && suf < len(c)-pre && p[len(p)-1-suf] == c[len(c)-1-suf] {
+			suf++
+		}
+		return delta{pre: pre, suf: suf, mid: c[pre : len(c)-suf]}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		p := make([]byte, rng.IntN(40))
+		for k := range p {
+			p[k] = byte(rng.IntN(3))
+		}
+		c := slices.Clone(p)
+		switch rng.IntN(4) {
+		case 0: // a few bytes changed
+			for n := rng.IntN(3); n > 0 && len(c) > 0; n-- {
+				c[rng.IntN(len(c))] = byte(rng.IntN(3))
+			}
+		case 1: // bytes inserted
+			at := rng.IntN(len(c) + 1)
+			c = slices.Insert(c, at, make([]byte, 1+rng.IntN(10))...)
+		case 2: // bytes removed
+			if len(c) > 0 {
+				at := rng.IntN(len(c))
+				c = slices.Delete(c, at, at+1+rng.IntN(len(c)-at))
+			}
+		}
+		got, want := diff(p, c), bytewise(p, c)
+		if got.pre != want.pre || got.suf != want.suf || !slices.Equal(got.mid, want.mid) {
+			t.Fatalf("diff(%v, %v) = %d %d %v, want %d %d %v", p, c, got.pre, got.suf, got.mid, want.pre, want.suf, want.mid)
+		}
+		if !slices.Equal(got.apply(nil, p), c) {
+			t.Fatalf("diff(%v, %v) applied gives %v", p, c, got.apply(nil, p))
 		}
 	}
 }

@@ -67,7 +67,7 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 			if serial && !m.set.add(cd.fp, uint32(m.pl.len())) {
 				continue
 			}
-			if m.swarm && depth == sc.Split && shardOf(cd.fp, sc.Seed, sc.Shards) != sc.Shard {
+			if m.swarm && depth == sc.Split && shardOf(o.arena[cd.from:cd.to], sc.Seed, sc.Shards) != sc.Shard {
 				continue // another shard's root: seen here, expanded there
 			}
 			if err := m.pl.add(cd.parent, cd.act, cd.perm); err != nil {

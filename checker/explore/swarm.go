@@ -18,9 +18,12 @@ import (
 // shard and per-shard depth or state bounds add diversity when shards cannot finish (swarm
 // testing); bounds that differ between shards make the merged coverage depend on them.
 
-// shardOf assigns a state at the split depth to a shard.
-func shardOf(f fp, seed uint64, shards int) int {
-	x := uint64(f) ^ seed
+// shardOf assigns a state at the split depth (its frontier entry) to a shard, by the hash of
+// its whole encoding (fingerprint; not its fingerprint in the seen set, stateFP, which was
+// once that hash: the shards keep the states they were given then).
+func shardOf(entry []byte, seed uint64, shards int) int {
+	enc, _, _, _ := splitState(entry)
+	x := uint64(fingerprint(enc)) ^ seed
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33
