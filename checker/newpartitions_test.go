@@ -20,6 +20,11 @@ func runNewPartitions(t *testing.T, version string, ignore bool) (map[string]int
 	if err := s.Set("kafka.version", version); err != nil {
 		t.Fatal(err)
 	}
+	// The partitions are added at 60 s: 30 s of production after that (not the built-in's
+	// 60 s) covers their first loads and what the checks say of them.
+	if err := s.Set("duration", "90s"); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := s.SimConfig()
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,12 @@ import (
 
 // The live tests run short scaled scenarios on the embedded kfake cluster: together about
 // half a minute (more under -race).
+//
+// Parallel live runs: the tests that make a whole live run (quickstart, the interrupt,
+// delete-records-backlog, add-partitions) run in parallel. Each has a cluster of its own, and
+// each spends most of its time waiting on the wall clock: under -race one after another they
+// took 69 s for 28 CPU-s, and the package held one of go test's two package slots all that
+// time.
 
 func builtin(t *testing.T, name string, sets ...string) *scenarios.Scenario {
 	t.Helper()
@@ -60,8 +66,10 @@ func status(t *testing.T, r *Result, check string) CheckResult {
 // It also checks that the per-offset state the run held stayed flat over its 9 s of
 // production (retainedFlat; the heap over a longer run: TestLiveHeapFlatOverALongRun).
 func TestQuickstartOnKfakePassesWhatItChecks(t *testing.T) {
+	t.Parallel() // see the note on parallel live runs in live_test.go
 	dir := t.TempDir()
-	s := builtin(t, "quickstart", "duration=3m", "heal=2m")
+	// heal=4m: as TestAddPartitionsLive's, ends when drained; room for a loaded machine.
+	s := builtin(t, "quickstart", "duration=3m", "heal=4m")
 	p := &probeLog{}
 	res, err := Run(context.Background(), s, Options{TimeScale: 0.05, Out: dir, probe: p.probe})
 	if err != nil {
@@ -132,6 +140,7 @@ func TestQuickstartOnKfakePassesWhatItChecks(t *testing.T) {
 // On kfake the log start does not move the share-partition: delete-records-backlog fails
 // nothing-below-spso-acquired, and the summary names the deviation.
 func TestDeleteRecordsBacklogNamesLogStartDeviation(t *testing.T) {
+	t.Parallel() // see the note on parallel live runs in live_test.go
 	s := builtin(t, "delete-records-backlog", "heal=20s")
 	res, err := Run(context.Background(), s, Options{TimeScale: 0.1})
 	if err != nil {
@@ -155,6 +164,7 @@ func TestDeleteRecordsBacklogNamesLogStartDeviation(t *testing.T) {
 
 // Ctrl-C mid-run: production stops, the consumers finish, and the folder is complete.
 func TestInterruptLeavesCompleteResult(t *testing.T) {
+	t.Parallel() // see the note on parallel live runs in live_test.go
 	dir := t.TempDir()
 	s := builtin(t, "quickstart")
 	ctx, cancel := context.WithCancel(context.Background())

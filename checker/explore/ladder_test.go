@@ -68,49 +68,59 @@ func TestLadderFindsEveryFinding(t *testing.T) {
 		last = 5
 	}
 	for _, fix := range []string{"", "all"} {
-		base := explore.DefaultScope()
-		base.Fix = fix
-		found := map[string]int{}
-		for i, r := range explore.Ladder(base)[:last] {
-			sc := r.Scope
-			sc.Fix = fix
-			res, err := explore.Explore(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Complete || res.Liveness == nil {
-				t.Fatalf("fix %q rung %d: complete %v, liveness %v", fix, i+1, res.Complete, res.Liveness)
-			}
-			if res.Violation != nil || res.Liveness.First != nil {
-				t.Fatalf("fix %q rung %d: violation %+v, stuck %+v", fix, i+1, res.Violation, res.Liveness.First)
-			}
-			for _, f := range res.Findings {
-				if _, ok := found[f.Finding]; !ok {
-					found[f.Finding] = i + 1
-				}
+		// The faithful and the fixed ladder side by side, one worker each: rung 4 is the
+		// liveness scope, whose searches (faithful and fixed) other tests share.
+		t.Run("fix="+fix, func(t *testing.T) {
+			t.Parallel()
+			ladderFindings(t, fix, last)
+		})
+	}
+}
+
+// ladderFindings is TestLadderFindsEveryFinding on the first last rungs with fix.
+func ladderFindings(t *testing.T, fix string, last int) {
+	base := explore.DefaultScope()
+	base.Fix = fix
+	found := map[string]int{}
+	for i, r := range explore.Ladder(base)[:last] {
+		sc := r.Scope
+		sc.Fix, sc.Workers = fix, 1
+		res, err := explore.ExploreShared(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || res.Liveness == nil {
+			t.Fatalf("fix %q rung %d: complete %v, liveness %v", fix, i+1, res.Complete, res.Liveness)
+		}
+		if res.Violation != nil || res.Liveness.First != nil {
+			t.Fatalf("fix %q rung %d: violation %+v, stuck %+v", fix, i+1, res.Violation, res.Liveness.First)
+		}
+		for _, f := range res.Findings {
+			if _, ok := found[f.Finding]; !ok {
+				found[f.Finding] = i + 1
 			}
 		}
-		t.Logf("fix %q: findings by rung %v", fix, found)
-		if fix == "all" {
-			if len(found) > 0 {
-				t.Errorf("with every fix, rungs 1-%d: findings %v", last, found)
-			}
-			continue
+	}
+	t.Logf("fix %q: findings by rung %v", fix, found)
+	if fix == "all" {
+		if len(found) > 0 {
+			t.Errorf("with every fix, rungs 1-%d: findings %v", last, found)
 		}
-		want := []string{model.FixStuckBelowLogStart, model.FixSPSOBelowLogStart}
-		if last >= 7 {
-			want = nil
-			for _, kf := range explore.KnownFindings {
-				if kf.Invariant == explore.DLQAllReach && !base.DLQ {
-					continue // a Kafka 4.4 dead-letter-queue finding: not in a 4.2 ladder
-				}
-				want = append(want, kf.Name)
+		return
+	}
+	want := []string{model.FixStuckBelowLogStart, model.FixSPSOBelowLogStart}
+	if last >= 7 {
+		want = nil
+		for _, kf := range explore.KnownFindings {
+			if kf.Invariant == explore.DLQAllReach && !base.DLQ {
+				continue // a Kafka 4.4 dead-letter-queue finding: not in a 4.2 ladder
 			}
+			want = append(want, kf.Name)
 		}
-		for _, name := range want {
-			if found[name] == 0 {
-				t.Errorf("faithful core, rungs 1-%d: finding %s not met (found %v)", last, name, found)
-			}
+	}
+	for _, name := range want {
+		if found[name] == 0 {
+			t.Errorf("faithful core, rungs 1-%d: finding %s not met (found %v)", last, name, found)
 		}
 	}
 }

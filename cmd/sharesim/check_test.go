@@ -16,6 +16,9 @@ import (
 // by a bound says how far it got and exits 3, never PASS; bad bounds are usage errors.
 func TestCheckExitCodes(t *testing.T) {
 	small := []string{"check", "--members", "1", "--batches", "1,1", "--limit", "2", "--cap", "2", "--max-records", "2", "--failovers", "0", "--workers", "1"}
+	// tiny has one record (68 states, 7 489 in small): enough for the cases that only need
+	// the search to finish (a pass, a spill, an estimate), each a run of its own under -race.
+	tiny := []string{"check", "--members", "1", "--batches", "1", "--limit", "2", "--cap", "2", "--max-records", "2", "--failovers", "0", "--workers", "1"}
 	cases := []struct {
 		name  string
 		args  []string
@@ -23,9 +26,9 @@ func TestCheckExitCodes(t *testing.T) {
 		out   string // in stdout
 		noOut string // never in stdout
 	}{
-		{"complete", append(small, "--fix", "all"), exitOK, "PASS: no invariant broken", "INCOMPLETE"},
+		{"complete", append(tiny, "--fix", "all"), exitOK, "PASS: no invariant broken", "INCOMPLETE"},
 		{"finding", small, exitFailed, "FINDING spso-below-log-start", "PASS"},
-		{"json", append(small, "--fix", "all", "--json"), exitOK, `"verdict": "pass"`, "PASS"},
+		{"json", append(tiny, "--fix", "all", "--json"), exitOK, `"verdict": "pass"`, "PASS"},
 		{"json incomplete", append(small, "--json", "--depth", "2"), exitIncomplete, `"verdict": "incomplete"`, "PASS"},
 		{"depth bound", append(small, "--depth", "3"), exitIncomplete, "INCOMPLETE: no violation in the first ", "PASS"},
 		{"state bound", append(small, "--max-states", "50"), exitIncomplete, "; not complete (states bound reached)", "PASS"},
@@ -34,17 +37,17 @@ func TestCheckExitCodes(t *testing.T) {
 		{"negative depth", append(small, "--depth", "-1"), exitUsage, "", "PASS"},
 		{"negative max states", append(small, "--max-states", "-5"), exitUsage, "", "PASS"},
 		{"bad memory", append(small, "--memory", "12x"), exitUsage, "", "PASS"},
-		{"spilling", append(small, "--fix", "all", "--memory", "1"), exitOK, "spilled to disk at most", "INCOMPLETE"},
-		{"json disk", append(small, "--fix", "all", "--memory", "1", "--json"), exitOK, `"disk_bytes": `, "PASS"},
-		{"liveness spilling", append(small, "--fix", "all", "--memory", "1", "--liveness"), exitOK, "spilled to disk at most", "INCOMPLETE"},
+		{"spilling", append(tiny, "--fix", "all", "--memory", "1"), exitOK, "spilled to disk at most", "INCOMPLETE"},
+		{"json disk", append(tiny, "--fix", "all", "--memory", "1", "--json"), exitOK, `"disk_bytes": `, "PASS"},
+		{"liveness spilling", append(tiny, "--fix", "all", "--memory", "1", "--liveness"), exitOK, "spilled to disk at most", "INCOMPLETE"},
 		{"liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50"), exitIncomplete, "liveness not checked: the search did not finish", "PASS"},
 		{"liveness incomplete, findings", append(small, "--liveness", "--depth", "4"), exitFailed, "liveness not checked: the search did not finish", "no other invariant broken"},
-		{"liveness complete", append(small, "--fix", "all", "--liveness"), exitOK, "liveness: no stuck state", "INCOMPLETE"},
+		{"liveness complete", append(tiny, "--fix", "all", "--liveness"), exitOK, "liveness: no stuck state", "INCOMPLETE"},
 		{"json liveness incomplete", append(small, "--fix", "all", "--liveness", "--max-states", "50", "--json"), exitIncomplete, `"liveness_not_checked": "the search did not finish"`, "PASS"},
-		{"time bound", append(small, "--fix", "all", "--time", "1ns"), exitIncomplete, "not complete (time budget reached)", "PASS"},
-		// --time 10m makes the sample 30 s: the scope (7 489 states) finishes inside it even
+		{"time bound", append(tiny, "--fix", "all", "--time", "1ns"), exitIncomplete, "not complete (time budget reached)", "PASS"},
+		// --time 10m makes the sample 30 s: the scope (68 states) finishes inside it even
 		// under -race on a loaded machine, so the estimate is exact whatever the load.
-		{"estimate", append(small, "--fix", "all", "--estimate", "--time", "10m"), exitOK, "estimate: exact", "PASS"},
+		{"estimate", append(tiny, "--fix", "all", "--estimate", "--time", "10m"), exitOK, "estimate: exact", "PASS"},
 		{"unknown preset", append(small, "--scope", "huge"), exitUsage, "", "PASS"},
 		{"ladder with scope flags", append(small, "--scope", "ladder"), exitUsage, "", "PASS"},
 		{"bad temp dir", append(small, "--temp-dir", "/nonexistent/sharesim"), exitUsage, "", "states"},

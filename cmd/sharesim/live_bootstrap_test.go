@@ -446,13 +446,19 @@ func TestLiveBootstrapLeavesForeignStateAlone(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT to a subprocess")
 	}
+	// Parallel: the live runs mostly wait on the wall clock (some 20 s under -race), beside
+	// the parallel tests of the built-ins. It is the only parallel test that calls run in
+	// this process (run binds its flags to package variables), and the only one that reads
+	// SHARESIM_SASL_PASSWORD, which t.Setenv would refuse to set in a parallel test.
+	t.Parallel()
 	b := newBootCluster(t)
 	b.seedForeign(t)
 	before := b.state(t)
 	if len(before.Share[foreignShare]) == 0 || len(before.Committed) == 0 || before.Configs[foreignShare]["share.auto.offset.reset"] != "earliest" {
 		t.Fatalf("the foreign state was not seeded: %+v", before)
 	}
-	t.Setenv("SHARESIM_SASL_PASSWORD", bootPass)
+	os.Setenv("SHARESIM_SASL_PASSWORD", bootPass)
+	t.Cleanup(func() { os.Unsetenv("SHARESIM_SASL_PASSWORD") })
 
 	// A whole run, production shortened to 80 s of scenario time (4 s live) with the
 	// kill at 1 m: the killed member sends no leave, so the group can be deleted only once

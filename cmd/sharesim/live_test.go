@@ -39,6 +39,9 @@ func TestLiveSIGINTLeavesCompleteFolder(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT to a subprocess")
 	}
+	// A subprocess that mostly waits on the wall clock: beside the other parallel tests
+	// (the signal tests, the built-in runs) it takes no time of its own.
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "live", "quickstart", "--time-scale", "0.05", "--out", dir, "--no-progress")
 	cmd.Env = append(os.Environ(), asCLI+"=1", "GORACE="+quickRaceExit)

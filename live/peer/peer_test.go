@@ -232,35 +232,20 @@ func TestDifferentialKfake(t *testing.T) {
 	tl := &tally{stopped: map[string]int{}, tolerated: map[string]int{}, examples: map[string]string{}}
 	start := time.Now()
 	t.Run("workers", func(t *testing.T) {
+		// Four workers at a time, each subtest on a goroutine of its own rather than
+		// t.Parallel, which go test's -parallel (GOMAXPROCS) would hold to two at a time: a
+		// worker mostly waits on its cluster (under -race four of them, two at a time, took
+		// 14 s of wall time for 7 CPU-s).
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		slots := make(chan struct{}, 4)
 		for w := 0; w < workers(); w++ {
-			t.Run(fmt.Sprint(w), func(t *testing.T) {
-				t.Parallel()
-				c, err := NewCluster()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer c.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-				defer cancel()
-				b, err := NewBroker(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer b.Close()
-				var last failure
-				defer func() {
-					if last.steps == nil {
-						return
-					}
-					min, replay, err := Minimize(b, last.setup, last.steps)
-					if err != nil {
-						t.Logf("minimizing the failure: %v", err)
-						return
-					}
-					t.Logf("minimal sequence (%d steps), kfake/model per step:\nbroker configs: %s\n%s", len(min), last.setup, replay)
-				}()
-				rapid.Check(t, func(rt *rapid.T) { tl.add(runSequence(rt, b, &last)) })
-			})
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				t.Run(fmt.Sprint(w), func(t *testing.T) { differentialWorker(t, tl) })
+			}()
 		}
 	})
 	el := time.Since(start)
@@ -288,4 +273,34 @@ func TestDifferentialKfake(t *testing.T) {
 	if !t.Failed() && tl.sequences < 200 {
 		t.Errorf("only %d sequences ran; the default run must compare at least 200", tl.sequences)
 	}
+}
+
+// differentialWorker is one worker of TestDifferentialKfake: a cluster of its own and
+// rapid's sequences against it, counted in tl.
+func differentialWorker(t *testing.T, tl *tally) {
+	c, err := NewCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	b, err := NewBroker(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var last failure
+	defer func() {
+		if last.steps == nil {
+			return
+		}
+		min, replay, err := Minimize(b, last.setup, last.steps)
+		if err != nil {
+			t.Logf("minimizing the failure: %v", err)
+			return
+		}
+		t.Logf("minimal sequence (%d steps), kfake/model per step:\nbroker configs: %s\n%s", len(min), last.setup, replay)
+	}()
+	rapid.Check(t, func(rt *rapid.T) { tl.add(runSequence(rt, b, &last)) })
 }
