@@ -116,7 +116,19 @@ func TestHistoryChecksBesideTheRunAgree(t *testing.T) {
 				}
 				return out
 			}
-			beside, inTurn := run(true), run(false)
+			// The run beside at seed 1 with every violation kept is shared with
+			// TestStreamedHistoryChecksAgreeWithTheWholeHistory; when it found no more than 20,
+			// keeping 20 gives the same list (lists are cut only past the limit), so it stands
+			// for the run beside.
+			var beside []string
+			if vs, _ := unlimitedZooRun(t, zc.World, zc.Bug, 1); len(vs) <= 20 {
+				for _, v := range vs {
+					beside = append(beside, v.String())
+				}
+			} else {
+				beside = run(true)
+			}
+			inTurn := run(false)
 			if !slices.Equal(beside, inTurn) {
 				t.Errorf("beside the run:\n  %s\nin turn:\n  %s", strings.Join(beside, "\n  "), strings.Join(inTurn, "\n  "))
 			}
