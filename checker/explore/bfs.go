@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
@@ -511,6 +512,7 @@ type worker struct {
 	kids   []byte      // the stored states of remembered commits' children, back to back
 	kidv   []kid       // by remembered action: what the second pass needs
 	cx     []kidCommit // the remembered commits, in order
+	nx     memoAct     // scratch: a new child's action read again
 	// baseHT is the storeHash of the decoded state's stored state; kh the contextHash of the
 	// last step's child.
 	baseHT, kh uint64
@@ -559,8 +561,7 @@ func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
 
 // contextOf is the contextHash of state i of the frontier's wave (its entry carries it).
 func contextOf(fr *level, i int) uint64 {
-	_, _, _, kh := splitState(fr.arena[fr.offs[i]:fr.offs[i+1]])
-	return kh
+	return binary.LittleEndian.Uint64(fr.arena[fr.offs[i]:])
 }
 
 // expand expands one state of the frontier (its entry: header and encoding); k is its
@@ -731,8 +732,9 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 			// Its stored state after the others' fingerprints: meanwhile its slot in the
 			// commit cache is on its way.
 			whole := memoEntry{b: me.b[at:]}
-			w.cx = append(w.cx, kidCommit{x: whole.next()})
+			w.cx = append(w.cx, kidCommit{})
 			c := &w.cx[len(w.cx)-1]
+			whole.read(&c.x)
 			c.key = commitKey(hT, c.x.wenc, c.x.dead)
 			w.cc.prefetch(c.key)
 			k.commit, k.f = true, fp(kh)
@@ -809,7 +811,8 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		w.insert(f, out)
 		// New: its encoding, read again from the entry.
 		again := memoEntry{b: me.b[k.at:]}
-		x := again.next()
+		x := &w.nx
+		again.read(x)
 		st := store
 		if k.sfrom >= 0 {
 			st = w.kids[k.sfrom:k.sto]

@@ -30,7 +30,7 @@ type commitSlot struct {
 
 const (
 	commitSlotBytes = 128 - 21
-	commitSlots     = 1 << 14 // 2 MiB per worker
+	commitSlots     = 1 << 15 // 4 MiB per worker
 )
 
 func newCommitCache() *commitCache {

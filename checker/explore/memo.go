@@ -278,6 +278,7 @@ func (m *memo) prefetchEntry(k uint64) {
 		for off := uint64(0); off < memoPrefetch && at+off < uint64(len(m.ring)); off += 64 {
 			prefetch((*uint64)(unsafe.Pointer(&m.ring[at+off])))
 		}
+		return // a second entry with the same tag is rare
 	}
 }
 
@@ -479,12 +480,21 @@ type memoAct struct {
 
 // next reads the next action.
 func (me *memoEntry) next() memoAct {
+	var x memoAct
+	me.read(&x)
+	return x
+}
+
+// read reads the next action into x (every field of it).
+func (me *memoEntry) read(x *memoAct) {
 	b := me.b
-	x := memoAct{a: Action(binary.LittleEndian.Uint32(b)), kind: b[4]}
+	x.a, x.kind = Action(binary.LittleEndian.Uint32(b)), b[4]
 	if x.kind == memoTake {
+		*x = memoAct{a: x.a, kind: memoTake}
 		me.b = b[5:]
-		return x
+		return
 	}
+	_ = b[memoChildHead-1]
 	x.perm = b[5]
 	x.kh = binary.LittleEndian.Uint64(b[6:])
 	x.sp.pre, x.sp.suf = int(binary.LittleEndian.Uint16(b[14:])), int(binary.LittleEndian.Uint16(b[16:]))
@@ -493,6 +503,7 @@ func (me *memoEntry) next() memoAct {
 	nr := int(binary.LittleEndian.Uint16(b[24:]))
 	b = b[memoChildHead:]
 	nw, ng := 0, 0
+	x.dead = false
 	if x.kind == memoCommit {
 		nw, ng, x.dead = int(binary.LittleEndian.Uint16(b)), int(b[2]), b[3] == 1
 		b = b[memoCommitExt:]
@@ -501,7 +512,6 @@ func (me *memoEntry) next() memoAct {
 	b = b[ns+nr:]
 	x.wenc, x.sig = b[:nw], b[nw:nw+ng]
 	me.b = b[nw+ng:]
-	return x
 }
 
 // skim reads the next action as far as the first pass over a remembered context needs it:
@@ -513,6 +523,7 @@ func (me *memoEntry) skim() (a Action, kind byte, kh uint64) {
 		me.b = b[5:]
 		return a, kind, 0
 	}
+	_ = b[memoChildHead-1]
 	kh = binary.LittleEndian.Uint64(b[6:])
 	n := memoChildHead + int(binary.LittleEndian.Uint16(b[18:])) + int(binary.LittleEndian.Uint16(b[24:]))
 	if kind == memoCommit {
@@ -533,20 +544,20 @@ func commitSig(b []byte, leaderEpoch, stateEpoch int32, movedBack bool) []byte {
 	return append(b, 0)
 }
 
-// appendStateHeader prefixes a state's encoding in the frontier: where its stored state lies
-// in it, and its context's hash kh (contextHash), so that the state's memo lookup need not
-// hash it again.
+// appendStateHeader prefixes a state's encoding in the frontier: its context's hash kh
+// (contextHash, first: contextOf reads it alone), so that the state's memo lookup need not
+// hash it again, and where its stored state lies in it.
 func appendStateHeader(b []byte, from, to int, kh uint64) []byte {
+	b = binary.LittleEndian.AppendUint64(b, kh)
 	b = binary.AppendUvarint(b, uint64(from))
-	b = binary.AppendUvarint(b, uint64(to))
-	return binary.LittleEndian.AppendUint64(b, kh)
+	return binary.AppendUvarint(b, uint64(to))
 }
 
 // splitState reads a frontier entry: the encoding, where its stored state lies in it and its
 // context's hash.
 func splitState(b []byte) (enc []byte, from, to int, kh uint64) {
-	f, n := binary.Uvarint(b)
-	t, k := binary.Uvarint(b[n:])
-	n += k
-	return b[n+8:], int(f), int(t), binary.LittleEndian.Uint64(b[n:])
+	kh = binary.LittleEndian.Uint64(b)
+	f, n := binary.Uvarint(b[8:])
+	t, k := binary.Uvarint(b[8+n:])
+	return b[8+n+k:], int(f), int(t), kh
 }
