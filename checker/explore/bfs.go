@@ -191,6 +191,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	swarm := sc.Shards > 0
 	levelViolations := map[string]*Found{}
 	m := &merger{set: set, g: g, pl: pl, sc: &sc, par: workers, swarm: swarm}
+	// With one worker and no liveness graph (whose set holds state ids, known only in the
+	// merge), the worker inserts each new state into the seen set when it makes it a
+	// candidate, while the set's slot is still in the cache: the merge would insert the same
+	// states in the same order (it takes the worker's chunks in order), so it only skips them.
+	direct := workers == 1 && g == nil
 
 	// The successor memo (memo.go): one shared by the workers, written between waves, and
 	// each worker's own for the contexts it meets during a wave.
@@ -263,6 +268,14 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				o := &outs[i]
 				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
 					finds: o.finds[:0], findParents: o.findParents[:0], viols: o.viols[:0], violParents: o.violParents[:0]}
+			}
+			if direct {
+				// One worker puts its new states into the seen set itself, as many as the
+				// merge would still add (merge.go).
+				pool[0].room = -1
+				if sc.MaxStates > 0 {
+					pool[0].room = max(sc.MaxStates-pl.len(), 0)
+				}
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -441,6 +454,7 @@ type cand struct {
 // chunkOut is what a worker produced for one chunk of the frontier, in order.
 type chunkOut struct {
 	cands       []cand
+	direct      int // the first direct cands are in the seen set already (worker.insert)
 	arena       []byte
 	transitions int64
 	found       *Found // Path holds only the last action until merged
@@ -482,6 +496,9 @@ type worker struct {
 	// merge keeps. A hit spares the set's probe and, for a state reached twice in a wave, a
 	// second candidate with its consistency check and copy.
 	recent *[recentSlots]uint64
+	// room is how many new states the worker still inserts into the seen set itself this
+	// wave (insert; -1: no bound, 0: none, the merge inserts them).
+	room int
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
@@ -679,6 +696,7 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 		out.efps = append(out.efps, f)
 	}
 	if isNew {
+		w.insert(f, out)
 		from := uint32(len(out.arena))
 		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo, w.kh)
 		out.arena = append(out.arena, w.buf...)
@@ -788,6 +806,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		if seen {
 			continue
 		}
+		w.insert(f, out)
 		// New: its encoding, read again from the entry.
 		again := memoEntry{b: me.b[k.at:]}
 		x := again.next()
@@ -832,6 +851,17 @@ func (w *worker) commitOf(st []byte, key uint64, x *memoAct) (res []byte, hRes u
 		w.cc.put(key, st, x.wenc, x.dead, sig, res, hRes)
 	}
 	return res, hRes, bytes.Equal(sig, x.sig), nil
+}
+
+// insert puts a new state's fingerprint into the seen set when the worker does that itself
+// (room: how many more it may; the merge inserts the rest), and counts it in out.direct.
+func (w *worker) insert(f fp, out *chunkOut) {
+	if w.room == 0 {
+		return
+	}
+	w.set.add(f, 0)
+	w.room--
+	out.direct++
 }
 
 // kidCommit is a remembered commit as the second pass needs it: its action read whole and

@@ -28,7 +28,7 @@ import (
 // yields is then exactly what expanding it again yields.
 //
 // A memo is a ring of entries written one after another with an index of their positions
-// (four ways per bucket): old entries are overwritten as the ring wraps, so its memory is bounded.
+// (eight ways per bucket, a cache line): old entries are overwritten as the ring wraps, so its memory is bounded.
 // The workers share one, read only while a wave expands: each worker writes the entries of
 // the contexts it expands into a memo of its own for the wave, which the other workers read
 // too (lookupPeer: a context one worker expanded earlier in the wave is remembered for the
@@ -248,7 +248,7 @@ func (m *memo) free() {
 // slot whose tag matches. Positions stay below 2^memoPosBits (the memo starts again empty
 // before that).
 const (
-	memoWays    = 4
+	memoWays    = 8
 	memoPosBits = 40
 	memoPosMask = 1<<memoPosBits - 1
 )

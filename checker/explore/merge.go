@@ -18,7 +18,9 @@ import (
 // them all; with liveness (the set also holds ids) or when the wave may reach
 // Scope.MaxStates, the insertion is done in step 2 instead, one candidate at a time. (2) The
 // new candidates, in order, get their ids, their parent records and their place in the next
-// frontier.
+// frontier. A single worker inserts its candidates itself as it makes them (worker.insert, at
+// most as many as step 2 would add before Scope.MaxStates; a chunk's first chunkOut.direct
+// candidates): step 1 then skips them.
 type merger struct {
 	set   *fpSet
 	g     *graph // the liveness graph (nil without), told each new state's id once spilled
@@ -58,13 +60,13 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
 		o := &outs[ci]
 		for k := range o.cands {
 			cd := &o.cands[k]
-			if serial && k+mergeAhead < len(o.cands) {
+			if serial && k >= o.direct && k+mergeAhead < len(o.cands) {
 				prefetch(m.set.slotAddr(o.cands[k+mergeAhead].fp))
 			}
 			if !m.fresh[m.start[ci]+k] {
 				continue
 			}
-			if serial && !m.set.add(cd.fp, uint32(m.pl.len())) {
+			if serial && k >= o.direct && !m.set.add(cd.fp, uint32(m.pl.len())) {
 				continue
 			}
 			if m.swarm && depth == sc.Split && shardOf(o.arena[cd.from:cd.to], sc.Seed, sc.Shards) != sc.Shard {
