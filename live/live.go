@@ -45,8 +45,9 @@ type Options struct {
 	MaxWall time.Duration
 
 	// probe, when set (tests), is called at every reading of the groups' offsets with the
-	// scenario time and the per-offset entries the run holds (meter.retained).
-	probe func(atMs int64, retained, window int)
+	// scenario time, the per-offset entries the run holds (meter.retained) and the
+	// operations recorded so far.
+	probe func(atMs int64, retained, window, ops int)
 }
 
 // Status is one check's verdict.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/sharesim/sharesim/checker"
 	"github.com/sharesim/sharesim/model"
@@ -169,10 +167,16 @@ func TestInterruptLeavesCompleteResult(t *testing.T) {
 	s := builtin(t, "quickstart")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Interrupt a second after the cluster is up (not at a fixed time from the start, which
-	// a loaded machine may spend setting up): records are flowing by then.
-	started := &cancelAfterLine{want: "embedded kfake cluster", after: time.Second, cancel: cancel}
-	res, err := Run(ctx, s, Options{TimeScale: 0.05, Out: dir, Progress: started})
+	// Interrupt once operations are recorded (not at a fixed time, which a loaded machine
+	// may spend setting up or joining): records are flowing by then, and the history must
+	// keep them.
+	var once sync.Once
+	atOps := func(_ int64, _, _, ops int) {
+		if ops >= 20 {
+			once.Do(cancel)
+		}
+	}
+	res, err := Run(ctx, s, Options{TimeScale: 0.05, Out: dir, probe: atOps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +189,8 @@ func TestInterruptLeavesCompleteResult(t *testing.T) {
 		}
 	}
 	h, err := ReadHistory(filepath.Join(dir, "history.ndjson"))
-	if err != nil || len(h.Ops) == 0 {
-		t.Fatalf("history: %d operations, %v", len(h.Ops), err)
+	if err != nil || len(h.Ops) < 20 {
+		t.Fatalf("history: %d operations, %v; want at least the 20 recorded before the interrupt", len(h.Ops), err)
 	}
 }
 
@@ -241,23 +245,3 @@ type writerBuf struct{ b []byte }
 
 func (w *writerBuf) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
 func (w *writerBuf) String() string              { return string(w.b) }
-
-// cancelAfterLine is a progress writer that calls cancel a while after a line containing
-// want was written.
-type cancelAfterLine struct {
-	mu     sync.Mutex
-	want   string
-	after  time.Duration
-	cancel context.CancelFunc
-	seen   bool
-}
-
-func (w *cancelAfterLine) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.seen && strings.Contains(string(p), w.want) {
-		w.seen = true
-		time.AfterFunc(w.after, w.cancel)
-	}
-	return len(p), nil
-}

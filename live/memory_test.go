@@ -25,7 +25,7 @@ type probeLog struct {
 	samples []sample
 }
 
-func (p *probeLog) probe(atMs int64, retained, window int) {
+func (p *probeLog) probe(atMs int64, retained, window, _ int) {
 	s := sample{atMs: atMs, retained: retained, window: window}
 	if p.heap {
 		s.own = ownHeap()

@@ -60,7 +60,7 @@ type runner struct {
 	instances []*instance
 	logStart  map[string]int64 // "topic/p" → highest log start seen
 	parts     map[string]int   // topic → partitions, once an add-partitions fault changed it
-	probe     func(atMs int64, retained, window int)
+	probe     func(atMs int64, retained, window, ops int)
 }
 
 func (r *runner) note(s string) {
@@ -110,7 +110,7 @@ func (r *runner) untilMs(stop <-chan struct{}, atMs int64) bool {
 
 // runAttempt runs cfg (already scaled) once against target. interrupt ends production
 // early (Ctrl-C); the attempt still drains, closes its clients, and returns what it saw.
-func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer, ck checks, win sim.Window, probe func(int64, int, int)) (*attempt, error) {
+func runAttempt(interrupt context.Context, cfg sim.Config, seed uint64, target Target, historyOut string, progress io.Writer, ck checks, win sim.Window, probe func(int64, int, int, int)) (*attempt, error) {
 	main, err := checker.NewHistoryStream(cfg, ck.names)
 	if err != nil {
 		return nil, err
@@ -578,7 +578,10 @@ func (r *runner) watch(stop chan struct{}) {
 			floors, floorsAt, lastMark = r.groupFloors(), r.rec.returnMs(), time.Now()
 			if r.probe != nil {
 				entries, window := r.meter.retained()
-				r.probe(time.Since(r.startAt).Milliseconds(), entries, window)
+				r.rec.mu.Lock()
+				ops := r.rec.ops
+				r.rec.mu.Unlock()
+				r.probe(time.Since(r.startAt).Milliseconds(), entries, window, ops)
 			}
 		}
 		starts := map[string]int64{}
