@@ -368,7 +368,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}
 				set.reset()
 			}
-			off := set.offHeap() + shared.offHeap()
+			off := set.offHeap() + disk.offHeap() + shared.offHeap()
 			for _, w := range pool {
 				off += w.memo.offHeap() + w.cc.offHeap()
 			}
@@ -743,6 +743,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		}
 		if !k.take && !k.commit {
 			prefetch(w.set.slotAddr(k.f))
+			w.disk.prefetch(uint64(k.f))
 		}
 		w.kidv = append(w.kidv, k)
 	}
@@ -766,6 +767,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		k.sto = int32(len(w.kids))
 		k.f = stateFP(uint64(k.f), hRes)
 		prefetch(w.set.slotAddr(k.f))
+		w.disk.prefetch(uint64(k.f))
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -932,6 +934,7 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
 	prefetch(w.set.slotAddr(f))
+	w.disk.prefetch(uint64(f))
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &st, accepted, false); v != nil {
 		return v, f, false, nil

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -317,5 +318,90 @@ func TestStopRemovesSpillFiles(t *testing.T) {
 			t.Errorf("time: stopped at depth %d before the levels it must finish (4)", res.Depth)
 		}
 		assertEmpty(t, sc.TempDir)
+	}
+}
+
+// diskSet.has guesses a fingerprint's page and slot by interpolation and walks from there: it
+// must answer as the whole set does for uniform fingerprints, for ones bunched in a few narrow
+// ranges (where the guesses are far off and it bisects), for the first and last fingerprints
+// of pages, below and above everything, in runs of one page or less, and when pages are read
+// with ReadAt instead of from the mapping.
+func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
+	x := uint64(7)
+	next := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x
+	}
+	cases := []struct {
+		name string
+		n    int
+		draw func() uint64
+	}{
+		{"uniform", 20000, func() uint64 { return next() | 1 }},
+		{"one page", 100, func() uint64 { return next() | 1 }},
+		{"one fingerprint", 1, func() uint64 { return next() | 1 }},
+		{"bunched", 20000, func() uint64 {
+			v := next()
+			return (v>>62)<<60 | (v&0xffff)<<4 | 1 // four narrow ranges
+		}},
+	}
+	for _, tc := range cases {
+		for _, mapped := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/mapped=%v", tc.name, mapped), func(t *testing.T) {
+				st := &storage{parent: t.TempDir()}
+				defer st.close()
+				set := newFPSet(0, false)
+				disk := &diskSet{st: st}
+				defer disk.close()
+				in := map[uint64]bool{}
+				for len(in) < tc.n {
+					f := tc.draw()
+					if !in[f] {
+						set.add(fp(f), 0)
+						in[f] = true
+					}
+				}
+				if err := disk.flush(set); err != nil {
+					t.Fatal(err)
+				}
+				r := disk.runs[0]
+				if !mapped {
+					unmapRun(r.data)
+					r.data = nil
+				}
+				probe := []uint64{1, math.MaxUint64, r.index[0] - 1, r.index[0] + 1}
+				for _, e := range r.index {
+					probe = append(probe, e, e-1, e+1) // page boundaries
+				}
+				for f := range in {
+					probe = append(probe, f, f+2)
+				}
+				for range 5000 {
+					probe = append(probe, tc.draw())
+				}
+				var buf pageBuf
+				for _, f := range probe {
+					got, err := disk.has(f, &buf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got != in[f] {
+						t.Fatalf("%#x: on disk %v, added %v", f, got, in[f])
+					}
+				}
+				sorted := slices.Clone(probe)
+				slices.Sort(sorted)
+				sorted = slices.Compact(sorted)
+				seen := make([]bool, len(sorted))
+				if err := disk.lookup(sorted, seen, 2); err != nil {
+					t.Fatal(err)
+				}
+				for i, f := range sorted {
+					if seen[i] != in[f] {
+						t.Fatalf("lookup %#x: on disk %v, added %v", f, seen[i], in[f])
+					}
+				}
+			})
+		}
 	}
 }
