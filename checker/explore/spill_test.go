@@ -337,10 +337,10 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 		n    int
 		draw func() uint64
 	}{
-		{"uniform", 20000, func() uint64 { return next() | 1 }},
+		{"uniform", 6000, func() uint64 { return next() | 1 }},
 		{"one page", 100, func() uint64 { return next() | 1 }},
 		{"one fingerprint", 1, func() uint64 { return next() | 1 }},
-		{"bunched", 20000, func() uint64 {
+		{"bunched", 6000, func() uint64 {
 			v := next()
 			return (v>>62)<<60 | (v&0xffff)<<4 | 1 // four narrow ranges
 		}},
@@ -376,7 +376,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 				for f := range in {
 					probe = append(probe, f, f+2)
 				}
-				for range 5000 {
+				for range 2000 {
 					probe = append(probe, tc.draw())
 				}
 				var buf pageBuf
