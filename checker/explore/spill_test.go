@@ -227,15 +227,7 @@ func TestSeenSetWithDisk(t *testing.T) {
 		probe = append(probe, next()) // almost surely never added
 	}
 	sortU64(probe)
-	seen := make([]bool, len(probe))
-	if err := disk.lookup(probe, seen, 3); err != nil {
-		t.Fatal(err)
-	}
-	for i, f := range probe {
-		if seen[i] != in[f] {
-			t.Fatalf("%x: on disk %v, added %v", f, seen[i], in[f])
-		}
-	}
+	checkBatchLookup(t, disk, probe, in, 3)
 	got, err := disk.appendAll(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -251,6 +243,21 @@ func TestSeenSetWithDisk(t *testing.T) {
 }
 
 func sortU64(s []uint64) { slices.Sort(s) }
+
+// checkBatchLookup looks probe (sorted) up in disk as one batch (diskSet.lookup on par
+// goroutines) and fails at the first fingerprint whose answer is not in[f].
+func checkBatchLookup(t *testing.T, disk *diskSet, probe []uint64, in map[uint64]bool, par int) {
+	t.Helper()
+	seen := make([]bool, len(probe))
+	if err := disk.lookup(probe, seen, par); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range probe {
+		if seen[i] != in[f] {
+			t.Fatalf("lookup %#x: on disk %v, added %v", f, seen[i], in[f])
+		}
+	}
+}
 
 // DiskBytes counts what the files hold: with only the parent pointers spilling, and all of
 // them (a share of 0), the file holds 9 bytes per state with symmetry (parent id, action,
@@ -391,16 +398,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 				}
 				sorted := slices.Clone(probe)
 				slices.Sort(sorted)
-				sorted = slices.Compact(sorted)
-				seen := make([]bool, len(sorted))
-				if err := disk.lookup(sorted, seen, 2); err != nil {
-					t.Fatal(err)
-				}
-				for i, f := range sorted {
-					if seen[i] != in[f] {
-						t.Fatalf("lookup %#x: on disk %v, added %v", f, seen[i], in[f])
-					}
-				}
+				checkBatchLookup(t, disk, slices.Compact(sorted), in, 2)
 			})
 		}
 	}
