@@ -55,14 +55,15 @@ func checkProgress(stderr io.Writer, f checkFlags) explore.Progress {
 	}
 }
 
-// progressLine renders a snapshot: states, rate, depth, frontier, memory, disk (when
-// spilling), elapsed.
+// progressLine renders a snapshot: states, rate, transitions (states grow more successors as
+// a search goes deeper, so the pace per transition is the steadier figure), depth, frontier,
+// memory, disk (when spilling), elapsed.
 func progressLine(s explore.Snapshot) string {
 	disk := ""
 	if s.Disk > 0 {
 		disk = ", " + formatBytes(s.Disk) + " on disk"
 	}
-	return fmt.Sprintf("  %d states (%.0f/s), depth %d, frontier %d, %s%s, %s", s.States, s.StatesPerSecond(), s.Depth, s.Frontier,
+	return fmt.Sprintf("  %d states (%.0f/s), %d transitions, depth %d, frontier %d, %s%s, %s", s.States, s.StatesPerSecond(), s.Transitions, s.Depth, s.Frontier,
 		formatBytes(s.Memory), disk, s.Elapsed.Round(100*time.Millisecond))
 }
 

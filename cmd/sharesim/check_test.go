@@ -219,3 +219,21 @@ func TestCheckProgressPeriod(t *testing.T) {
 		}
 	}
 }
+
+// A progress line names the states and their rate, the transitions, the level and its
+// frontier, the memory and (when spilling) the disk, and the time.
+func TestCheckProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		s    explore.Snapshot
+		want string
+	}{
+		{explore.Snapshot{States: 1000, Transitions: 4200, Depth: 3, Frontier: 250, Memory: 3 << 20, Elapsed: 2 * time.Second},
+			"  1000 states (500/s), 4200 transitions, depth 3, frontier 250, 3.0 MB, 2s"},
+		{explore.Snapshot{States: 5000, Transitions: 21000, Depth: 9, Frontier: 900, Memory: 3 << 30, Disk: 5 << 30, Elapsed: 10 * time.Second},
+			"  5000 states (500/s), 21000 transitions, depth 9, frontier 900, 3.0 GB, 5.0 GB on disk, 10s"},
+	} {
+		if got := progressLine(c.s); got != c.want {
+			t.Errorf("progressLine(%+v)\n got %q\nwant %q", c.s, got, c.want)
+		}
+	}
+}
