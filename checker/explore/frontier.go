@@ -44,6 +44,10 @@ type segPool struct {
 	share int64
 	mem   int64
 	free  []*level
+	// arenaCap is the arena a new segment gets: segArena, or an eighth more than the
+	// largest full segment's encodings so far, so that a segment is not grown (copied) as
+	// it fills once the states are larger than segArena allows for.
+	arenaCap int
 }
 
 func (p *segPool) get() *level {
@@ -55,7 +59,7 @@ func (p *segPool) get() *level {
 	}
 	// A segment is allocated at its usual size (about 60 bytes a state), so that filling it
 	// does not leave grown-out copies behind for the collector.
-	lv := &level{arena: make([]byte, 0, segArena), offs: append(make([]uint32, 0, waveStates+1), 0), ids: make([]uint32, 0, waveStates)}
+	lv := &level{arena: make([]byte, 0, max(segArena, p.arenaCap)), offs: append(make([]uint32, 0, waveStates+1), 0), ids: make([]uint32, 0, waveStates)}
 	p.mem += lv.bytes()
 	return lv
 }
@@ -81,6 +85,9 @@ func (fr *frontier) add(enc []byte, id uint32) error {
 		s = fr.segs[k-1]
 	} else {
 		if k > 0 {
+			if lv := fr.segs[k-1].lv; lv != nil {
+				fr.pool.arenaCap = max(fr.pool.arenaCap, len(lv.arena)+len(lv.arena)/8)
+			}
 			if err := fr.seal(fr.segs[k-1]); err != nil {
 				return err
 			}

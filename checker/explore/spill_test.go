@@ -403,3 +403,30 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 		}
 	}
 }
+
+// Once a segment has filled with states larger than segArena allows for, new segments get
+// room for such states from the start: only the first segment grows (is copied) as it fills.
+func TestFrontierSegmentsSizedByTheStates(t *testing.T) {
+	st := &storage{parent: t.TempDir()}
+	defer st.close()
+	pool := &segPool{st: st, share: -1}
+	fr := &frontier{pool: pool}
+	enc := make([]byte, 100) // 100 bytes a state: 3.2 MB a segment, over segArena's 2 MiB
+	for i := range 3 * waveStates {
+		if err := fr.add(enc, uint32(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(fr.segs) != 3 {
+		t.Fatalf("%d segments, want 3", len(fr.segs))
+	}
+	full := 100 * waveStates
+	if c := cap(fr.segs[0].lv.arena); c < full {
+		t.Fatalf("the first segment's arena holds %d bytes, want at least %d", c, full)
+	}
+	for k, s := range fr.segs[1:] {
+		if c, want := cap(s.lv.arena), full+full/8; c != want {
+			t.Errorf("segment %d's arena: capacity %d, want %d (made at that size, not grown)", k+1, c, want)
+		}
+	}
+}
