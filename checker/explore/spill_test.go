@@ -171,11 +171,8 @@ func assertEmpty(t *testing.T, dir string) {
 // The fingerprint set answers like a plain set whatever is on disk: fingerprints added in
 // rounds, with flushes in between, are found exactly when they were added.
 func TestSeenSetWithDisk(t *testing.T) {
-	st := &storage{parent: t.TempDir()}
-	defer st.close()
-	set := newFPSet(0, false)
-	disk := &diskSet{st: st}
-	defer disk.close()
+	set, disk := newDiskSetForTest(t)
+	st := disk.st
 	in := map[uint64]bool{}
 	x := uint64(1)
 	next := func() uint64 {
@@ -243,6 +240,19 @@ func TestSeenSetWithDisk(t *testing.T) {
 }
 
 func sortU64(s []uint64) { slices.Sort(s) }
+
+// newDiskSetForTest returns an empty in-memory set and an empty disk set in a temporary
+// directory, closed when the test ends.
+func newDiskSetForTest(t *testing.T) (*fpSet, *diskSet) {
+	t.Helper()
+	st := &storage{parent: t.TempDir()}
+	disk := &diskSet{st: st}
+	t.Cleanup(func() {
+		disk.close()
+		st.close()
+	})
+	return newFPSet(0, false), disk
+}
 
 // checkBatchLookup looks probe (sorted) up in disk as one batch (diskSet.lookup on par
 // goroutines) and fails at the first fingerprint whose answer is not in[f].
@@ -355,11 +365,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 	for _, tc := range cases {
 		for _, mapped := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/mapped=%v", tc.name, mapped), func(t *testing.T) {
-				st := &storage{parent: t.TempDir()}
-				defer st.close()
-				set := newFPSet(0, false)
-				disk := &diskSet{st: st}
-				defer disk.close()
+				set, disk := newDiskSetForTest(t)
 				in := map[uint64]bool{}
 				for len(in) < tc.n {
 					f := tc.draw()
