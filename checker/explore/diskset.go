@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/bits"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -66,16 +65,9 @@ func (d *diskSet) bytes() int64 {
 
 // offHeap is the part of bytes mapped outside the Go heap (allocKeys on Linux).
 func (d *diskSet) offHeap() int64 {
-	if runtime.GOOS != "linux" {
-		return 0
-	}
 	var b int64
 	for _, r := range d.runs {
-		for _, n := range []int64{mappedBytes(cap(r.index)), mappedBytes(len(r.bloom))} {
-			if n >= hugeMin {
-				b += n
-			}
-		}
+		b += keysOffHeap(cap(r.index)) + keysOffHeap(len(r.bloom))
 	}
 	return b
 }
@@ -87,12 +79,17 @@ func (d *diskSet) empty() bool { return len(d.runs) == 0 }
 // those bits: the word from k's high bits, the bits from 6-bit pieces of its low bits (the
 // fingerprint is already a uniform hash).
 func bloomWord(k uint64, n int) (int, uint64) {
-	hi, _ := bits.Mul64(k, uint64(n))
 	var mask uint64
 	for i := 0; i < bloomHashes; i++ {
 		mask |= 1 << ((k >> (6 * i)) & 63)
 	}
-	return int(hi), mask
+	return bloomIndex(k, n), mask
+}
+
+// bloomIndex is the word of a filter of n words that holds fingerprint k's bits.
+func bloomIndex(k uint64, n int) int {
+	hi, _ := bits.Mul64(k, uint64(n))
+	return int(hi)
 }
 
 func (r *run) bloomAdd(k uint64) {
@@ -105,8 +102,7 @@ func (r *run) bloomAdd(k uint64) {
 // with the work before the lookup.
 func (d *diskSet) prefetch(k uint64) {
 	for _, r := range d.runs {
-		w, _ := bits.Mul64(k, uint64(len(r.bloom))) // bloomWord's word
-		prefetch(&r.bloom[w])
+		prefetch(&r.bloom[bloomIndex(k, len(r.bloom))])
 	}
 }
 

@@ -30,6 +30,15 @@ func mappedBytes(n int) int64 {
 	return (b + hugePage - 1) / hugePage * hugePage
 }
 
+// keysOffHeap is the memory allocKeys(n) maps outside the Go heap: all of mappedBytes(n) from
+// hugeMin on, none below (a heap array).
+func keysOffHeap(n int) int64 {
+	if m := mappedBytes(n); m >= hugeMin {
+		return m
+	}
+	return 0
+}
+
 // allocKeys returns a zeroed fingerprint array of n slots. A large one is mapped directly
 // from the kernel on transparent huge pages (mapBytes). It is released by freeKeys, or when
 // owner becomes unreachable.

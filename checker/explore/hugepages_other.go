@@ -8,6 +8,9 @@ const hugeMin = 256 << 10
 // mappedBytes is the memory an array of n slots takes.
 func mappedBytes(n int) int64 { return int64(n) * 8 }
 
+// keysOffHeap is the memory allocKeys(n) maps outside the Go heap: none here.
+func keysOffHeap(n int) int64 { return 0 }
+
 // allocKeys returns a zeroed fingerprint array of n slots (on Linux a large one is put on
 // huge pages, hugepages_linux.go).
 func allocKeys(n int) []uint64 { return make([]uint64, n) }

@@ -226,10 +226,7 @@ func (m *memo) offHeap() int64 {
 	if cap(m.ring) >= hugeMin {
 		b += min(int64(m.hi), int64(len(m.ring)))
 	}
-	if n := mappedBytes(len(m.index)); n >= hugeMin {
-		b += n
-	}
-	return b
+	return b + keysOffHeap(len(m.index))
 }
 
 // free releases the ring and the index (mapped outside the heap when large: mapBytes); the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"sync"
 )
@@ -59,14 +58,9 @@ const minFlush = 1 << 16
 // offHeap is the bytes of the set's tables mapped outside the Go heap (allocKeys maps a table
 // of at least hugeMin bytes on Linux, in whole huge pages).
 func (s *fpSet) offHeap() int64 {
-	if runtime.GOOS != "linux" {
-		return 0
-	}
 	var b int64
 	for i := range s.parts {
-		if n := mappedBytes(len(s.parts[i].keys)); n >= hugeMin {
-			b += n
-		}
+		b += keysOffHeap(len(s.parts[i].keys))
 	}
 	return b
 }
