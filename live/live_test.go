@@ -22,6 +22,22 @@ import (
 // took 69 s for 28 CPU-s, and the package held one of go test's two package slots all that
 // time.
 
+// resultDir is a live test's result folder: a temporary one, or, when SHARESIM_KEEP_LIVE
+// names a folder, a subfolder of it named after the test, kept after the run so that a
+// failure seen only under load can be read afterwards (history.ndjson, live.json).
+func resultDir(t *testing.T) string {
+	keep := os.Getenv("SHARESIM_KEEP_LIVE")
+	if keep == "" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp(keep, t.Name()+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("result folder kept: %s", dir)
+	return dir
+}
+
 func builtin(t *testing.T, name string, sets ...string) *scenarios.Scenario {
 	t.Helper()
 	s, err := scenarios.Builtin(name)
@@ -65,7 +81,7 @@ func status(t *testing.T, r *Result, check string) CheckResult {
 // production (retainedFlat; the heap over a longer run: TestLiveHeapFlatOverALongRun).
 func TestQuickstartOnKfakePassesWhatItChecks(t *testing.T) {
 	t.Parallel() // see the note on parallel live runs in live_test.go
-	dir := t.TempDir()
+	dir := resultDir(t)
 	// heal=4m: as TestAddPartitionsLive's, ends when drained; room for a loaded machine.
 	s := builtin(t, "quickstart", "duration=3m", "heal=4m")
 	p := &probeLog{}
@@ -163,7 +179,7 @@ func TestDeleteRecordsBacklogNamesLogStartDeviation(t *testing.T) {
 // Ctrl-C mid-run: production stops, the consumers finish, and the folder is complete.
 func TestInterruptLeavesCompleteResult(t *testing.T) {
 	t.Parallel() // see the note on parallel live runs in live_test.go
-	dir := t.TempDir()
+	dir := resultDir(t)
 	s := builtin(t, "quickstart")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

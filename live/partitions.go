@@ -80,8 +80,11 @@ type producerParts struct {
 	refreshed int // the count a metadata refresh was last asked for
 }
 
-// update returns the partitions to spread over now.
-func (pp *producerParts) update(r *runner, cl *kgo.Client, topic string) int {
+// update returns the partitions producer spreads over now. The first time it spreads
+// over a new count the run notes when: how long the client took to load the new
+// partitions after CreatePartitions (milliseconds with no load, seconds on a loaded
+// machine, where kfake answers the metadata request late).
+func (pp *producerParts) update(r *runner, cl *kgo.Client, producer, topic string) int {
 	want := r.partitionsOf(topic)
 	if want <= pp.n {
 		return pp.n
@@ -91,6 +94,7 @@ func (pp *producerParts) update(r *runner, cl *kgo.Client, topic string) int {
 		pp.refreshed = want
 	}
 	if leader, _, err := cl.PartitionLeader(r.cl.topic(topic), int32(want-1)); err == nil && leader >= 0 {
+		r.note(fmt.Sprintf("%d ms: producer %s spreads over %d partitions of %s", time.Since(r.startAt).Milliseconds(), producer, want, topic))
 		pp.n = want
 	}
 	return pp.n

@@ -123,7 +123,7 @@ func (r *runner) producer(p sim.Producer, idx int, stop <-chan struct{}) error {
 				r.meter.produce(partOf(r.cl, rec), rec.Offset, now)
 			})
 		}
-		if n := parts.update(r, cl, p.Topic); p.Keys == 0 {
+		if n := parts.update(r, cl, p.Name, p.Topic); p.Keys == 0 {
 			part = (part + 1) % n
 		}
 		at += gapMs()
