@@ -41,6 +41,10 @@ type Result struct {
 	SeenBytes int64
 	// DiskBytes is the most the temporary files held at once (0: nothing spilled).
 	DiskBytes int64
+	// DiskHits is the number of transitions whose state was found in the seen set's runs on
+	// disk: known, but in neither generation in memory (generations.go). Each cost a read of
+	// a page of a run (a lookup of a new state is mostly answered by the runs' filters).
+	DiskHits int64
 	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
 	spillFiles map[string]int
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
@@ -143,6 +147,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	hl := newHeapLimit()
 	defer hl.restore()
 	set := newFPSet(1<<16, sc.Liveness)
+	old := newFPSet(0, false)
 	disk := &diskSet{st: st}
 	defer disk.close()
 	pl := newParentLog(st, sh.parents, sc.Symmetry)
@@ -217,7 +222,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil,
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, old: old, disk: disk, live: g != nil,
 			recent: new([recentSlots]uint64)}
 		if shared != nil {
 			pool[i].memo, pool[i].shared = newWaveMemo(), shared
@@ -241,7 +246,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	outs := make([]chunkOut, waveStates/chunk)
 	var readBuf level
 	memory := func() int64 {
-		b := set.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
+		b := set.bytes() + old.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
 		for i := range outs {
 			o := &outs[i]
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
@@ -299,6 +304,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
+				res.DiskHits += o.diskHits
 				if o.err != nil {
 					return nil, o.err
 				}
@@ -322,9 +328,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
-			if sh.seen >= 0 {
-				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
-			}
+			youngShare := genShare(sh.seen, disk.bytes(), g.bytes())
+			set.limit(youngShare)
 			// The shared memo takes over the wave's entries while the wave is merged (the two
 			// touch nothing in common).
 			absorbed := make(chan struct{})
@@ -349,26 +354,30 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					return nil, err
 				}
 			}
-			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
+			res.SeenBytes = max(res.SeenBytes, (set.slots()+old.slots())*8+disk.bytes())
 			mem := memory()
 			res.Memory = max(res.Memory, mem)
 			// The disk part's index and filters count against the seen set's share too; and
-			// when all that is counted passes its share, the seen set makes room.
+			// when the young generation passes its room, or all that is counted passes the
+			// share, the seen set makes room (generations.go).
 			// With liveness the graph counts against that share until it spills, and it
-			// spills (livespill.go) before the set's first flush.
-			seenOver := over(set.bytes()+disk.bytes()+g.bytes(), sh.seen) || set.held()
+			// spills (livespill.go) before the set's first rotation.
+			seenOver := over(set.bytes(), youngShare) || set.held() || over(set.bytes()+old.bytes()+disk.bytes()+g.bytes(), sh.seen)
 			if seenOver || set.len() >= minFlush && over(mem, sh.total) {
 				if g != nil && !g.spilled() {
 					if err := g.spill(st, set); err != nil {
 						return nil, err
 					}
 				}
-				if err := disk.flush(set); err != nil {
+				if set, old, err = rotate(disk, set, old, !sc.oneGeneration && (seenOver || old.len() > 0)); err != nil {
 					return nil, err
 				}
-				set.reset()
+				m.set = set
+				for _, w := range pool {
+					w.set, w.old = set, old
+				}
 			}
-			off := set.offHeap() + disk.offHeap() + shared.offHeap()
+			off := set.offHeap() + old.offHeap() + disk.offHeap() + shared.offHeap()
 			for _, w := range pool {
 				off += w.memo.offHeap() + w.cc.offHeap()
 			}
@@ -416,7 +425,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		if pl.err != nil {
 			return nil, pl.err
 		}
-		res.Memory = max(res.Memory, set.bytes()+pl.memBytes()+g.bytes())
+		res.Memory = max(res.Memory, set.bytes()+old.bytes()+pl.memBytes()+g.bytes())
 	}
 	for _, kf := range KnownFindings {
 		if f := findings[kf.Name]; f != nil {
@@ -432,7 +441,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Fingerprints = append(all, set.sorted()...)
+		res.Fingerprints = append(append(all, old.sorted()...), set.sorted()...)
 		slices.Sort(res.Fingerprints)
 	}
 	res.DiskBytes, res.spillFiles = st.peak, st.files
@@ -458,6 +467,7 @@ type chunkOut struct {
 	direct      int // the first direct cands are in the seen set already (worker.insert)
 	arena       []byte
 	transitions int64
+	diskHits    int64  // Result.DiskHits
 	found       *Found // Path holds only the last action until merged
 	foundParent uint32
 	err         error
@@ -481,7 +491,8 @@ type worker struct {
 	h    *harness // scratch: the base plus one action
 	cfg  *model.Config
 	sc   *Scope
-	set  *fpSet
+	set  *fpSet   // the seen set's young generation in memory (generations.go)
+	old  *fpSet   // its old generation, read only while a wave expands
 	disk *diskSet // the seen set's part on disk, read only while a wave expands
 	page pageBuf
 	prev spcheck.View
@@ -497,6 +508,8 @@ type worker struct {
 	// merge keeps. A hit spares the set's probe and, for a state reached twice in a wave, a
 	// second candidate with its consistency check and copy.
 	recent *[recentSlots]uint64
+	// diskHits counts the states found in the runs on disk (Result.DiskHits).
+	diskHits int64
 	// room is how many new states the worker still inserts into the seen set itself this
 	// wave (insert; -1: no bound, 0: none, the merge inserts them).
 	room int
@@ -528,6 +541,8 @@ type worker struct {
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
+	lookups := w.diskHits
+	defer func() { out.diskHits += w.diskHits - lookups }()
 	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
 	// the index bucket of state i+2's context and the entry its bucket points to for state
 	// i+1's (each a cache miss otherwise). ks holds the context hashes of states i to i+2.
@@ -742,8 +757,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 			anyTake, k.take = true, true
 		}
 		if !k.take && !k.commit {
-			prefetch(w.set.slotAddr(k.f))
-			w.disk.prefetch(uint64(k.f))
+			w.prefetchSeen(k.f)
 		}
 		w.kidv = append(w.kidv, k)
 	}
@@ -766,8 +780,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		w.kids = append(w.kids, res...)
 		k.sto = int32(len(w.kids))
 		k.f = stateFP(uint64(k.f), hRes)
-		prefetch(w.set.slotAddr(k.f))
-		w.disk.prefetch(uint64(k.f))
+		w.prefetchSeen(k.f)
 	}
 	var acceptedFn func(int64) bool
 	if anyTake {
@@ -796,11 +809,14 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
-		seen := *slot == uint64(f) || w.set.has(f)
+		seen := *slot == uint64(f) || w.inMemory(f)
 		if !seen && !w.disk.empty() {
 			var err error
 			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
 				return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
+			}
+			if seen {
+				w.diskHits++
 			}
 		}
 		*slot = uint64(f)
@@ -856,6 +872,19 @@ func (w *worker) commitOf(st []byte, key uint64, x *memoAct) (res []byte, hRes u
 		w.cc.put(key, st, x.wenc, x.dead, sig, res, hRes)
 	}
 	return res, hRes, bytes.Equal(sig, x.sig), nil
+}
+
+// inMemory reports whether f is in either generation of the seen set in memory.
+func (w *worker) inMemory(f fp) bool { return w.set.has(f) || w.old.n > 0 && w.old.has(f) }
+
+// prefetchSeen starts fetching what looking f up in the seen set will read first: its slot in
+// each generation in memory and its filter word in each run on disk.
+func (w *worker) prefetchSeen(f fp) {
+	prefetch(w.set.slotAddr(f))
+	if w.old.n > 0 {
+		prefetch(w.old.slotAddr(f))
+	}
+	w.disk.prefetch(uint64(f))
 }
 
 // insert puts a new state's fingerprint into the seen set when the worker does that itself
@@ -933,8 +962,7 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 	f := stateFP(w.kh, hT)
 	// Start fetching the set's slot now; the invariants below do not depend on it, so the
 	// memory access overlaps with them.
-	prefetch(w.set.slotAddr(f))
-	w.disk.prefetch(uint64(f))
+	w.prefetchSeen(f)
 	w.cur.Capture(h.sp)
 	if v := spcheck.Check(w.cfg, h.sp, &w.prev, &w.cur, &st, accepted, false); v != nil {
 		return v, f, false, nil
@@ -943,11 +971,14 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
-	seen := *slot == uint64(f) || w.set.has(f)
+	seen := *slot == uint64(f) || w.inMemory(f)
 	if !seen && !w.disk.empty() {
 		var err error
 		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
 			return nil, f, false, err
+		}
+		if seen {
+			w.diskHits++
 		}
 	}
 	if (!seen || remember) && !w.sc.NoConsistency {

@@ -87,6 +87,9 @@ type Scope struct {
 	// size (0: from the budget).
 	noMemo   bool
 	memoRing int64
+	// oneGeneration, in tests, keeps the seen set in memory as one generation: every flush
+	// writes all of it to disk (generations.go tells why there are two).
+	oneGeneration bool
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first

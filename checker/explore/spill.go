@@ -12,9 +12,10 @@ import (
 // with the number of states, and each gets a share of the budget; what outgrows its share goes
 // to files in a temporary directory, and the search goes on with the same result:
 //
-//   - the seen set (fpset.go) gets half: when its tables outgrow that, every fingerprint in
-//     memory is merged into one sorted file (diskset.go) and the tables start again empty; from
-//     then on each wave's new candidates are also looked up in the file, in one sorted pass;
+//   - the seen set (fpset.go) gets half, held in two generations (generations.go): when the
+//     young one has taken half of that it becomes the old one, and the old one it replaces is
+//     written as a sorted run to disk (diskset.go, runs merged in size tiers); from then on a
+//     lookup that misses both generations also looks in the runs;
 //   - the frontiers (frontier.go) get an eighth: a level is kept as segments of one wave each,
 //     and a finished segment of the next level that does not fit is written to that level's
 //     file and read back when its wave comes;

@@ -350,7 +350,7 @@ func runCheck(stdout, stderr io.Writer, f checkFlags) error {
 	}
 	status := searchStatus(sc, res)
 	fmt.Fprintf(stdout, "%d states, %d transitions, depth %d, %s in %s (%.0f states/s, %s, %.1f bytes/state in the seen set%s)\n", res.States, res.Transitions, res.Depth,
-		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState(), diskNote(res.DiskBytes))
+		status, res.Elapsed.Round(time.Millisecond), res.StatesPerSecond(), formatBytes(res.Memory), res.SeenBytesPerState(), diskNote(res))
 	if line := livenessLine(sc, res); line != "" {
 		fmt.Fprintln(stdout, line)
 	}

@@ -67,12 +67,13 @@ func progressLine(s explore.Snapshot) string {
 		formatBytes(s.Memory), disk, s.Elapsed.Round(100*time.Millisecond))
 }
 
-// diskNote says how much the search spilled ("" when nothing).
-func diskNote(n int64) string {
-	if n == 0 {
+// diskNote says how much the search spilled ("" when nothing) and how many states the seen
+// set found on disk (each a page read: lookups its generations in memory did not answer).
+func diskNote(res *explore.Result) string {
+	if res.DiskBytes == 0 {
 		return ""
 	}
-	return ", " + formatBytes(n) + " spilled to disk at most"
+	return fmt.Sprintf(", %s spilled to disk at most, %d states found on disk", formatBytes(res.DiskBytes), res.DiskHits)
 }
 
 // formatBytes renders a byte count in MB or GB.
@@ -98,6 +99,7 @@ type checkJSON struct {
 	MemoryBytes int64     `json:"memory_bytes"`
 	BudgetBytes int64     `json:"memory_budget_bytes"`
 	DiskBytes   int64     `json:"disk_bytes"`
+	DiskHits    int64     `json:"disk_hits"`
 	SeenBPS     float64   `json:"seen_set_bytes_per_state"`
 	Workers     int       `json:"workers"`
 	Violation   *jFound   `json:"violation,omitempty"`
@@ -150,7 +152,7 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 	}
 	j := checkJSON{Scope: sc.String(), Verdict: verdict, ExitCode: verdictExit(verdict), States: res.States, Transitions: res.Transitions,
 		Depth: res.Depth, Complete: res.Complete, Bounded: res.Bounded, ElapsedSec: res.Elapsed.Seconds(), StatesPerS: res.StatesPerSecond(),
-		MemoryBytes: res.Memory, BudgetBytes: sc.Memory, DiskBytes: res.DiskBytes, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
+		MemoryBytes: res.Memory, BudgetBytes: sc.Memory, DiskBytes: res.DiskBytes, DiskHits: res.DiskHits, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
 	if l := res.Liveness; l != nil {
 		j.Liveness = &jLive{Settled: l.Settled, Stuck: l.Stuck, Edges: l.Edges}
 		if j.Violation == nil && l.First != nil {
