@@ -147,7 +147,6 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	hl := newHeapLimit()
 	defer hl.restore()
 	set := newFPSet(1<<16, sc.Liveness)
-	old := newFPSet(0, false)
 	disk := &diskSet{st: st}
 	defer disk.close()
 	pl := newParentLog(st, sh.parents, sc.Symmetry)
@@ -222,7 +221,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	}
 	pool := make([]*worker, workers)
 	for i := range pool {
-		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, old: old, disk: disk, live: g != nil,
+		pool[i] = &worker{base: root.clone(), h: root.clone(), cfg: &root.cfg, sc: &sc, set: set, disk: disk, live: g != nil,
 			recent: new([recentSlots]uint64)}
 		if shared != nil {
 			pool[i].memo, pool[i].shared = newWaveMemo(), shared
@@ -246,7 +245,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	outs := make([]chunkOut, waveStates/chunk)
 	var readBuf level
 	memory := func() int64 {
-		b := set.bytes() + old.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
+		b := set.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
 		for i := range outs {
 			o := &outs[i]
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
@@ -328,8 +327,9 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}
-			youngShare := genShare(sh.seen, disk.bytes(), g.bytes())
-			set.limit(youngShare)
+			if sh.seen >= 0 {
+				set.limit(max(sh.seen-disk.bytes()-g.bytes(), 1))
+			}
 			// The shared memo takes over the wave's entries while the wave is merged (the two
 			// touch nothing in common).
 			absorbed := make(chan struct{})
@@ -354,30 +354,26 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					return nil, err
 				}
 			}
-			res.SeenBytes = max(res.SeenBytes, (set.slots()+old.slots())*8+disk.bytes())
+			res.SeenBytes = max(res.SeenBytes, set.slots()*8+disk.bytes())
 			mem := memory()
 			res.Memory = max(res.Memory, mem)
 			// The disk part's index and filters count against the seen set's share too; and
-			// when the young generation passes its room, or all that is counted passes the
-			// share, the seen set makes room (generations.go).
+			// when the young generation passes half of what is left, or all that is counted
+			// passes the share, the seen set makes room (generations.go).
 			// With liveness the graph counts against that share until it spills, and it
-			// spills (livespill.go) before the set's first rotation.
-			seenOver := over(set.bytes(), youngShare) || set.held() || over(set.bytes()+old.bytes()+disk.bytes()+g.bytes(), sh.seen)
+			// spills (livespill.go) before the set first makes room.
+			seenOver := youngOver(set, sh.seen, disk.bytes(), g.bytes()) || set.held() || over(set.bytes()+disk.bytes()+g.bytes(), sh.seen)
 			if seenOver || set.len() >= minFlush && over(mem, sh.total) {
 				if g != nil && !g.spilled() {
 					if err := g.spill(st, set); err != nil {
 						return nil, err
 					}
 				}
-				if set, old, err = rotate(disk, set, old, !sc.oneGeneration && (seenOver || old.len() > 0)); err != nil {
+				if err := rotate(disk, set, !sc.oneGeneration && (seenOver || set.old > 0)); err != nil {
 					return nil, err
 				}
-				m.set = set
-				for _, w := range pool {
-					w.set, w.old = set, old
-				}
 			}
-			off := set.offHeap() + old.offHeap() + disk.offHeap() + shared.offHeap()
+			off := set.offHeap() + disk.offHeap() + shared.offHeap()
 			for _, w := range pool {
 				off += w.memo.offHeap() + w.cc.offHeap()
 			}
@@ -425,7 +421,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		if pl.err != nil {
 			return nil, pl.err
 		}
-		res.Memory = max(res.Memory, set.bytes()+old.bytes()+pl.memBytes()+g.bytes())
+		res.Memory = max(res.Memory, set.bytes()+pl.memBytes()+g.bytes())
 	}
 	for _, kf := range KnownFindings {
 		if f := findings[kf.Name]; f != nil {
@@ -441,7 +437,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Fingerprints = append(append(all, old.sorted()...), set.sorted()...)
+		res.Fingerprints = append(all, set.sorted()...)
 		slices.Sort(res.Fingerprints)
 	}
 	res.DiskBytes, res.spillFiles = st.peak, st.files
@@ -491,8 +487,7 @@ type worker struct {
 	h    *harness // scratch: the base plus one action
 	cfg  *model.Config
 	sc   *Scope
-	set  *fpSet   // the seen set's young generation in memory (generations.go)
-	old  *fpSet   // its old generation, read only while a wave expands
+	set  *fpSet
 	disk *diskSet // the seen set's part on disk, read only while a wave expands
 	page pageBuf
 	prev spcheck.View
@@ -809,7 +804,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
-		seen := *slot == uint64(f) || w.inMemory(f)
+		seen := *slot == uint64(f) || w.set.has(f)
 		if !seen && !w.disk.empty() {
 			var err error
 			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
@@ -874,16 +869,10 @@ func (w *worker) commitOf(st []byte, key uint64, x *memoAct) (res []byte, hRes u
 	return res, hRes, bytes.Equal(sig, x.sig), nil
 }
 
-// inMemory reports whether f is in either generation of the seen set in memory.
-func (w *worker) inMemory(f fp) bool { return w.set.has(f) || w.old.n > 0 && w.old.has(f) }
-
 // prefetchSeen starts fetching what looking f up in the seen set will read first: its slot in
-// each generation in memory and its filter word in each run on disk.
+// memory and its filter word in each run on disk.
 func (w *worker) prefetchSeen(f fp) {
 	prefetch(w.set.slotAddr(f))
-	if w.old.n > 0 {
-		prefetch(w.old.slotAddr(f))
-	}
 	w.disk.prefetch(uint64(f))
 }
 
@@ -971,7 +960,7 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
-	seen := *slot == uint64(f) || w.inMemory(f)
+	seen := *slot == uint64(f) || w.set.has(f)
 	if !seen && !w.disk.empty() {
 		var err error
 		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {

@@ -179,15 +179,20 @@ func (rw *runWriter) abort() {
 	rw.d.st.remove(rw.r.f, 0)
 }
 
-// flush writes the fingerprints of s as a new run and merges runs of similar size.
-func (d *diskSet) flush(s *fpSet) error {
-	rw, err := d.newRun(int64(s.len()))
+// flush writes the fingerprints of s (oldOnly: its old generation's) as a new run and
+// merges runs of similar size.
+func (d *diskSet) flush(s *fpSet, oldOnly bool) error {
+	n := s.len()
+	if oldOnly {
+		n = s.old
+	}
+	rw, err := d.newRun(int64(n))
 	if err != nil {
 		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
 	var keys []uint64
 	for p := range s.parts {
-		keys = s.parts[p].appendSorted(keys[:0])
+		keys = s.parts[p].appendSorted(keys[:0], oldOnly)
 		for _, k := range keys {
 			if err := rw.emit(k); err != nil {
 				rw.abort()

@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// fp is a 64-bit state fingerprint; it is never zero (zero marks an empty slot). Two distinct
+// fp is a 64-bit state fingerprint; it is never zero (zero marks an empty slot) and always has
+// bit 0 set (the seen set keeps a generation tag there: youngBit). Two distinct
 // states share a fingerprint with probability about 2^-64 per pair: for n states the chance
 // that any pair collides (and a state is wrongly taken as seen) is about n²/2^65, 10^-4 for
 // 60 M states, as in TLC. The hash is fixed (no per-process seed), so that fingerprints
@@ -123,10 +124,20 @@ const partBits = 4
 // slot with ids).
 //
 // It is read by many goroutines while a BFS wave expands and written between waves.
+//
+// Its fingerprints belong to two generations (generations.go): a slot holds a fingerprint of
+// the young generation as it is and one of the old generation with bit 0 cleared (youngBit;
+// every fingerprint has bit 0 set), so one probe answers for both.
 type fpSet struct {
 	parts [1 << partBits]fpTable
-	n     int
+	n     int // fingerprints, both generations
+	old   int // of them, the old generation's
 }
+
+// youngBit is the bit of a slot that marks a fingerprint of the young generation. Every
+// fingerprint has it set (stateFP and fingerprint set bit 0), so a slot can clear it for the
+// old generation and still be told from an empty slot (0) and give the fingerprint back.
+const youngBit = 1
 
 func newFPSet(capacity int, withIDs bool) *fpSet {
 	s := &fpSet{}
@@ -191,11 +202,37 @@ func (s *fpSet) slots() int64 {
 // len is the number of fingerprints in the set.
 func (s *fpSet) len() int { return s.n }
 
+// young is the number of fingerprints of the young generation.
+func (s *fpSet) young() int { return s.n - s.old }
+
+// age drops the old generation (written to disk before) and makes the young one old: each
+// table is rebuilt with its young fingerprints alone, tagged old, one table at a time (the
+// transient is a sixteenth of the set). The set must not map fingerprints to ids.
+func (s *fpSet) age() {
+	for i := range s.parts {
+		t := &s.parts[i]
+		young := t.n - t.old
+		nt := fpTable{maxBytes: t.maxBytes}
+		nt.init(young+young/2, false) // room for new states before the first growth
+		for _, k := range t.keys {
+			if k&youngBit != 0 {
+				j, _ := nt.slot(fp(k))
+				nt.keys[j] = k &^ youngBit
+			}
+		}
+		nt.n, nt.old = young, young
+		freeKeys(t.keys)
+		*t = nt
+	}
+	s.n -= s.old
+	s.old = s.n
+}
+
 // sorted returns the fingerprints in ascending order.
 func (s *fpSet) sorted() []uint64 {
 	out := make([]uint64, 0, s.n)
 	for i := range s.parts {
-		out = s.parts[i].appendSorted(out)
+		out = s.parts[i].appendSorted(out, false)
 	}
 	return out
 }
@@ -232,7 +269,7 @@ func (s *fpSet) reset() {
 		s.parts[i] = fpTable{maxBytes: s.parts[i].maxBytes}
 		s.parts[i].init(0, withIDs)
 	}
-	s.n = 0
+	s.n, s.old = 0, 0
 }
 
 // fpTable is one partition: an open-addressing hash table of fingerprints with linear
@@ -243,6 +280,7 @@ type fpTable struct {
 	keys []uint64
 	ids  []uint32 // nil unless the set maps fingerprints to state ids
 	n    int
+	old  int // of the n, the old generation's (their slots have youngBit cleared)
 	// maxBytes (0: none) is the most the table may take after growing: past three
 	// quarters full a table that would outgrow it fills on, to seven eighths at most, and
 	// notes that it held back (held); the search then flushes the set after the wave.
@@ -261,7 +299,7 @@ func (t *fpTable) init(capacity int, withIDs bool) {
 	}
 }
 
-// home is f's first slot.
+// home is f's first slot (f with youngBit set, as every fingerprint has it).
 func (t *fpTable) home(f fp) int {
 	hi, _ := bits.Mul64(uint64(f)<<partBits, uint64(len(t.keys)))
 	return int(hi)
@@ -271,10 +309,10 @@ func (t *fpTable) home(f fp) int {
 func (t *fpTable) slot(f fp) (int, bool) {
 	k := uint64(f)
 	for i := t.home(f); ; {
-		switch t.keys[i] {
-		case 0:
+		switch kk := t.keys[i]; {
+		case kk == 0:
 			return i, false
-		case k:
+		case kk|youngBit == k:
 			return i, true
 		}
 		if i++; i == len(t.keys) {
@@ -329,7 +367,7 @@ func (t *fpTable) grow() {
 		if key == 0 {
 			continue
 		}
-		i, _ := t.slot(fp(key))
+		i, _ := t.slot(fp(key | youngBit))
 		t.keys[i] = key
 		if ids != nil {
 			t.ids[i] = ids[k]
@@ -340,12 +378,13 @@ func (t *fpTable) grow() {
 // bytes is the memory the table takes (a mapped array in whole huge pages, hugepages_linux.go).
 func (t *fpTable) bytes() int64 { return mappedBytes(len(t.keys)) + int64(len(t.ids))*4 }
 
-// appendSorted appends the table's fingerprints in ascending order.
-func (t *fpTable) appendSorted(out []uint64) []uint64 {
+// appendSorted appends the table's fingerprints (oldOnly: its old generation's) in ascending
+// order.
+func (t *fpTable) appendSorted(out []uint64, oldOnly bool) []uint64 {
 	from := len(out)
 	for _, k := range t.keys {
-		if k != 0 {
-			out = append(out, k)
+		if k != 0 && (!oldOnly || k&youngBit == 0) {
+			out = append(out, k|youngBit)
 		}
 	}
 	slices.Sort(out[from:])

@@ -10,8 +10,8 @@ import (
 // first occurrence of a new fingerprint gets the next id. That order does not depend on the
 // number of workers or on what is kept where, so neither does the result.
 //
-// A candidate is never a state in the old generation or on disk: the worker that made it
-// looked its fingerprint up there as well (worker.inMemory, diskSet.has), and neither changes
+// A candidate is never a state already on disk: the worker that made it looked its
+// fingerprint up in the runs as well (diskSet.has), against a disk set that does not change
 // while a wave expands. A wave's merge has two steps. (1) The candidates are inserted into the
 // in-memory set. Each partition of the set is filled by one goroutine, in candidate order, so
 // which candidate of a fingerprint is the new one is the same as if one goroutine inserted

@@ -198,7 +198,7 @@ func TestSeenSetWithDisk(t *testing.T) {
 				in[f] = true
 			}
 		}
-		if err := disk.flush(set); err != nil {
+		if err := disk.flush(set, false); err != nil {
 			t.Fatal(err)
 		}
 		set.reset()
@@ -374,7 +374,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 						in[f] = true
 					}
 				}
-				if err := disk.flush(set); err != nil {
+				if err := disk.flush(set, false); err != nil {
 					t.Fatal(err)
 				}
 				r := disk.runs[0]
@@ -437,9 +437,10 @@ func TestFrontierSegmentsSizedByTheStates(t *testing.T) {
 	}
 }
 
-// rotate flushes the old generation (when there is one) and keeps the young one as the old
-// one, or flushes it too; the young generation it returns is empty, and every fingerprint
-// added is in exactly one place: the old generation or the disk.
+// rotate writes the old generation to disk (when there is one) and makes the young one old,
+// or writes all of the set to disk; afterwards the young generation is empty, and every
+// fingerprint added is in exactly one place: the set (as old) or the disk. A set that aged
+// keeps answering for its old fingerprints, and the young ones added after them age in turn.
 func TestRotateGenerations(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -455,30 +456,37 @@ func TestRotateGenerations(t *testing.T) {
 		{"empty young kept", 300, 0, true, 300, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			young, disk := newDiskSetForTest(t)
-			old := newFPSet(0, false)
+			set, disk := newDiskSetForTest(t)
 			x := uint64(7)
-			var oldFPs, youngFPs []uint64
-			for i := 0; i < c.oldN+c.youn; i++ {
+			next := func() uint64 {
 				x = x*6364136223846793005 + 1442695040888963407
-				f := x | 1
-				if i < c.oldN {
-					old.add(fp(f), 0)
-					oldFPs = append(oldFPs, f)
-				} else {
-					young.add(fp(f), 0)
-					youngFPs = append(youngFPs, f)
-				}
+				return x | 1
 			}
-			y2, o2, err := rotate(disk, young, old, c.keep)
-			if err != nil {
+			var oldFPs, youngFPs []uint64
+			for i := 0; i < c.oldN; i++ {
+				f := next()
+				set.add(fp(f), 0)
+				oldFPs = append(oldFPs, f)
+			}
+			if c.oldN > 0 {
+				set.age() // what was added so far is the old generation
+			}
+			for i := 0; i < c.youn; i++ {
+				f := next()
+				set.add(fp(f), 0)
+				youngFPs = append(youngFPs, f)
+			}
+			if set.old != c.oldN || set.young() != c.youn {
+				t.Fatalf("before: %d old, %d young; want %d and %d", set.old, set.young(), c.oldN, c.youn)
+			}
+			if err := rotate(disk, set, c.keep); err != nil {
 				t.Fatal(err)
 			}
-			if y2.len() != 0 {
-				t.Errorf("the new young generation holds %d", y2.len())
+			if set.young() != 0 {
+				t.Errorf("the young generation holds %d after rotating", set.young())
 			}
-			if disk.n != int64(c.wantDisk) || o2.len() != c.wantOld {
-				t.Errorf("%d on disk, %d in the old generation; want %d and %d", disk.n, o2.len(), c.wantDisk, c.wantOld)
+			if disk.n != int64(c.wantDisk) || set.old != c.wantOld || set.len() != c.wantOld {
+				t.Errorf("%d on disk, %d old of %d in memory; want %d and %d", disk.n, set.old, set.len(), c.wantDisk, c.wantOld)
 			}
 			var buf pageBuf
 			for i, f := range append(oldFPs, youngFPs...) {
@@ -486,12 +494,49 @@ func TestRotateGenerations(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				inOld := o2.has(fp(f))
+				inMem := set.has(fp(f))
 				wantOnDisk := i < c.oldN || !c.keep
-				if onDisk != wantOnDisk || inOld == wantOnDisk {
-					t.Fatalf("%x (from the %s generation): on disk %v, in the old generation %v", f,
-						map[bool]string{true: "old", false: "young"}[i < c.oldN], onDisk, inOld)
+				if onDisk != wantOnDisk || inMem == wantOnDisk {
+					t.Fatalf("%x (added %s): on disk %v, in memory %v", f,
+						map[bool]string{true: "first", false: "second"}[i < c.oldN], onDisk, inMem)
 				}
+			}
+			// The generation kept ages in turn: new fingerprints, then another rotation.
+			if !c.keep {
+				return
+			}
+			var third []uint64
+			for i := 0; i < 200; i++ {
+				f := next()
+				if !set.add(fp(f), 0) {
+					t.Fatalf("%x reported present", f)
+				}
+				third = append(third, f)
+			}
+			if err := rotate(disk, set, true); err != nil {
+				t.Fatal(err)
+			}
+			if disk.n != int64(c.wantDisk+c.wantOld) || set.len() != 200 || set.old != 200 {
+				t.Errorf("second rotation: %d on disk, %d in memory (%d old); want %d, 200, 200", disk.n, set.len(), set.old, c.wantDisk+c.wantOld)
+			}
+			for _, f := range append(append(oldFPs, youngFPs...), third...) {
+				onDisk, err := disk.has(f, &buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if onDisk == set.has(fp(f)) {
+					t.Fatalf("%x: on disk %v, in memory %v after the second rotation", f, onDisk, !onDisk)
+				}
+			}
+			got, err := disk.appendAll(set.sorted())
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			want := append(append(append([]uint64{}, oldFPs...), youngFPs...), third...)
+			slices.Sort(want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("memory and disk hold %d fingerprints, want the %d added", len(got), len(want))
 			}
 		})
 	}
