@@ -23,10 +23,21 @@ import (
 // after the last byte of its response is read. A request whose response never arrives
 // (the connection closed or the client was killed) is recorded as lost (ReturnMs -1), for
 // every partition it may have touched. Nothing here changes a byte on the wire.
+//
+// It also reads the answers to the consumer's ShareGroupHeartbeats. The broker removes a
+// member whose heartbeats stop for the session timeout (kfake: shareGroup.resetSessionTimeout
+// then fenceMember, which releases the member's records; Kafka does the same), and a client
+// starved of CPU can miss it; the history shows no operation for that release. A heartbeat
+// answered UNKNOWN_MEMBER_ID or FENCED_MEMBER_EPOCH says the broker dropped the member, at
+// some time after the last heartbeat it had answered without error: the tap records a
+// hidden member-gone event from that heartbeat's call time, so the checkers allow the
+// member's records to be released unseen from then on (the client rejoins and goes on; what
+// it does after is visible again).
 
 const (
-	keyShareFetch       = 78
-	keyShareAcknowledge = 79
+	keyShareGroupHeartbeat = 76
+	keyShareFetch          = 78
+	keyShareAcknowledge    = 79
 )
 
 // topicNames maps a topic ID to the scenario's topic name ("" when the topic is not one
@@ -63,10 +74,26 @@ type pendingReq struct {
 	ack    *kmsg.ShareAcknowledgeRequest
 }
 
-// partSet is the set of partitions ("topic/n") a consumer incarnation's share requests named.
+// partSet is the set of partitions ("topic/n") a consumer incarnation's share requests named,
+// and the call time of its last heartbeat answered without error (beatMs), which may have
+// gone over another of its connections.
 type partSet struct {
-	mu sync.Mutex
-	m  map[string]bool
+	mu     sync.Mutex
+	m      map[string]bool
+	beatMs int64
+}
+
+// beat notes a heartbeat answered without error, called at callMs.
+func (p *partSet) beat(callMs int64) {
+	p.mu.Lock()
+	p.beatMs = max(p.beatMs, callMs)
+	p.mu.Unlock()
+}
+
+func (p *partSet) lastBeat() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.beatMs
 }
 
 func (p *partSet) add(name string) {
@@ -168,7 +195,7 @@ func (t *tapConn) request(b []byte, callMs int64) {
 		return
 	}
 	key := int16(binary.BigEndian.Uint16(b))
-	if key != keyShareFetch && key != keyShareAcknowledge {
+	if key != keyShareFetch && key != keyShareAcknowledge && key != keyShareGroupHeartbeat {
 		return
 	}
 	ver := int16(binary.BigEndian.Uint16(b[2:]))
@@ -178,7 +205,9 @@ func (t *tapConn) request(b []byte, callMs int64) {
 		return
 	}
 	pr := &pendingReq{key: key, ver: ver, callMs: callMs}
-	if key == keyShareFetch {
+	switch key {
+	case keyShareGroupHeartbeat: // only its answer is read
+	case keyShareFetch:
 		req := kmsg.NewPtrShareFetchRequest()
 		req.Version = ver
 		if req.ReadFrom(body) != nil {
@@ -192,7 +221,7 @@ func (t *tapConn) request(b []byte, callMs int64) {
 				}
 			}
 		}
-	} else {
+	default:
 		req := kmsg.NewPtrShareAcknowledgeRequest()
 		req.Version = ver
 		if req.ReadFrom(body) != nil {
@@ -260,6 +289,14 @@ func (t *tapConn) response(b []byte, retMs int64) {
 	body, ok := skipTags(b[4:])
 	if !ok {
 		t.lost(pr)
+		return
+	}
+	if pr.key == keyShareGroupHeartbeat {
+		resp := kmsg.NewPtrShareGroupHeartbeatResponse()
+		resp.Version = pr.ver
+		if resp.ReadFrom(body) == nil {
+			t.beat(pr, resp, retMs)
+		}
 		return
 	}
 	if pr.fetch != nil {
@@ -446,9 +483,23 @@ func (t *tapConn) acked(pr *pendingReq, resp *kmsg.ShareAcknowledgeResponse, ret
 	}
 }
 
+// beat reads a heartbeat's answer (see the top of the file).
+func (t *tapConn) beat(pr *pendingReq, resp *kmsg.ShareGroupHeartbeatResponse, retMs int64) {
+	switch resp.ErrorCode {
+	case 0:
+		t.seen.beat(pr.callMs)
+	case kerr.UnknownMemberID.Code, kerr.FencedMemberEpoch.Code:
+		t.rec.hide(sim.HiddenEvent{TimeMs: retMs, Kind: sim.HiddenMemberGone, Group: t.m.group, Member: t.m.client, FromMs: t.seen.lastBeat()})
+	}
+}
+
 // lost records a request without a response: its acknowledgements may or may not have
-// taken effect, and a fetch may have acquired records from any partition of the session.
+// taken effect, and a fetch may have acquired records from any partition of the session. A
+// heartbeat without an answer says nothing.
 func (t *tapConn) lost(pr *pendingReq) {
+	if pr.key == keyShareGroupHeartbeat {
+		return
+	}
 	var order []string
 	var acks map[string][]ackBatch
 	if pr.fetch != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharesim/sharesim/model"
+	"github.com/sharesim/sharesim/sim"
 )
 
 // fakeConn is a net.Conn whose reads come from a buffer and whose writes are kept.
@@ -132,5 +133,71 @@ func TestWireTapRecordsShareFetch(t *testing.T) {
 	ops, _, _ = rec.snapshot()
 	if len(ops) != 4 || ops[2].Code != "LOST" || ops[2].ReturnMs != -1 || ops[3].Kind != "fetch" || ops[3].Code != "LOST" {
 		t.Fatalf("after close: %+v", ops[2:])
+	}
+}
+
+// A heartbeat answered UNKNOWN_MEMBER_ID (the broker dropped the member at its session
+// timeout) becomes a hidden member-gone event from the call time of the last heartbeat
+// answered without error, which may have gone over another connection of the incarnation;
+// a heartbeat answered without error, or never answered, records nothing.
+func TestWireTapHeartbeatFencing(t *testing.T) {
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.Version = 1
+	req.GroupID, req.MemberID = "g", "m"
+	ok := kmsg.NewPtrShareGroupHeartbeatResponse()
+	ok.Version = 1
+	gone := kmsg.NewPtrShareGroupHeartbeatResponse()
+	gone.Version = 1
+	gone.ErrorCode = kerr.UnknownMemberID.Code
+
+	rec := newRecorder(time.Now(), nil)
+	rec.keep = true
+	seen := &partSet{m: map[string]bool{}}
+	exchange := func(resp kmsg.Response, corr int32) *tapConn {
+		fc := &fakeConn{in: bytes.NewReader(responseFrame(resp, corr))}
+		tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func([16]byte) string { return "" }, seen)
+		if _, err := tap.Write(requestFrame(req, corr)); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		for {
+			if _, err := tap.Read(buf); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tap
+	}
+	exchange(ok, 1)
+	okAt := seen.lastBeat()
+	time.Sleep(5 * time.Millisecond)
+	exchange(ok, 2).Close()
+	if seen.lastBeat() <= okAt {
+		t.Fatalf("last heartbeat at %d, then %d", okAt, seen.lastBeat())
+	}
+	okAt = seen.lastBeat()
+	if _, hidden, _ := rec.snapshot(); len(hidden) != 0 {
+		t.Fatalf("heartbeats answered without error recorded %+v", hidden)
+	}
+	time.Sleep(5 * time.Millisecond)
+	exchange(gone, 3) // another connection of the same incarnation
+	ops, hidden, _ := rec.snapshot()
+	if len(ops) != 0 || len(hidden) != 1 {
+		t.Fatalf("recorded %+v and %+v, want one hidden event", ops, hidden)
+	}
+	ev := hidden[0]
+	if ev.Kind != sim.HiddenMemberGone || ev.Member != "c#1" || ev.Group != "g" || ev.FromMs != okAt || ev.TimeMs < ev.FromMs {
+		t.Errorf("hidden event %+v, want member-gone of c#1 from %d", ev, okAt)
+	}
+	// A heartbeat left without an answer: nothing, also when the connection closes.
+	fc := &fakeConn{in: bytes.NewReader(nil)}
+	tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func([16]byte) string { return "" }, seen)
+	if _, err := tap.Write(requestFrame(req, 4)); err != nil {
+		t.Fatal(err)
+	}
+	tap.Close()
+	if ops, hidden, _ := rec.snapshot(); len(ops) != 0 || len(hidden) != 1 {
+		t.Errorf("after an unanswered heartbeat: %+v, %+v", ops, hidden)
 	}
 }
