@@ -31,6 +31,19 @@ func (c *fakeConn) Read(p []byte) (int, error) {
 func (c *fakeConn) Write(p []byte) (int, error) { return c.out.Write(p) }
 func (c *fakeConn) Close() error                { return nil }
 
+// readToEOF reads the tap until its connection has nothing more.
+func readToEOF(t *testing.T, tap *tapConn) {
+	t.Helper()
+	buf := make([]byte, 64)
+	for {
+		if _, err := tap.Read(buf); err == io.EOF {
+			return
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func frame(b []byte) []byte {
 	out := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
 	return append(out, b...)
@@ -99,14 +112,7 @@ func TestWireTapRecordsShareFetch(t *testing.T) {
 	if !bytes.Equal(fc.out.Bytes(), w) {
 		t.Fatal("the tap changed the bytes on the wire")
 	}
-	buf := make([]byte, 64)
-	for {
-		if _, err := tap.Read(buf); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
+	readToEOF(t, tap)
 	ops, _, suspect := rec.snapshot()
 	if len(ops) != 2 {
 		t.Fatalf("recorded %d operations, want an ack and a fetch: %+v", len(ops), ops)
@@ -159,14 +165,7 @@ func TestWireTapHeartbeatFencing(t *testing.T) {
 		if _, err := tap.Write(requestFrame(req, corr)); err != nil {
 			t.Fatal(err)
 		}
-		buf := make([]byte, 64)
-		for {
-			if _, err := tap.Read(buf); err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatal(err)
-			}
-		}
+		readToEOF(t, tap)
 		return tap
 	}
 	exchange(ok, 1)
