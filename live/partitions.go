@@ -82,8 +82,8 @@ type producerParts struct {
 
 // update returns the partitions producer spreads over now. The first time it spreads
 // over a new count the run notes when: how long the client took to load the new
-// partitions after CreatePartitions (milliseconds with no load, seconds on a loaded
-// machine, where kfake answers the metadata request late).
+// partitions after CreatePartitions (milliseconds with no load, up to seconds on a
+// machine too loaded to keep up with the scenario).
 func (pp *producerParts) update(r *runner, cl *kgo.Client, producer, topic string) int {
 	want := r.partitionsOf(topic)
 	if want <= pp.n {

@@ -536,8 +536,8 @@ type worker struct {
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
-	lookups := w.diskHits
-	defer func() { out.diskHits += w.diskHits - lookups }()
+	hits := w.diskHits
+	defer func() { out.diskHits += w.diskHits - hits }()
 	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
 	// the index bucket of state i+2's context and the entry its bucket points to for state
 	// i+1's (each a cache miss otherwise). ks holds the context hashes of states i to i+2.

@@ -15,9 +15,10 @@ import "fmt"
 // set's share of the budget, the seen set ages (rotate): the old generation, if any, is
 // written to disk as a new run (diskSet.flush), and the young one becomes the old one. So
 // memory always holds the newest states up to half the share, and up to half a share of
-// states before them: with the default 8 GiB budget on the standard scope, the last two to
-// four levels. The first write to disk happens, as before, once the states in memory fill the
-// whole share; each later one writes half of it.
+// states before them: with the default 8 GiB budget on the standard scope about 170-340 M
+// states, which at depth 16 (levels of 90 M and 130 M states) is the last level and part of
+// the one before (docs/checking.md, round 6). The first write to disk happens, as before, once
+// the states in memory fill the whole share; each later one writes half of it.
 //
 // Both generations live in the same tables (fpSet), a slot's youngBit telling which one a
 // fingerprint belongs to, so a lookup in memory is still one probe; ageing rebuilds each table
@@ -34,7 +35,7 @@ func youngOver(s *fpSet, seenShare, disk, graph int64) bool {
 	if seenShare < 0 || s.n == 0 {
 		return false
 	}
-	young := s.bytes() * int64(s.young()) / int64(s.n)
+	young := int64(float64(s.bytes()) * float64(s.young()) / float64(s.n)) // bytes × count overflows int64 past ~8 GiB × 1 G states
 	return over(young, (seenShare-disk-graph)/2)
 }
 
