@@ -47,6 +47,8 @@ type Result struct {
 	DiskHits int64
 	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
 	spillFiles map[string]int
+	// shared counts what shared insertion's merges met (tests).
+	shared shareStats
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -201,6 +203,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	// candidate, while the set's slot is still in the cache: the merge would insert the same
 	// states in the same order (it takes the worker's chunks in order), so it only skips them.
 	direct := workers == 1 && g == nil
+	// With more workers (and no liveness graph, and no fingerprints to hand back exactly),
+	// each worker inserts its candidates into the seen set as it makes them, with the wave's
+	// tag (shared insertion: fpTable.insertShared, merger.resolveShared); the merge then
+	// only settles the few fingerprints two workers met in the same wave. The tables are
+	// grown for the wave beforehand (reserveShared), since they cannot grow during it.
+	sharedIns := workers > 1 && workers <= waveTags && g == nil && !(sc.KeepFingerprints && sc.MaxStates > 0) && !sc.noSharedInsert
 
 	// The successor memo (memo.go): one shared by the workers, written between waves, and
 	// each worker's own for the contexts it meets during a wave.
@@ -238,11 +246,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		}
 	}
 	// Each level is expanded in waves (its segments): the workers expand a wave's chunks in
-	// parallel against the set as it was, then the chunks are merged in order. Merging
-	// after every wave keeps the buffered candidates small; merging in order keeps the
-	// result independent of the number of workers and of where the data is kept.
-	const chunk = 128
-	outs := make([]chunkOut, waveStates/chunk)
+	// parallel (chunkBounds), then the chunks are merged in order. Merging after every wave
+	// keeps the buffered candidates small; merging in order keeps the result independent of
+	// the number of workers and of where the data is kept.
+	outs := make([]chunkOut, waveStates/minChunk)
+	var bounds []int
 	var readBuf level
 	memory := func() int64 {
 		b := set.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
@@ -268,7 +276,8 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			nChunks := (len(fr.ids) + chunk - 1) / chunk
+			bounds = chunkBounds(bounds[:0], len(fr.ids), workers)
+			nChunks := len(bounds) - 1
 			for i := range outs[:nChunks] {
 				o := &outs[i]
 				*o = chunkOut{cands: o.cands[:0], arena: o.arena[:0], efps: o.efps[:0], ecount: o.ecount[:0], goal: o.goal[:0],
@@ -277,10 +286,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if direct {
 				// One worker puts its new states into the seen set itself, as many as the
 				// merge would still add (merge.go).
-				pool[0].room = -1
+				pool[0].directRoom = -1
 				if sc.MaxStates > 0 {
-					pool[0].room = max(sc.MaxStates-pl.len(), 0)
+					pool[0].directRoom = max(sc.MaxStates-pl.len(), 0)
 				}
+			}
+			if sharedIns {
+				m.reserveShared(pool, len(fr.ids))
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -293,13 +305,22 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 						if c >= nChunks {
 							return
 						}
-						lo := c * chunk
-						w.run(fr, lo, min(lo+chunk, len(fr.ids)), &outs[c])
+						w.run(fr, bounds[c], bounds[c+1], &outs[c])
 					}
 				}(w)
 			}
 			wg.Wait()
 			cur.release(k)
+			if sharedIns {
+				for p := range set.parts {
+					n := 0
+					for _, w := range pool {
+						n, w.added[p] = n+w.added[p], 0
+					}
+					set.parts[p].filled(n)
+					set.n += n
+				}
+			}
 			for ci := range outs[:nChunks] {
 				o := &outs[ci]
 				res.Transitions += o.transitions
@@ -341,7 +362,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 					}
 				}
 			}()
-			full, err = m.merge(outs[:nChunks], depth, nf)
+			full, err = m.merge(outs[:nChunks], depth, nf, sharedIns)
 			<-absorbed
 			if err != nil {
 				return nil, err
@@ -440,7 +461,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		res.Fingerprints = append(all, set.sorted()...)
 		slices.Sort(res.Fingerprints)
 	}
-	res.DiskBytes, res.spillFiles = st.peak, st.files
+	res.DiskBytes, res.spillFiles, res.shared = st.peak, st.files, m.stats
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
@@ -449,13 +470,40 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	return res, nil
 }
 
+// minChunk is the fewest states in a chunk of a wave (but its last).
+const minChunk = 128
+
+// chunkBounds appends to b the bounds of the chunks a wave of n states is cut into for the
+// workers, from 0 to n: each chunk takes 1/(2·workers) of the states still left, at least
+// minChunk. Big chunks first keep the workers apart in the frontier, where neighbouring
+// states share many successors (two workers that meet one in the same wave both make it a
+// candidate); small ones last keep them busy until the wave's end. The merge takes the
+// chunks in order, so the result does not depend on where they are cut.
+func chunkBounds(b []int, n, workers int) []int {
+	b = append(b, 0)
+	for lo := 0; lo < n; {
+		lo = min(n, lo+max(minChunk, (n-lo)/(2*workers)))
+		b = append(b, lo)
+	}
+	return b
+}
+
 type cand struct {
 	fp       fp
 	parent   uint32
 	act      Action
 	from, to uint32
 	perm     uint8
+	share    uint8 // with shared insertion, how the worker left it in the seen set (shareInserted...)
 }
+
+// How a worker that inserts its candidates into the seen set during the wave (shared insertion,
+// worker.tag) left a candidate's fingerprint there; merger.resolveShared reads it.
+const (
+	shareInserted  = 1 + iota // this candidate put it there
+	shareContested            // another worker had put it there in this wave (or in an earlier one with the same tags)
+	shareDeferred             // not put there: the worker had no room left in its partition
+)
 
 // chunkOut is what a worker produced for one chunk of the frontier, in order.
 type chunkOut struct {
@@ -496,6 +544,16 @@ type worker struct {
 	buf  []byte
 	st   spcheck.Step
 	live bool // record the fault-free edges and settled states for the liveness check
+	// tag is the worker's tag in this wave when the workers insert their candidates into the
+	// seen set themselves (shared insertion, fpTable.insertShared; 0: the merge inserts them,
+	// or with one worker, insert does), tagLo to tagHi the tags of the wave's workers; room[p]
+	// is how many more the worker may put into partition p this wave, added[p] how many it
+	// put there. contested: the last lookup (known) found the state with another worker's tag
+	// of this wave.
+	tag, tagLo, tagHi uint64
+	room              [1 << partBits]int
+	added             [1 << partBits]int
+	contested         bool
 	// recent holds fingerprints this worker met lately (direct-mapped, the last one per
 	// slot): states already in the set, or candidates it made. Either is not new for a later
 	// step of the same worker: a candidate is merged before the next wave, and within a wave
@@ -505,9 +563,9 @@ type worker struct {
 	recent *[recentSlots]uint64
 	// diskHits counts the states found in the runs on disk (Result.DiskHits).
 	diskHits int64
-	// room is how many new states the worker still inserts into the seen set itself this
-	// wave (insert; -1: no bound, 0: none, the merge inserts them).
-	room int
+	// directRoom is how many new states a single worker still inserts into the seen set
+	// itself this wave (insert; -1: no bound, 0: none, the merge inserts them).
+	directRoom int
 	// finding is the finding the last step matched (Scope.Findings), findingV its violation.
 	finding  string
 	findingV *spcheck.Violation
@@ -707,11 +765,11 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 		out.efps = append(out.efps, f)
 	}
 	if isNew {
-		w.insert(f, out)
+		share := w.insert(f, out)
 		from := uint32(len(out.arena))
 		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo, w.kh)
 		out.arena = append(out.arena, w.buf...)
-		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm})
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm, share: share})
 	}
 	return nil, nil
 }
@@ -804,8 +862,8 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
-		seen := *slot == uint64(f) || w.set.has(f)
-		if !seen && !w.disk.empty() {
+		seen := w.known(f)
+		if !seen && !w.contested && !w.disk.empty() {
 			var err error
 			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
 				return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
@@ -821,7 +879,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		if seen {
 			continue
 		}
-		w.insert(f, out)
+		share := w.insert(f, out)
 		// New: its encoding, read again from the entry.
 		again := memoEntry{b: me.b[k.at:]}
 		x := &w.nx
@@ -834,7 +892,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		n := x.sp.size()
 		out.arena = appendStateHeader(out.arena, n, n+len(st), x.kh)
 		out.arena = x.rest.apply(append(x.sp.apply(out.arena, psp), st...), prest)
-		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm})
+		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm, share: share})
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
@@ -876,15 +934,51 @@ func (w *worker) prefetchSeen(f fp) {
 	w.disk.prefetch(uint64(f))
 }
 
-// insert puts a new state's fingerprint into the seen set when the worker does that itself
-// (room: how many more it may; the merge inserts the rest), and counts it in out.direct.
-func (w *worker) insert(f fp, out *chunkOut) {
-	if w.room == 0 {
-		return
+// known reports whether f is a known state as far as the worker's recent fingerprints and the
+// seen set in memory tell; with shared insertion it sets contested when another worker made f
+// a candidate in this wave (f is then not known: the merge decides which candidate is new).
+// A fingerprint with the worker's own tag is known: its candidate made earlier in the wave
+// comes first.
+func (w *worker) known(f fp) bool {
+	w.contested = false
+	if w.recent[uint64(f)&(recentSlots-1)] == uint64(f) {
+		return true
+	}
+	ok, tag := w.set.lookup(f)
+	if ok && w.tag != 0 && tag != w.tag && tag >= w.tagLo && tag <= w.tagHi {
+		w.contested = true
+		return false
+	}
+	return ok
+}
+
+// insert puts a new state's fingerprint into the seen set when the worker does that itself,
+// and returns how (cand.share). With shared insertion (tag set) it inserts f with the wave's
+// tag while the partition has room for it. A single worker (directRoom: how many more it may;
+// the merge inserts the rest) inserts it plainly and counts it in out.direct.
+func (w *worker) insert(f fp, out *chunkOut) uint8 {
+	if w.tag != 0 {
+		p := uint64(f) >> tagShift
+		switch {
+		case w.contested:
+			return shareContested
+		case w.room[p] == 0:
+			return shareDeferred
+		}
+		if ins, _ := w.set.parts[p].insertShared(f, w.tag); !ins {
+			return shareContested // another worker put it there since known
+		}
+		w.room[p]--
+		w.added[p]++
+		return shareInserted
+	}
+	if w.directRoom == 0 {
+		return 0
 	}
 	w.set.add(f, 0)
-	w.room--
+	w.directRoom--
 	out.direct++
+	return 0
 }
 
 // kidCommit is a remembered commit as the second pass needs it: its action read whole and
@@ -960,8 +1054,8 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
-	seen := *slot == uint64(f) || w.set.has(f)
-	if !seen && !w.disk.empty() {
+	seen := w.known(f)
+	if !seen && !w.contested && !w.disk.empty() {
 		var err error
 		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
 			return nil, f, false, err

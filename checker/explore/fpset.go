@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 )
 
 // fp is a 64-bit state fingerprint; it is never zero (zero marks an empty slot) and always has
@@ -139,10 +140,34 @@ type fpSet struct {
 // old generation and still be told from an empty slot (0) and give the fingerprint back.
 const youngBit = 1
 
+// A slot's top partBits bits are free: every fingerprint in a partition has the same top bits
+// (they picked the partition) and a fingerprint's home slot is computed from the bits below
+// them. So workers that insert into the set during a wave (insertShared) leave a tag there,
+// the slot holding the fingerprint xor the tag: each worker of a wave has its own. A worker
+// that meets a fingerprint with its own tag made it a candidate earlier in the wave; one with
+// another worker's tag of the same wave knows that worker made it a candidate too, and the
+// merge decides which of the two comes first (merger.resolveShared). The tags are the numbers
+// 1 to waveTags (0 is an untagged slot) in blocks of one per worker, a wave taking the next
+// block in turn, so a slot may carry a tag left from a wave some blocks before; the merge
+// tells those apart. A table's rebuilds (grow, age) clear the tags.
+const (
+	tagShift = 64 - partBits
+	tagMask  = uint64(1<<partBits-1) << tagShift
+	waveTags = 1<<partBits - 1
+)
+
+// waveTagRange returns the tags of worker 0 and of the last of workers in the wave'th wave when
+// the waves take blocks blocks of tags in turn (blocks×workers ≤ waveTags).
+func waveTagRange(wave, workers, blocks int) (lo, hi uint64) {
+	first := wave%blocks*workers + 1
+	return uint64(first) << tagShift, uint64(first+workers-1) << tagShift
+}
+
 func newFPSet(capacity int, withIDs bool) *fpSet {
 	s := &fpSet{}
 	per := capacity >> partBits
 	for i := range s.parts {
+		s.parts[i].top = uint64(i) << tagShift
 		s.parts[i].init(per, withIDs)
 	}
 	releaseWith(s)
@@ -153,6 +178,12 @@ func (s *fpSet) part(f fp) *fpTable { return &s.parts[uint64(f)>>(64-partBits)] 
 
 // has reports whether f is in the set.
 func (s *fpSet) has(f fp) bool { return s.part(f).has(f) }
+
+// lookup reports whether f is in the set and its slot's wave tag (0: none; insertShared).
+func (s *fpSet) lookup(f fp) (bool, uint64) {
+	_, tag, ok := s.part(f).find(f)
+	return ok, tag
+}
 
 // slotAddr is the address of f's home slot, for prefetching it (the memory access starts
 // early; nothing is read through it).
@@ -212,12 +243,13 @@ func (s *fpSet) age() {
 	for i := range s.parts {
 		t := &s.parts[i]
 		young := t.n - t.old
-		nt := fpTable{maxBytes: t.maxBytes}
+		nt := fpTable{maxBytes: t.maxBytes, top: t.top}
 		nt.init(young+young/2, false) // room for new states before the first growth
 		for _, k := range t.keys {
 			if k&youngBit != 0 {
-				j, _ := nt.slot(fp(k))
-				nt.keys[j] = k &^ youngBit
+				f := t.fpOf(k)
+				j, _ := nt.slot(f)
+				nt.keys[j] = uint64(f) &^ youngBit
 			}
 		}
 		nt.n, nt.old = young, young
@@ -266,7 +298,7 @@ func (s *fpSet) reset() {
 	withIDs := s.parts[0].ids != nil
 	for i := range s.parts {
 		freeKeys(s.parts[i].keys)
-		s.parts[i] = fpTable{maxBytes: s.parts[i].maxBytes}
+		s.parts[i] = fpTable{maxBytes: s.parts[i].maxBytes, top: s.parts[i].top}
 		s.parts[i].init(0, withIDs)
 	}
 	s.n, s.old = 0, 0
@@ -286,6 +318,9 @@ type fpTable struct {
 	// notes that it held back (held); the search then flushes the set after the wave.
 	maxBytes int64
 	held     bool
+	// top is the partition's fingerprint bits (the top partBits bits every fingerprint in it
+	// has), which a slot's wave tag replaces (tagMask).
+	top uint64
 }
 
 // minSlots is a partition's smallest table.
@@ -305,19 +340,84 @@ func (t *fpTable) home(f fp) int {
 	return int(hi)
 }
 
-// slot returns where f is, or the empty slot where it would go.
+// slot returns where f is, or the empty slot where it would go. A slot holds f when it differs
+// from f at most in youngBit and the wave tag. It reads the slots atomically: during a wave
+// other workers may fill empty slots (insertShared).
 func (t *fpTable) slot(f fp) (int, bool) {
+	i, _, ok := t.find(f)
+	return i, ok
+}
+
+// find returns where f is and its slot's wave tag, or the empty slot where it would go.
+func (t *fpTable) find(f fp) (int, uint64, bool) {
 	k := uint64(f)
 	for i := t.home(f); ; {
-		switch kk := t.keys[i]; {
-		case kk == 0:
-			return i, false
-		case kk|youngBit == k:
-			return i, true
+		kk := atomic.LoadUint64(&t.keys[i])
+		if kk == 0 {
+			return i, 0, false
+		}
+		if d := kk ^ k; d&^(tagMask|youngBit) == 0 {
+			return i, d & tagMask, true
 		}
 		if i++; i == len(t.keys) {
 			i = 0
 		}
+	}
+}
+
+// fpOf is the fingerprint a slot's content k stands for: its own top bits and youngBit
+// restored.
+func (t *fpTable) fpOf(k uint64) fp { return fp(k&^tagMask | t.top | youngBit) }
+
+// insertShared puts f into the table with the tag tag, while other goroutines may look up and
+// insert too (a wave's workers, none of them growing the table, which must have an empty slot
+// left). It reports whether this call put f there and, if f was there already, its slot's
+// tag. The caller counts the insertions into n.
+func (t *fpTable) insertShared(f fp, tag uint64) (inserted bool, had uint64) {
+	k := uint64(f)
+	for i := t.home(f); ; {
+		kk := atomic.LoadUint64(&t.keys[i])
+		if kk == 0 {
+			if atomic.CompareAndSwapUint64(&t.keys[i], 0, k^tag) {
+				return true, tag
+			}
+			kk = atomic.LoadUint64(&t.keys[i]) // another worker took the slot
+		}
+		if d := kk ^ k; d&^(tagMask|youngBit) == 0 {
+			return false, d & tagMask
+		}
+		if i++; i == len(t.keys) {
+			i = 0
+		}
+	}
+}
+
+// reserve grows the table, as add would, until n more fingerprints leave it at most three
+// quarters full, and returns how many it then has room for without growing: up to thirteen
+// sixteenths full, or seven eighths when it may not grow past maxBytes (as add fills it).
+func (t *fpTable) reserve(n int) int {
+	for 4*(t.n+n) > 3*len(t.keys) {
+		if !t.mayGrow() {
+			return max(0, 7*len(t.keys)/8-t.n)
+		}
+		t.grow()
+	}
+	return max(n, 13*len(t.keys)/16-t.n)
+}
+
+// mayGrow reports whether growing the table keeps it within maxBytes.
+func (t *fpTable) mayGrow() bool {
+	next := len(t.keys) + len(t.keys)/2
+	return t.maxBytes <= 0 || mappedBytes(next)+int64(len(t.ids)/2*3)*4 <= t.maxBytes
+}
+
+// filled adds n fingerprints that insertShared put into the table to its count, and notes
+// that it held back (held) when they took it past three quarters full where add would
+// have grown it.
+func (t *fpTable) filled(n int) {
+	t.n += n
+	if n > 0 && 4*t.n > 3*len(t.keys) && !t.mayGrow() {
+		t.held = true
 	}
 }
 
@@ -337,8 +437,7 @@ func (t *fpTable) id(f fp) (uint32, bool) {
 // add inserts f with id and reports whether it was new.
 func (t *fpTable) add(f fp, id uint32) bool {
 	if 4*(t.n+1) > 3*len(t.keys) {
-		next := len(t.keys) + len(t.keys)/2
-		if t.maxBytes > 0 && 8*(t.n+1) <= 7*len(t.keys) && mappedBytes(next)+int64(len(t.ids)/2*3)*4 > t.maxBytes {
+		if 8*(t.n+1) <= 7*len(t.keys) && !t.mayGrow() {
 			t.held = true
 		} else {
 			t.grow()
@@ -367,8 +466,9 @@ func (t *fpTable) grow() {
 		if key == 0 {
 			continue
 		}
-		i, _ := t.slot(fp(key | youngBit))
-		t.keys[i] = key
+		f := t.fpOf(key)
+		i, _ := t.slot(f)
+		t.keys[i] = uint64(f) &^ (^key & youngBit) // its generation kept, its wave tag cleared
 		if ids != nil {
 			t.ids[i] = ids[k]
 		}
@@ -384,7 +484,7 @@ func (t *fpTable) appendSorted(out []uint64, oldOnly bool) []uint64 {
 	from := len(out)
 	for _, k := range t.keys {
 		if k != 0 && (!oldOnly || k&youngBit == 0) {
-			out = append(out, k|youngBit)
+			out = append(out, uint64(t.fpOf(k)))
 		}
 	}
 	slices.Sort(out[from:])

@@ -127,7 +127,7 @@ func (g *graph) spill(st *storage, set *fpSet) error {
 		t := &set.parts[p]
 		for i, k := range t.keys {
 			if k != 0 {
-				if err := g.newState(fp(k|youngBit), t.ids[i]); err != nil {
+				if err := g.newState(t.fpOf(k), t.ids[i]); err != nil {
 					return err
 				}
 			}

@@ -20,7 +20,9 @@ import (
 // new candidates, in order, get their ids, their parent records and their place in the next
 // frontier. A single worker inserts its candidates itself as it makes them (worker.insert, at
 // most as many as step 2 would add before Scope.MaxStates; a chunk's first chunkOut.direct
-// candidates): step 1 then skips them.
+// candidates): step 1 then skips them. So do more workers, into the set they all read, each
+// with its own tag (shared insertion, fpTable.insertShared): step 1 is then resolveShared,
+// which settles only the fingerprints that two candidates of the wave have.
 type merger struct {
 	set   *fpSet
 	g     *graph // the liveness graph (nil without), told each new state's id once spilled
@@ -30,31 +32,53 @@ type merger struct {
 	swarm bool
 	start []int  // start[ci] is the flat index of chunk ci's first candidate
 	fresh []bool // by flat index: not seen before this candidate
+	// With shared insertion: the waves so far (each has its own tags), the last wave's new
+	// states (reserveShared), and resolveShared's scratch.
+	waves     int
+	lastNew   int
+	rivals    rivalTable
+	odd, hits []int
+	stats     shareStats
+}
+
+// shareStats counts, for tests, the candidates resolveShared met of each kind that needs it:
+// contested ones, deferred ones, and contested ones whose fingerprint no candidate of the
+// wave inserted (a tag left from an earlier wave).
+type shareStats struct {
+	contested, deferred, stale int
 }
 
 func (m *merger) bytes() int64 {
 	return int64(cap(m.fresh)) + int64(cap(m.start))*8
 }
 
-// merge merges outs and reports whether Scope.MaxStates was reached.
-func (m *merger) merge(outs []chunkOut, depth int, nf *frontier) (bool, error) {
+// merge merges outs and reports whether Scope.MaxStates was reached. shared: the workers
+// inserted the candidates into the set themselves (shared insertion).
+func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (bool, error) {
 	total := 0
 	m.start = m.start[:0]
 	for ci := range outs {
 		m.start = append(m.start, total)
 		total += len(outs[ci].cands)
 	}
+	from := m.pl.len()
+	defer func() { m.lastNew = m.pl.len() - from }()
 	m.fresh = slices.Grow(m.fresh[:0], total)[:total]
 	for i := range m.fresh {
 		m.fresh[i] = true
 	}
 	sc := m.sc
-	serial := m.set.parts[0].ids != nil || m.par < 2 || sc.MaxStates > 0 && m.pl.len()+total >= sc.MaxStates
-	if !serial {
+	reach := sc.MaxStates > 0 && m.pl.len()+total >= sc.MaxStates
+	// serial: the loop below inserts the candidates into the set one at a time.
+	serial := !shared && (m.set.parts[0].ids != nil || m.par < 2 || reach)
+	switch {
+	case shared:
+		m.resolveShared(outs)
+	case !serial:
 		m.insertParallel(outs)
-		if !m.swarm && m.g == nil {
-			return false, m.appendParallel(outs, nf)
-		}
+	}
+	if !serial && !reach && !m.swarm && m.g == nil {
+		return false, m.appendParallel(outs, nf)
 	}
 	for ci := range outs {
 		o := &outs[ci]
@@ -174,4 +198,198 @@ func (m *merger) insertParallel(outs []chunkOut) {
 	for _, n := range added {
 		m.set.n += n
 	}
+}
+
+// reserveShared readies the set and the workers for a wave of n states with shared insertion:
+// it gives the workers the wave's tags, grows each partition's table (the partitions shared
+// out among the workers) so that its part of as many new states as the last wave had, and a
+// quarter more, leaves it at most three quarters full, and splits each partition's room
+// evenly among the workers. The room is what fills the table to thirteen sixteenths (seven
+// eighths for a table held back by its share of the budget): a wave with more new states than
+// foreseen fills the tables a little past three quarters (the next wave grows them) before a
+// worker runs out of room in a partition and defers its new states there to the merge
+// (shareDeferred). The tables grow as often as when one worker inserts as it goes.
+func (m *merger) reserveShared(pool []*worker, n int) {
+	blocks := waveTags / len(pool)
+	if m.sc.sharedTags > 0 {
+		blocks = min(m.sc.sharedTags, blocks)
+	}
+	lo, hi := waveTagRange(m.waves, len(pool), blocks)
+	m.waves++
+	want := (m.lastNew+m.lastNew/4)>>partBits + 64
+	grow := false
+	for p := range m.set.parts {
+		t := &m.set.parts[p]
+		grow = grow || 4*(t.n+want) > 3*len(t.keys)
+	}
+	var room [1 << partBits]int
+	reserve := func(g int) {
+		for p := g; p < len(m.set.parts); p += len(pool) {
+			room[p] = m.set.parts[p].reserve(want)
+		}
+	}
+	if grow {
+		var wg sync.WaitGroup
+		for g := range pool {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				reserve(g)
+			}()
+		}
+		wg.Wait()
+	} else {
+		reserve(0)
+		for g := 1; g < len(pool); g++ {
+			reserve(g)
+		}
+	}
+	for i, w := range pool {
+		w.tag, w.tagLo, w.tagHi = lo+uint64(i)<<tagShift, lo, hi
+		for p := range room {
+			w.room[p] = room[p] / len(pool)
+			if i == 0 {
+				w.room[p] += room[p] % len(pool)
+			}
+			if m.sc.sharedRoom > 0 {
+				w.room[p] = min(w.room[p], m.sc.sharedRoom)
+			}
+		}
+	}
+}
+
+// resolveShared settles a wave whose workers inserted their candidates into the set
+// themselves (shareInserted, shareContested, shareDeferred), so that the result is what
+// inserting them one at a time in candidate order gives: a candidate is new when it is the
+// first (in candidate order) with its fingerprint and the fingerprint was not in the set
+// before the wave.
+//
+// An inserted candidate's fingerprint was not in the set before the wave, and nor was a
+// deferred one's (its worker looked). A contested candidate's worker found its fingerprint
+// with another worker's tag of this wave: put there in this wave by an inserted candidate,
+// which may come before or after it; or, when no candidate of the wave inserted it, in an
+// earlier wave that had the same tags, and then it is not new. A worker expands its chunks
+// in candidate order and makes no second candidate of a fingerprint it made one of (its
+// own tag, its recent fingerprints), so the first candidate of every fingerprint is among
+// the wave's candidates.
+//
+// Only fingerprints that some contested or deferred candidate has need a look: their
+// candidates are gathered in a small table (rivals); every other inserted candidate is new.
+// A deferred fingerprint that no candidate inserted is inserted here. The workers' counts of
+// insertions are added to the tables.
+func (m *merger) resolveShared(outs []chunkOut) {
+	m.odd = m.odd[:0]
+	for ci := range outs {
+		base := m.start[ci]
+		for k := range outs[ci].cands {
+			if outs[ci].cands[k].share != shareInserted {
+				m.fresh[base+k] = false
+				m.odd = append(m.odd, base+k)
+			}
+		}
+	}
+	if len(m.odd) == 0 {
+		return
+	}
+	cands := func(i int) *cand {
+		ci, _ := slices.BinarySearch(m.start, i+1)
+		return &outs[ci-1].cands[i-m.start[ci-1]]
+	}
+	rt := &m.rivals
+	rt.reset(len(m.odd))
+	for _, i := range m.odd { // in candidate order: the first odd one of a fingerprint stays first
+		cd := cands(i)
+		r := rt.get(cd.fp, i)
+		r.isNew = r.isNew || cd.share == shareDeferred
+	}
+	m.hits = m.hits[:0]
+	for ci := range outs {
+		base := m.start[ci]
+		for k := range outs[ci].cands {
+			cd := &outs[ci].cands[k]
+			if cd.share != shareInserted {
+				continue
+			}
+			if r := rt.find(cd.fp); r != nil {
+				r.isNew, r.inSet = true, true
+				r.first = min(r.first, base+k)
+				m.hits = append(m.hits, base+k)
+			}
+		}
+	}
+	for _, i := range m.hits {
+		m.fresh[i] = rt.find(cands(i).fp).first == i
+	}
+	for _, i := range m.odd {
+		cd := cands(i)
+		r := rt.find(cd.fp)
+		if cd.share == shareDeferred {
+			m.stats.deferred++
+		} else {
+			m.stats.contested++
+			if !r.isNew {
+				m.stats.stale++
+			}
+		}
+		m.fresh[i] = r.isNew && r.first == i
+		if m.fresh[i] && !r.inSet {
+			m.set.add(r.f, 0)
+		}
+	}
+}
+
+// rival is what resolveShared knows of one fingerprint that a contested or deferred
+// candidate has.
+type rival struct {
+	f     fp
+	first int  // the flat index of its first candidate
+	isNew bool // an inserted or deferred candidate has it: it was not in the set before the wave
+	inSet bool // an inserted candidate has it: it is in the set
+}
+
+// rivalTable is a small open-addressing table of rivals by fingerprint, sized for the wave.
+type rivalTable struct {
+	slots []int32 // index into rs plus one (0: empty); a power of two long
+	rs    []rival
+}
+
+func (t *rivalTable) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(t.slots) >= size {
+		t.slots = t.slots[:size]
+		clear(t.slots)
+	} else {
+		t.slots = make([]int32, size)
+	}
+	t.rs = t.rs[:0]
+}
+
+func (t *rivalTable) at(f fp) int {
+	mask := len(t.slots) - 1
+	for i := int(uint64(f)>>20) & mask; ; i = (i + 1) & mask {
+		if s := t.slots[i]; s == 0 || t.rs[s-1].f == f {
+			return i
+		}
+	}
+}
+
+// get returns f's rival, made with first as its first candidate if it is new.
+func (t *rivalTable) get(f fp, first int) *rival {
+	i := t.at(f)
+	if t.slots[i] == 0 {
+		t.rs = append(t.rs, rival{f: f, first: first})
+		t.slots[i] = int32(len(t.rs))
+	}
+	return &t.rs[t.slots[i]-1]
+}
+
+// find returns f's rival, or nil.
+func (t *rivalTable) find(f fp) *rival {
+	if s := t.slots[t.at(f)]; s != 0 {
+		return &t.rs[s-1]
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ func BenchmarkMerge(b *testing.B) {
 				}
 				nf := &frontier{pool: segs}
 				b.StartTimer()
-				if _, err := m.merge(outs, 5, nf); err != nil {
+				if _, err := m.merge(outs, 5, nf, false); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()

@@ -90,6 +90,14 @@ type Scope struct {
 	// oneGeneration, in tests, keeps the seen set in memory as one generation: every flush
 	// writes all of it to disk (generations.go tells why there are two).
 	oneGeneration bool
+	// noSharedInsert, in tests, has the merge insert every candidate into the seen set, as
+	// with liveness, instead of the workers (shared insertion, merger.resolveShared).
+	noSharedInsert bool
+	// sharedTags, in tests, is how many blocks of wave tags shared insertion takes in turn
+	// (0: as many as there are; 1: every wave the same, so that most fingerprints met again
+	// carry a tag of an earlier wave); sharedRoom caps a worker's room per partition and wave (0: none), so
+	// that workers defer candidates to the merge.
+	sharedTags, sharedRoom int
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first

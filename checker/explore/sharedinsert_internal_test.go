@@ -1,0 +1,99 @@
+package explore
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/sharesim/sharesim/model"
+)
+
+// Shared insertion (workers put their candidates into the seen set during the wave, the merge
+// settles the fingerprints two of them met: merger.resolveShared) decides exactly what the
+// merge inserting every candidate in order decides: the same states, transitions, levels,
+// paths, findings and fingerprints. Each case runs on one worker (which never shares) and on
+// two and three with shared insertion: as it is; with one wave tag for every wave, so that
+// most fingerprints met again carry a tag of an earlier wave and look contested; and with
+// two candidates of room per partition and worker, so that most candidates are deferred to
+// the merge. Each variant must meet the kind of candidate it is there for in some case, or it
+// would test nothing.
+func TestSharedInsertKeepsResults(t *testing.T) {
+	cases := []struct {
+		name  string
+		scope func(*Scope)
+		race  bool
+	}{
+		{"default scope, depth 6", func(sc *Scope) { sc.MaxDepth = 6 }, true},
+		{"findings, depth 7", func(sc *Scope) { sc.Members, sc.Findings, sc.MaxDepth = 1, true, 7 }, false},
+		{"violation", func(sc *Scope) { sc.Bug, sc.MaxDepth = model.BugStoreNoFencing, 6 }, true},
+		{"complete, spilling", func(sc *Scope) {
+			sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = []int{2}, 2, 2, []int{2}
+			sc.Memory, sc.TempDir = 1, "tmp"
+		}, false},
+	}
+	variants := []struct {
+		name string
+		set  func(*Scope)
+		met  func(shareStats) int // the candidates the variant is there for
+	}{
+		{"shared", func(*Scope) {}, func(s shareStats) int { return s.contested }},
+		{"one tag", func(sc *Scope) { sc.sharedTags = 1 }, func(s shareStats) int { return s.stale }},
+		{"little room", func(sc *Scope) { sc.sharedRoom = 2 }, func(s shareStats) int { return s.deferred }},
+	}
+	workerCounts := []int{2, 3}
+	if raceEnabled {
+		workerCounts = workerCounts[:1]
+	}
+	var mu sync.Mutex
+	met := make([]int, len(variants))
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				if raceEnabled && !c.race {
+					t.Skip("too slow under -race; runs without it")
+				}
+				t.Parallel()
+				scope := func() Scope {
+					sc := DefaultScope()
+					c.scope(&sc)
+					sc.KeepFingerprints = true
+					if sc.TempDir != "" {
+						sc.TempDir = t.TempDir()
+					}
+					return sc
+				}
+				base := scope()
+				base.Workers = 1
+				want, err := Explore(base, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantOut := outcomeOf(&base, want)
+				for vi, v := range variants {
+					for _, workers := range workerCounts {
+						sc := scope()
+						sc.Workers = workers
+						v.set(&sc)
+						got, err := Explore(sc, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						what := fmt.Sprintf("%s, %d workers", v.name, workers)
+						if out := outcomeOf(&sc, got); out != wantOut {
+							t.Errorf("%s: got\n%s\nwant (1 worker)\n%s", what, out, wantOut)
+						}
+						mu.Lock()
+						met[vi] += v.met(got.shared)
+						mu.Unlock()
+						t.Logf("%s: %+v", what, got.shared)
+					}
+				}
+			})
+		}
+	})
+	for vi, v := range variants {
+		if met[vi] == 0 {
+			t.Errorf("%s: no case met the candidates the variant is there for", v.name)
+		}
+	}
+}
