@@ -313,9 +313,10 @@ type fpTable struct {
 	ids  []uint32 // nil unless the set maps fingerprints to state ids
 	n    int
 	old  int // of the n, the old generation's (their slots have youngBit cleared)
-	// maxBytes (0: none) is the most the table may take after growing: past three
-	// quarters full a table that would outgrow it fills on, to seven eighths at most, and
-	// notes that it held back (held); the search then flushes the set after the wave.
+	// maxBytes (0: none) is the most the table may take after growing: a table whose
+	// growth by half would outgrow it grows to it instead (nextSize); past three quarters
+	// full a table that cannot grow fills on, to seven eighths at most, and notes that it
+	// held back (held); the search then flushes the set after the wave.
 	maxBytes int64
 	held     bool
 	// top is the partition's fingerprint bits (the top partBits bits every fingerprint in it
@@ -397,19 +398,45 @@ func (t *fpTable) insertShared(f fp, tag uint64) (inserted bool, had uint64) {
 // sixteenths full, or seven eighths when it may not grow past maxBytes (as add fills it).
 func (t *fpTable) reserve(n int) int {
 	for 4*(t.n+n) > 3*len(t.keys) {
-		if !t.mayGrow() {
+		size := t.nextSize()
+		if size == 0 {
 			return max(0, 7*len(t.keys)/8-t.n)
 		}
-		t.grow()
+		t.grow(size)
 	}
 	return max(n, 13*len(t.keys)/16-t.n)
 }
 
-// mayGrow reports whether growing the table keeps it within maxBytes.
-func (t *fpTable) mayGrow() bool {
+// nextSize is the number of slots the table grows to: half again as many; or, when that
+// would take it past maxBytes, as many as maxBytes holds, if that is at least an eighth more
+// than now (so that the last growth takes the table to its share, where growing by half
+// would stop anywhere up to a third short of it); 0 when it may not grow.
+func (t *fpTable) nextSize() int {
 	next := len(t.keys) + len(t.keys)/2
-	return t.maxBytes <= 0 || mappedBytes(next)+int64(len(t.ids)/2*3)*4 <= t.maxBytes
+	if t.maxBytes <= 0 || t.bytesAt(next) <= t.maxBytes {
+		return next
+	}
+	fit := next
+	for fit > len(t.keys) && t.bytesAt(fit) > t.maxBytes {
+		fit -= max(1, fit/512)
+	}
+	if fit >= len(t.keys)+len(t.keys)/8 {
+		return fit
+	}
+	return 0
 }
+
+// bytesAt is the memory the table takes with slots slots.
+func (t *fpTable) bytesAt(slots int) int64 {
+	b := mappedBytes(slots)
+	if t.ids != nil {
+		b += int64(slots) * 4
+	}
+	return b
+}
+
+// mayGrow reports whether the table may grow within maxBytes.
+func (t *fpTable) mayGrow() bool { return t.nextSize() > 0 }
 
 // filled adds n fingerprints that insertShared put into the table to its count, and notes
 // that it held back (held) when they took it past three quarters full where add would
@@ -437,10 +464,13 @@ func (t *fpTable) id(f fp) (uint32, bool) {
 // add inserts f with id and reports whether it was new.
 func (t *fpTable) add(f fp, id uint32) bool {
 	if 4*(t.n+1) > 3*len(t.keys) {
-		if 8*(t.n+1) <= 7*len(t.keys) && !t.mayGrow() {
+		switch size := t.nextSize(); {
+		case size > 0:
+			t.grow(size)
+		case 8*(t.n+1) <= 7*len(t.keys):
 			t.held = true
-		} else {
-			t.grow()
+		default:
+			t.grow(len(t.keys) + len(t.keys)/2) // past seven eighths: over the share rather than slow
 		}
 	}
 	i, ok := t.slot(f)
@@ -455,9 +485,10 @@ func (t *fpTable) add(f fp, id uint32) bool {
 	return true
 }
 
-func (t *fpTable) grow() {
+// grow rehashes the table into size slots.
+func (t *fpTable) grow(size int) {
 	keys, ids := t.keys, t.ids
-	t.keys = allocKeys(len(keys) + len(keys)/2)
+	t.keys = allocKeys(size)
 	defer freeKeys(keys)
 	if ids != nil {
 		t.ids = make([]uint32, len(t.keys))

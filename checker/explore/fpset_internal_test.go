@@ -144,3 +144,34 @@ func TestFPSetHoldsGrowthAtLimit(t *testing.T) {
 		t.Errorf("after reset: held %v, %d fingerprints", s.held(), s.len())
 	}
 }
+
+// A table grows by half; when that would pass its limit, to the limit, if that is at least
+// an eighth more; otherwise not at all.
+func TestFPTableNextSize(t *testing.T) {
+	const slots = 1 << 20 // 8 MiB of keys: whole huge pages on Linux
+	cases := []struct {
+		name     string
+		maxBytes int64
+		ids      bool
+		want     int
+	}{
+		{"no limit", 0, false, slots * 3 / 2},
+		{"room for half again", 12 << 20, false, slots * 3 / 2},
+		{"room for a quarter more", 10 << 20, false, slots * 5 / 4},
+		{"a quarter more, with ids", 15 << 20, true, slots * 5 / 4},
+		{"room for a sixteenth more", 8<<20 + 512<<10, false, 0},
+	}
+	for _, c := range cases {
+		tb := fpTable{keys: make([]uint64, slots), maxBytes: c.maxBytes}
+		if c.ids {
+			tb.ids = make([]uint32, slots)
+		}
+		got := tb.nextSize()
+		if got != c.want && (c.want == 0 || got < c.want-c.want/256 || got > c.want) {
+			t.Errorf("%s: next size %d, want %d", c.name, got, c.want)
+		}
+		if got > 0 && c.maxBytes > 0 && tb.bytesAt(got) > c.maxBytes {
+			t.Errorf("%s: %d slots take %d bytes, over %d", c.name, got, tb.bytesAt(got), c.maxBytes)
+		}
+	}
+}
