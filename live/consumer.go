@@ -79,6 +79,9 @@ func (in *instance) start() error {
 	in.gen++
 	inc := &incarnation{in: in, m: member{client: in.name + "#" + strconv.Itoa(in.gen), group: in.group.Name}, conns: newConnSet(), done: make(chan struct{})}
 	seen := &partSet{m: map[string]bool{}}
+	if in.group.Type == sim.ShareGroup {
+		in.r.rec.joined(inc.m) // before kgo can dial: the horizon waits for its heartbeats
+	}
 	opts := in.r.cl.baseOpts(func(c net.Conn) net.Conn {
 		mc, err := inc.conns.wrap(c)
 		if err != nil {
@@ -116,6 +119,7 @@ func (in *instance) start() error {
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
+		in.r.rec.clientEnded(inc.m.group, inc.m.client) // it never ran: it holds nothing
 		return fmt.Errorf("consumer %s: %w", inc.m.client, err)
 	}
 	inc.cl = cl
@@ -381,23 +385,19 @@ func partOf(c *cluster, rec *kgo.Record) string {
 	return t + "/" + strconv.Itoa(int(rec.Partition))
 }
 
-// memberGone records that an incarnation's session ended (or may have): from then on the
+// memberGone records that an incarnation's session ends (or may) now: from then on the
 // broker may release what it held, unseen.
-func (inc *incarnation) memberGone(atMs int64) {
-	from := atMs
-	inc.in.r.rec.hide(sim.HiddenEvent{TimeMs: atMs, Kind: sim.HiddenMemberGone, Group: inc.m.group, Member: inc.m.client, FromMs: from})
-}
+func (inc *incarnation) memberGone() { inc.in.r.rec.gone(inc.m) }
 
 // end stops the incarnation: clean (close: the client acknowledges and leaves) or not
 // (kill: connections dropped first, nothing more gets out).
 func (inc *incarnation) end(clean bool) { inc.ended.Do(func() { inc.stop(clean) }) }
 
 func (inc *incarnation) stop(clean bool) {
-	at := inc.in.r.rec.callMs()
+	inc.memberGone()
 	if !clean {
 		inc.conns.kill()
 	}
-	inc.memberGone(at)
 	inc.cancel()
 	<-inc.done
 	if clean && inc.in.group.Type == sim.ShareGroup && inc.in.spec.AckMode == sim.AckExplicit {
@@ -470,7 +470,7 @@ func (in *instance) fault(kind sim.FaultKind, restartMs, durMs int64) {
 	case sim.FaultHostLoss:
 		inc.setHold(true)
 		inc.conns.blackhole()
-		inc.memberGone(r.rec.callMs())
+		inc.memberGone()
 		replaceHeld()
 	case sim.FaultPause:
 		inc.setHold(true)
@@ -478,7 +478,7 @@ func (in *instance) fault(kind sim.FaultKind, restartMs, durMs int64) {
 		inc.setHold(false)
 	case sim.FaultNetCut:
 		inc.conns.blackhole()
-		inc.memberGone(r.rec.callMs())
+		inc.memberGone()
 		sleepCtx(r.stopC, time.Duration(durMs)*time.Millisecond)
 		inc.conns.heal()
 	}

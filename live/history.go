@@ -34,6 +34,12 @@ type recorder struct {
 	// pending counts the requests on the wire by call time (ms): sent, and neither
 	// answered nor found lost yet.
 	pending map[int64]int
+	// beats holds, for each share-group consumer incarnation that joined and has not ended
+	// (clientEnded), the call time (ms) of its last heartbeat answered without error, or of
+	// its joining while none was: the earliest time from which a member-gone the wire tap
+	// may still record for it can let the broker release its records (fenced). take never
+	// hands out a horizon past it.
+	beats   map[member]int64
 	ops     int                    // operations recorded
 	suspect int                    // of them, outcomes a deviation may have falsified
 	out     *reports.HistoryWriter // nil: not streamed to a file
@@ -65,7 +71,7 @@ type mark struct {
 }
 
 func newRecorder(start time.Time, out *reports.HistoryWriter) *recorder {
-	return &recorder{start: start, out: out, pending: map[int64]int{}}
+	return &recorder{start: start, out: out, pending: map[int64]int{}, beats: map[member]int64{}}
 }
 
 // callMs is the time since the start, rounded down: a lower bound for a call.
@@ -109,6 +115,10 @@ func (r *recorder) op(op sim.Op, suspect bool) {
 func (r *recorder) hide(ev sim.HiddenEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.hideLocked(ev)
+}
+
+func (r *recorder) hideLocked(ev sim.HiddenEvent) {
 	if r.keep {
 		r.keptHide = append(r.keptHide, ev)
 	}
@@ -125,11 +135,54 @@ func (r *recorder) observed(m mark) {
 	r.push(item{mark: &m})
 }
 
-// clientEnded queues the end of a client incarnation (after its loop returned).
+// clientEnded queues the end of a client incarnation (after its loop returned and every
+// connection of it was closed, so the wire tap records nothing more for it). A share-group
+// incarnation stops holding the horizon back (beats).
 func (r *recorder) clientEnded(group, client string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	delete(r.beats, member{client: client, group: group})
 	r.push(item{ended: client, group: group})
+}
+
+// joined registers a share-group consumer incarnation before it can dial the broker: from
+// now until clientEnded the horizon waits for its heartbeats (beats). It holds no records
+// before it joins, so its joining time stands for a last good heartbeat until it has one.
+func (r *recorder) joined(m member) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.beats[m] = r.callMs()
+}
+
+// beat notes that a heartbeat of m called at callMs (ms) was answered without error. A
+// heartbeat of an incarnation not registered (joined) or already ended is not followed.
+func (r *recorder) beat(m member, callMs int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b, ok := r.beats[m]; ok {
+		r.beats[m] = max(b, callMs)
+	}
+}
+
+// gone records that m's session ends, or may end, now (live mode killed, closed or cut off
+// the incarnation): a hidden member-gone at and from now, stamped under the lock, so after
+// every horizon handed out before it.
+func (r *recorder) gone(m member) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := r.callMs()
+	r.hideLocked(sim.HiddenEvent{TimeMs: at, Kind: sim.HiddenMemberGone, Group: m.group, Member: m.client, FromMs: at})
+}
+
+// fenced records that the broker answered a heartbeat of m (at retMs, ms) saying it no
+// longer knows the member: a hidden member-gone from the call time of m's last heartbeat
+// answered without error (from 0 for an incarnation not registered). Its start and its
+// place in the queue are taken under one lock with take, so no horizon handed out before
+// it passed its start (beats).
+func (r *recorder) fenced(m member, retMs int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hideLocked(sim.HiddenEvent{TimeMs: retMs, Kind: sim.HiddenMemberGone, Group: m.group, Member: m.client, FromMs: r.beats[m]})
 }
 
 // sent notes a request put on the wire at callMs; answered, that it was answered or found
@@ -148,15 +201,35 @@ func (r *recorder) answered(callMs int64) {
 	r.mu.Unlock()
 }
 
-// take hands over the queue and the history horizon: every request called before the
-// horizon (ms) was answered or found lost, and its operations are in the queue taken now
-// or in an earlier one.
+// take hands over the queue and the history horizon (ms). The horizon is the earliest of
+// now, the call time of every request still on the wire (pending) and the last good
+// heartbeat of every share-group incarnation not ended (beats). So:
+//
+//   - every request called before the horizon was answered or found lost, and its
+//     operations are in the queue taken now or in an earlier one;
+//   - every member-gone recorded after this take starts (FromMs) at or after the horizon.
+//     Live mode's own (gone: kill, close, cut) start when they are recorded, not before
+//     this take's now. The wire tap's (fenced) start at the member's last good heartbeat,
+//     which only moves forward and is at or after every horizon handed out while the
+//     member lived; an incarnation that ended (clientEnded) gets none any more.
+//
+// The feeder applies a reading of the offsets only once the horizon passed it: then no
+// member-gone still to come lets the broker release a record before the reading, and the
+// offsets the reading finished can be checked without waiting for one. A member whose
+// heartbeats go unanswered (a starved or cut-off client) holds the horizon until one is
+// answered without error or the incarnation ends; its fencing does not release it, since
+// until the rejoined member's first good heartbeat another fencing would start at the same
+// time. No session timeout enters the rule: the tap knows of a fencing only from an answer,
+// and the member-gone it records starts at the last good heartbeat whatever the timeout.
 func (r *recorder) take() ([]item, int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h := r.callMs()
 	for t := range r.pending {
 		h = min(h, t)
+	}
+	for _, b := range r.beats {
+		h = min(h, b)
 	}
 	q := r.queue
 	r.queue = nil

@@ -32,7 +32,10 @@ import (
 // some time after the last heartbeat it had answered without error: the tap records a
 // hidden member-gone event from that heartbeat's call time, so the checkers allow the
 // member's records to be released unseen from then on (the client rejoins and goes on; what
-// it does after is visible again).
+// it does after is visible again). Since that event can come long after the release, the
+// recorder keeps the last good heartbeat of each incarnation and holds the history horizon
+// at it (recorder.take), so no offset the release may concern is finished before the event
+// is handed over.
 
 const (
 	keyShareGroupHeartbeat = 76
@@ -74,26 +77,10 @@ type pendingReq struct {
 	ack    *kmsg.ShareAcknowledgeRequest
 }
 
-// partSet is the set of partitions ("topic/n") a consumer incarnation's share requests named,
-// and the call time of its last heartbeat answered without error (beatMs), which may have
-// gone over another of its connections.
+// partSet is the set of partitions ("topic/n") a consumer incarnation's share requests named.
 type partSet struct {
-	mu     sync.Mutex
-	m      map[string]bool
-	beatMs int64
-}
-
-// beat notes a heartbeat answered without error, called at callMs.
-func (p *partSet) beat(callMs int64) {
-	p.mu.Lock()
-	p.beatMs = max(p.beatMs, callMs)
-	p.mu.Unlock()
-}
-
-func (p *partSet) lastBeat() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.beatMs
+	mu sync.Mutex
+	m  map[string]bool
 }
 
 func (p *partSet) add(name string) {
@@ -483,13 +470,15 @@ func (t *tapConn) acked(pr *pendingReq, resp *kmsg.ShareAcknowledgeResponse, ret
 	}
 }
 
-// beat reads a heartbeat's answer (see the top of the file).
+// beat reads a heartbeat's answer (see the top of the file). The incarnation's last good
+// heartbeat is kept by the recorder, for every connection of it, since the horizon waits
+// for it.
 func (t *tapConn) beat(pr *pendingReq, resp *kmsg.ShareGroupHeartbeatResponse, retMs int64) {
 	switch resp.ErrorCode {
 	case 0:
-		t.seen.beat(pr.callMs)
+		t.rec.beat(t.m, pr.callMs)
 	case kerr.UnknownMemberID.Code, kerr.FencedMemberEpoch.Code:
-		t.rec.hide(sim.HiddenEvent{TimeMs: retMs, Kind: sim.HiddenMemberGone, Group: t.m.group, Member: t.m.client, FromMs: t.seen.lastBeat()})
+		t.rec.fenced(t.m, retMs)
 	}
 }
 

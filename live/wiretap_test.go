@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -158,10 +159,17 @@ func TestWireTapHeartbeatFencing(t *testing.T) {
 
 	rec := newRecorder(time.Now(), nil)
 	rec.keep = true
+	m := member{client: "c#1", group: "g"}
+	rec.joined(m)
 	seen := &partSet{m: map[string]bool{}}
+	lastBeat := func() int64 {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return rec.beats[m]
+	}
 	exchange := func(resp kmsg.Response, corr int32) *tapConn {
 		fc := &fakeConn{in: bytes.NewReader(responseFrame(resp, corr))}
-		tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func([16]byte) string { return "" }, seen)
+		tap := newTap(fc, rec, m, func([16]byte) string { return "" }, seen)
 		if _, err := tap.Write(requestFrame(req, corr)); err != nil {
 			t.Fatal(err)
 		}
@@ -169,13 +177,13 @@ func TestWireTapHeartbeatFencing(t *testing.T) {
 		return tap
 	}
 	exchange(ok, 1)
-	okAt := seen.lastBeat()
+	okAt := lastBeat()
 	time.Sleep(5 * time.Millisecond)
 	exchange(ok, 2).Close()
-	if seen.lastBeat() <= okAt {
-		t.Fatalf("last heartbeat at %d, then %d", okAt, seen.lastBeat())
+	if lastBeat() <= okAt {
+		t.Fatalf("last heartbeat at %d, then %d", okAt, lastBeat())
 	}
-	okAt = seen.lastBeat()
+	okAt = lastBeat()
 	if _, hidden, _ := rec.snapshot(); len(hidden) != 0 {
 		t.Fatalf("heartbeats answered without error recorded %+v", hidden)
 	}
@@ -191,12 +199,114 @@ func TestWireTapHeartbeatFencing(t *testing.T) {
 	}
 	// A heartbeat left without an answer: nothing, also when the connection closes.
 	fc := &fakeConn{in: bytes.NewReader(nil)}
-	tap := newTap(fc, rec, member{client: "c#1", group: "g"}, func([16]byte) string { return "" }, seen)
+	tap := newTap(fc, rec, m, func([16]byte) string { return "" }, seen)
 	if _, err := tap.Write(requestFrame(req, 4)); err != nil {
 		t.Fatal(err)
 	}
 	tap.Close()
 	if ops, hidden, _ := rec.snapshot(); len(ops) != 0 || len(hidden) != 1 {
 		t.Errorf("after an unanswered heartbeat: %+v, %+v", ops, hidden)
+	}
+}
+
+// The history horizon (recorder.take) never passes the last good heartbeat of a share-group
+// incarnation that has not ended, so that a member-gone the tap records when a later
+// heartbeat is answered UNKNOWN_MEMBER_ID (starting at that good heartbeat) is always
+// handed over before the feeder finishes an offset after its start. Each case is a script
+// of heartbeats answered without error (ok) or with the member unknown (gone), ends of
+// incarnations and takes; each take names the member whose last good heartbeat (or joining,
+// before it has one) must be the horizon, or none (the horizon is now). Whatever the case,
+// no member-gone may start before a horizon handed out earlier.
+func TestHorizonWaitsForHeartbeats(t *testing.T) {
+	type step struct {
+		who, do string // do: "ok", "gone", "end" (clientEnded) of who; "take", held by who ("": none)
+	}
+	cases := []struct {
+		name    string
+		members []string
+		steps   []step
+	}{
+		{"a member not heartbeating yet holds it at its joining", []string{"a"},
+			[]step{{"a", "take"}, {"a", "ok"}, {"a", "take"}}},
+		{"a live member's last good heartbeat holds it until the next", []string{"a"},
+			[]step{{"a", "ok"}, {"a", "take"}, {"a", "take"}, {"a", "ok"}, {"a", "take"}}},
+		{"a fencing is handed over before the horizon passes its start", []string{"a"},
+			[]step{{"a", "ok"}, {"a", "take"}, {"a", "gone"}, {"a", "take"}, {"a", "ok"}, {"a", "take"}}},
+		{"the member with the oldest good heartbeat holds it", []string{"a", "b"},
+			[]step{{"a", "ok"}, {"b", "ok"}, {"a", "take"}, {"a", "ok"}, {"b", "take"}, {"b", "gone"}, {"b", "take"}}},
+		{"an ended incarnation holds nothing", []string{"a", "b"},
+			[]step{{"a", "ok"}, {"b", "ok"}, {"a", "end"}, {"b", "take"}, {"b", "end"}, {"", "take"}}},
+	}
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.Version = 1
+	req.GroupID, req.MemberID = "g", "m"
+	ok := kmsg.NewPtrShareGroupHeartbeatResponse()
+	ok.Version = 1
+	gone := kmsg.NewPtrShareGroupHeartbeatResponse()
+	gone.Version = 1
+	gone.ErrorCode = kerr.UnknownMemberID.Code
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := newRecorder(time.Now(), nil)
+			type span struct{ lo, hi int64 } // bounds of a member's last good heartbeat's call time
+			beats := map[string]*span{}
+			seen := map[string]*partSet{}
+			mem := func(who string) member { return member{client: who + "#1", group: "g"} }
+			for _, who := range tc.members {
+				lo := rec.callMs()
+				rec.joined(mem(who))
+				beats[who], seen[who] = &span{lo, rec.callMs()}, &partSet{m: map[string]bool{}}
+			}
+			var latest int64 // the latest call time a step may have stamped
+			horizons := []int64{}
+			corr := int32(0)
+			for i, s := range tc.steps {
+				at := fmt.Sprintf("step %d (%s %s)", i, s.do, s.who)
+				switch s.do {
+				case "ok", "gone":
+					resp := ok
+					if s.do == "gone" {
+						resp = gone
+					}
+					corr++
+					time.Sleep(2 * time.Millisecond) // each heartbeat has a call time of its own
+					lo := rec.callMs()
+					tap := newTap(&fakeConn{in: bytes.NewReader(responseFrame(resp, corr))}, rec, mem(s.who), func([16]byte) string { return "" }, seen[s.who])
+					if _, err := tap.Write(requestFrame(req, corr)); err != nil {
+						t.Fatalf("%s: %v", at, err)
+					}
+					readToEOF(t, tap)
+					if s.do == "ok" {
+						beats[s.who] = &span{lo, rec.callMs()}
+					}
+				case "end":
+					rec.clientEnded("g", mem(s.who).client)
+				case "take":
+					time.Sleep(3 * time.Millisecond) // now is past every call stamped so far
+					items, h := rec.take()
+					for _, it := range items {
+						if ev := it.hidden; ev != nil && ev.Kind == sim.HiddenMemberGone {
+							for k, hk := range horizons {
+								if ev.FromMs < hk {
+									t.Errorf("%s: member-gone of %s from %d ms handed over after take %d's horizon %d ms: an offset finished in between was checked without it",
+										at, ev.Member, ev.FromMs, k, hk)
+								}
+							}
+						}
+					}
+					horizons = append(horizons, h)
+					if s.who == "" {
+						if h <= latest {
+							t.Errorf("%s: horizon %d ms, want now (after %d ms): nobody holds it", at, h, latest)
+						}
+						break
+					}
+					if b := beats[s.who]; h < b.lo || h > b.hi {
+						t.Errorf("%s: horizon %d ms, want the last good heartbeat of %s, called in [%d, %d] ms", at, h, s.who, b.lo, b.hi)
+					}
+				}
+				latest = rec.callMs()
+			}
+		})
 	}
 }
