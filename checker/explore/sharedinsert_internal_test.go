@@ -23,7 +23,8 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 		scope func(*Scope)
 		race  bool
 	}{
-		{"default scope, depth 6", func(sc *Scope) { sc.MaxDepth = 6 }, true},
+		{"default scope, depth 5", func(sc *Scope) { sc.MaxDepth = 5 }, true},
+		{"default scope, depth 6", func(sc *Scope) { sc.MaxDepth = 6 }, false},
 		{"findings, depth 7", func(sc *Scope) { sc.Members, sc.Findings, sc.MaxDepth = 1, true, 7 }, false},
 		{"violation", func(sc *Scope) { sc.Bug, sc.MaxDepth = model.BugStoreNoFencing, 6 }, true},
 		{"complete, spilling", func(sc *Scope) {
