@@ -143,19 +143,26 @@ func TestWireTapRecordsShareFetch(t *testing.T) {
 	}
 }
 
+// heartbeatExchange is a ShareGroupHeartbeat request of member m in group g, an answer
+// without error and one saying UNKNOWN_MEMBER_ID.
+func heartbeatExchange() (req *kmsg.ShareGroupHeartbeatRequest, ok, gone *kmsg.ShareGroupHeartbeatResponse) {
+	req = kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.Version = 1
+	req.GroupID, req.MemberID = "g", "m"
+	ok = kmsg.NewPtrShareGroupHeartbeatResponse()
+	ok.Version = 1
+	gone = kmsg.NewPtrShareGroupHeartbeatResponse()
+	gone.Version = 1
+	gone.ErrorCode = kerr.UnknownMemberID.Code
+	return req, ok, gone
+}
+
 // A heartbeat answered UNKNOWN_MEMBER_ID (the broker dropped the member at its session
 // timeout) becomes a hidden member-gone event from the call time of the last heartbeat
 // answered without error, which may have gone over another connection of the incarnation;
 // a heartbeat answered without error, or never answered, records nothing.
 func TestWireTapHeartbeatFencing(t *testing.T) {
-	req := kmsg.NewPtrShareGroupHeartbeatRequest()
-	req.Version = 1
-	req.GroupID, req.MemberID = "g", "m"
-	ok := kmsg.NewPtrShareGroupHeartbeatResponse()
-	ok.Version = 1
-	gone := kmsg.NewPtrShareGroupHeartbeatResponse()
-	gone.Version = 1
-	gone.ErrorCode = kerr.UnknownMemberID.Code
+	req, ok, gone := heartbeatExchange()
 
 	rec := newRecorder(time.Now(), nil)
 	rec.keep = true
@@ -237,14 +244,7 @@ func TestHorizonWaitsForHeartbeats(t *testing.T) {
 		{"an ended incarnation holds nothing", []string{"a", "b"},
 			[]step{{"a", "ok"}, {"b", "ok"}, {"a", "end"}, {"b", "take"}, {"b", "end"}, {"", "take"}}},
 	}
-	req := kmsg.NewPtrShareGroupHeartbeatRequest()
-	req.Version = 1
-	req.GroupID, req.MemberID = "g", "m"
-	ok := kmsg.NewPtrShareGroupHeartbeatResponse()
-	ok.Version = 1
-	gone := kmsg.NewPtrShareGroupHeartbeatResponse()
-	gone.Version = 1
-	gone.ErrorCode = kerr.UnknownMemberID.Code
+	req, ok, gone := heartbeatExchange()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := newRecorder(time.Now(), nil)
