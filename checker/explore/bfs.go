@@ -47,8 +47,10 @@ type Result struct {
 	DiskHits int64
 	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
 	spillFiles map[string]int
-	// shared counts what shared insertion's merges met (tests).
-	shared shareStats
+	// shared counts what shared insertion's merges met (tests); orderHash hashes every new
+	// state's fingerprint, parent and action in id order (Scope.hashOrder, tests).
+	shared    shareStats
+	orderHash uint64
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -461,7 +463,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		res.Fingerprints = append(all, set.sorted()...)
 		slices.Sort(res.Fingerprints)
 	}
-	res.DiskBytes, res.spillFiles, res.shared = st.peak, st.files, m.stats
+	res.DiskBytes, res.spillFiles, res.shared, res.orderHash = st.peak, st.files, m.stats, m.orderHash
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,

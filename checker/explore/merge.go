@@ -39,6 +39,18 @@ type merger struct {
 	rivals    rivalTable
 	odd, hits []int
 	stats     shareStats
+	// lastExpanded is the last wave's states (reserveShared).
+	lastExpanded int
+	// orderHash (Scope.hashOrder, tests) hashes every new state's fingerprint, parent and
+	// action in the order they get their ids: the parent log in brief.
+	orderHash uint64
+}
+
+// order folds a new state, about to get the next id, into orderHash.
+func (m *merger) order(cd *cand) {
+	if m.sc.hashOrder {
+		m.orderHash = finish(m.orderHash*fpK1 ^ uint64(cd.fp) ^ uint64(cd.parent)<<32 ^ uint64(cd.act))
+	}
 }
 
 // shareStats counts, for tests, the candidates resolveShared met of each kind that needs it:
@@ -96,6 +108,7 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (b
 			if m.swarm && depth == sc.Split && shardOf(o.arena[cd.from:cd.to], sc.Seed, sc.Shards) != sc.Shard {
 				continue // another shard's root: seen here, expanded there
 			}
+			m.order(cd)
 			if err := m.pl.add(cd.parent, cd.act, cd.perm); err != nil {
 				return false, err
 			}
@@ -130,6 +143,7 @@ func (m *merger) appendParallel(outs []chunkOut, nf *frontier) error {
 					continue
 				}
 				cd := &o.cands[k]
+				m.order(cd)
 				if errParents = m.pl.add(cd.parent, cd.act, cd.perm); errParents != nil {
 					return
 				}
@@ -202,8 +216,8 @@ func (m *merger) insertParallel(outs []chunkOut) {
 
 // reserveShared readies the set and the workers for a wave of n states with shared insertion:
 // it gives the workers the wave's tags, grows each partition's table (the partitions shared
-// out among the workers) so that its part of as many new states as the last wave had, and a
-// quarter more, leaves it at most three quarters full, and splits each partition's room
+// out among the workers) so that its part of the new states foreseen (as many per state as
+// the last wave made, and a quarter more) leaves it at most three quarters full, and splits each partition's room
 // evenly among the workers. The room is what fills the table to thirteen sixteenths (seven
 // eighths for a table held back by its share of the budget): a wave with more new states than
 // foreseen fills the tables a little past three quarters (the next wave grows them) before a
@@ -216,7 +230,12 @@ func (m *merger) reserveShared(pool []*worker, n int) {
 	}
 	lo, hi := waveTagRange(m.waves, len(pool), blocks)
 	m.waves++
-	want := (m.lastNew+m.lastNew/4)>>partBits + 64
+	// As many new states per state of the wave as the last wave had, and a quarter more.
+	want := 64
+	if m.lastExpanded > 0 {
+		want += int(float64(n)*float64(m.lastNew)/float64(m.lastExpanded)*1.25) >> partBits
+	}
+	m.lastExpanded = n
 	grow := false
 	for p := range m.set.parts {
 		t := &m.set.parts[p]

@@ -98,6 +98,8 @@ type Scope struct {
 	// carry a tag of an earlier wave); sharedRoom caps a worker's room per partition and wave (0: none), so
 	// that workers defer candidates to the merge.
 	sharedTags, sharedRoom int
+	// hashOrder, in tests, has Result.orderHash hash the parent log as it is written.
+	hashOrder bool
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first

@@ -9,14 +9,16 @@ import (
 )
 
 // Shared insertion (workers put their candidates into the seen set during the wave, the merge
-// settles the fingerprints two of them met: merger.resolveShared) decides exactly what the
-// merge inserting every candidate in order decides: the same states, transitions, levels,
-// paths, findings and fingerprints. Each case runs on one worker (which never shares) and on
-// two and three with shared insertion: as it is; with one wave tag for every wave, so that
-// most fingerprints met again carry a tag of an earlier wave and look contested; and with
-// two candidates of room per partition and worker, so that most candidates are deferred to
-// the merge. Each variant must meet the kind of candidate it is there for in some case, or it
-// would test nothing.
+// settles the fingerprints two of them met: merger.resolveShared) decides exactly what one
+// worker inserting every candidate in order decides: the same states, transitions, levels,
+// paths, findings and fingerprints, and the same parent log (every new state's fingerprint,
+// parent and action in id order). Each case runs on one worker (which never shares) and on
+// two and three (two under -race): with shared insertion as it is; with one block of wave
+// tags for every wave, so that most fingerprints met again carry a tag of an earlier wave and
+// look contested; with two candidates of room per partition and worker, so that most
+// candidates are deferred to the merge; and with the merge inserting every candidate
+// (insertParallel). Each variant must meet the kind of candidate it is there for in some
+// case, or it would test nothing.
 func TestSharedInsertKeepsResults(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -40,6 +42,7 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 		{"shared", func(*Scope) {}, func(s shareStats) int { return s.contested }},
 		{"one tag", func(sc *Scope) { sc.sharedTags = 1 }, func(s shareStats) int { return s.stale }},
 		{"little room", func(sc *Scope) { sc.sharedRoom = 2 }, func(s shareStats) int { return s.deferred }},
+		{"merge inserts", func(sc *Scope) { sc.noSharedInsert = true }, func(shareStats) int { return 1 }},
 	}
 	workerCounts := []int{2, 3}
 	if raceEnabled {
@@ -57,7 +60,7 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 				scope := func() Scope {
 					sc := DefaultScope()
 					c.scope(&sc)
-					sc.KeepFingerprints = true
+					sc.KeepFingerprints, sc.hashOrder = true, true
 					if sc.TempDir != "" {
 						sc.TempDir = t.TempDir()
 					}
@@ -69,7 +72,10 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantOut := outcomeOf(&base, want)
+				outcome := func(sc *Scope, r *Result) string {
+					return fmt.Sprintf("%slevels %v, parent log %x\n", outcomeOf(sc, r), r.Levels, r.orderHash)
+				}
+				wantOut := outcome(&base, want)
 				for vi, v := range variants {
 					for _, workers := range workerCounts {
 						sc := scope()
@@ -80,7 +86,7 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 							t.Fatal(err)
 						}
 						what := fmt.Sprintf("%s, %d workers", v.name, workers)
-						if out := outcomeOf(&sc, got); out != wantOut {
+						if out := outcome(&sc, got); out != wantOut {
 							t.Errorf("%s: got\n%s\nwant (1 worker)\n%s", what, out, wantOut)
 						}
 						mu.Lock()
