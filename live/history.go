@@ -185,12 +185,15 @@ func (r *recorder) fenced(m member, retMs int64) {
 	r.hideLocked(sim.HiddenEvent{TimeMs: retMs, Kind: sim.HiddenMemberGone, Group: m.group, Member: m.client, FromMs: r.beats[m]})
 }
 
-// sent notes a request put on the wire at callMs; answered, that it was answered or found
-// lost (after its operations were recorded).
-func (r *recorder) sent(callMs int64) {
+// sentNow notes a request put on the wire now and returns its call time (ms), taken under the
+// lock with the note, so that take sees the request pending from any horizon past that time;
+// answered notes that it was answered or found lost (after its operations were recorded).
+func (r *recorder) sentNow() int64 {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	callMs := r.callMs()
 	r.pending[callMs]++
-	r.mu.Unlock()
+	return callMs
 }
 
 func (r *recorder) answered(callMs int64) {

@@ -64,7 +64,6 @@ type tapConn struct {
 
 	mu      sync.Mutex
 	wbuf    []byte
-	wstart  int64 // call time of the frame being assembled in wbuf
 	rbuf    []byte
 	pending map[int32]*pendingReq
 }
@@ -106,9 +105,6 @@ func newTap(c net.Conn, rec *recorder, m member, names topicNames, seen *partSet
 
 func (t *tapConn) Write(p []byte) (int, error) {
 	t.mu.Lock()
-	if len(t.wbuf) == 0 {
-		t.wstart = t.rec.callMs()
-	}
 	t.wbuf = append(t.wbuf, p...)
 	for {
 		if len(t.wbuf) < 4 {
@@ -118,9 +114,8 @@ func (t *tapConn) Write(p []byte) (int, error) {
 		if len(t.wbuf) < 4+n {
 			break
 		}
-		t.request(t.wbuf[4:4+n], t.wstart)
+		t.request(t.wbuf[4 : 4+n])
 		t.wbuf = t.wbuf[4+n:]
-		t.wstart = t.rec.callMs()
 	}
 	if len(t.wbuf) == 0 {
 		t.wbuf = nil
@@ -176,8 +171,11 @@ func (t *tapConn) lose() {
 	t.pending = map[int32]*pendingReq{}
 }
 
-// request parses one request frame (without its size).
-func (t *tapConn) request(b []byte, callMs int64) {
+// request parses one request frame (without its size), just written whole: its call time is
+// now, when the tap has the whole frame and before the frame's last bytes go on to the broker,
+// which cannot act on it before it has them all. The time is taken and the request entered as
+// pending in one step (recorder.sentNow), so no history horizon handed out meanwhile passes it.
+func (t *tapConn) request(b []byte) {
 	if len(b) < 8 {
 		return
 	}
@@ -191,7 +189,7 @@ func (t *tapConn) request(b []byte, callMs int64) {
 	if !ok {
 		return
 	}
-	pr := &pendingReq{key: key, ver: ver, callMs: callMs}
+	pr := &pendingReq{key: key, ver: ver}
 	switch key {
 	case keyShareGroupHeartbeat: // only its answer is read
 	case keyShareFetch:
@@ -220,8 +218,8 @@ func (t *tapConn) request(b []byte, callMs int64) {
 		t.lost(old)
 		t.rec.answered(old.callMs)
 	}
+	pr.callMs = t.rec.sentNow()
 	t.pending[corr] = pr
-	t.rec.sent(callMs)
 }
 
 // skipRequestHeader skips the client ID and the tagged fields of a flexible request header.

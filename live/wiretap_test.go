@@ -310,3 +310,34 @@ func TestHorizonWaitsForHeartbeats(t *testing.T) {
 		})
 	}
 }
+
+// A request's call time is when the tap has its whole frame, entered as pending at once: a
+// horizon handed out while a frame is still arriving is never later than the call time its
+// request then gets, and every horizon after it waits for the answer.
+func TestWireTapCallTimeAtWholeFrame(t *testing.T) {
+	req, _, _ := heartbeatExchange()
+	rec := newRecorder(time.Now(), nil)
+	rec.keep = true
+	tap := newTap(&fakeConn{in: bytes.NewReader(nil)}, rec, member{client: "c#1", group: "g"}, func([16]byte) string { return "" }, &partSet{m: map[string]bool{}})
+	w := requestFrame(req, 3)
+	if _, err := tap.Write(w[:5]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Millisecond)
+	_, mid := rec.take() // the frame is not whole: nothing is pending
+	time.Sleep(3 * time.Millisecond)
+	if _, err := tap.Write(w[5:]); err != nil {
+		t.Fatal(err)
+	}
+	pr := tap.pending[3]
+	if pr == nil {
+		t.Fatal("the whole frame is not pending")
+	}
+	if pr.callMs < mid {
+		t.Errorf("call time %d ms, before the horizon %d ms handed out while the frame arrived", pr.callMs, mid)
+	}
+	time.Sleep(3 * time.Millisecond)
+	if _, h := rec.take(); h > pr.callMs {
+		t.Errorf("horizon %d ms passed the unanswered request called at %d ms", h, pr.callMs)
+	}
+}
