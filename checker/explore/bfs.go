@@ -967,7 +967,7 @@ func (w *worker) insert(f fp, out *chunkOut) uint8 {
 		case w.room[p] == 0:
 			return shareDeferred
 		}
-		if ins, _ := w.set.parts[p].insertShared(f, w.tag); !ins {
+		if !w.set.parts[p].insertShared(f, w.tag) {
 			return shareContested // another worker put it there since known
 		}
 		w.room[p]--

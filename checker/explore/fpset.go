@@ -124,7 +124,8 @@ const partBits = 4
 // quarters full once grown: 8 bytes per slot is 10.7 to 16 bytes per state (plus 4 bytes per
 // slot with ids).
 //
-// It is read by many goroutines while a BFS wave expands and written between waves.
+// While a BFS wave expands, many goroutines read it and, with two or more workers, fill its
+// empty slots (insertShared, atomically); it grows and is otherwise written between waves.
 //
 // Its fingerprints belong to two generations (generations.go): a slot holds a fingerprint of
 // the young generation as it is and one of the old generation with bit 0 cleared (youngBit;
@@ -372,23 +373,17 @@ func (t *fpTable) fpOf(k uint64) fp { return fp(k&^tagMask | t.top | youngBit) }
 
 // insertShared puts f into the table with the tag tag, while other goroutines may look up and
 // insert too (a wave's workers, none of them growing the table, which must have an empty slot
-// left). It reports whether this call put f there and, if f was there already, its slot's
-// tag. The caller counts the insertions into n.
-func (t *fpTable) insertShared(f fp, tag uint64) (inserted bool, had uint64) {
-	k := uint64(f)
-	for i := t.home(f); ; {
-		kk := atomic.LoadUint64(&t.keys[i])
-		if kk == 0 {
-			if atomic.CompareAndSwapUint64(&t.keys[i], 0, k^tag) {
-				return true, tag
-			}
-			kk = atomic.LoadUint64(&t.keys[i]) // another worker took the slot
+// left), and reports whether this call put it there. Slots only fill during a wave, so a slot
+// taken by another worker between the lookup and the swap is looked past by looking again.
+// The caller counts the insertions into n.
+func (t *fpTable) insertShared(f fp, tag uint64) bool {
+	for {
+		i, _, ok := t.find(f)
+		if ok {
+			return false
 		}
-		if d := kk ^ k; d&^(tagMask|youngBit) == 0 {
-			return false, d & tagMask
-		}
-		if i++; i == len(t.keys) {
-			i = 0
+		if atomic.CompareAndSwapUint64(&t.keys[i], 0, uint64(f)^tag) {
+			return true
 		}
 	}
 }

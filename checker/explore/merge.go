@@ -32,15 +32,13 @@ type merger struct {
 	swarm bool
 	start []int  // start[ci] is the flat index of chunk ci's first candidate
 	fresh []bool // by flat index: not seen before this candidate
-	// With shared insertion: the waves so far (each has its own tags), the last wave's new
-	// states (reserveShared), and resolveShared's scratch.
-	waves     int
-	lastNew   int
-	rivals    rivalTable
-	odd, hits []int
-	stats     shareStats
-	// lastExpanded is the last wave's states (reserveShared).
-	lastExpanded int
+	// With shared insertion: the waves so far (each has its own tags), the last wave's
+	// states and new states (reserveShared), and resolveShared's scratch.
+	waves                 int
+	lastExpanded, lastNew int
+	rivals                rivalTable
+	odd, hits             []int
+	stats                 shareStats
 	// orderHash (Scope.hashOrder, tests) hashes every new state's fingerprint, parent and
 	// action in the order they get their ids: the parent log in brief.
 	orderHash uint64
@@ -217,8 +215,8 @@ func (m *merger) insertParallel(outs []chunkOut) {
 // reserveShared readies the set and the workers for a wave of n states with shared insertion:
 // it gives the workers the wave's tags, grows each partition's table (the partitions shared
 // out among the workers) so that its part of the new states foreseen (as many per state as
-// the last wave made, and a quarter more) leaves it at most three quarters full, and splits each partition's room
-// evenly among the workers. The room is what fills the table to thirteen sixteenths (seven
+// the last wave made, and a quarter more) leaves it at most three quarters full, and splits
+// each partition's room evenly among the workers. The room is what fills the table to thirteen sixteenths (seven
 // eighths for a table held back by its share of the budget): a wave with more new states than
 // foreseen fills the tables a little past three quarters (the next wave grows them) before a
 // worker runs out of room in a partition and defers its new states there to the merge
@@ -247,22 +245,19 @@ func (m *merger) reserveShared(pool []*worker, n int) {
 			room[p] = m.set.parts[p].reserve(want)
 		}
 	}
-	if grow {
-		var wg sync.WaitGroup
-		for g := range pool {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				reserve(g)
-			}()
-		}
-		wg.Wait()
-	} else {
-		reserve(0)
-		for g := 1; g < len(pool); g++ {
+	var wg sync.WaitGroup
+	for g := range pool {
+		if !grow { // nothing to copy: not worth a goroutine
 			reserve(g)
+			continue
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reserve(g)
+		}()
 	}
+	wg.Wait()
 	for i, w := range pool {
 		w.tag, w.tagLo, w.tagHi = lo+uint64(i)<<tagShift, lo, hi
 		for p := range room {
@@ -294,8 +289,8 @@ func (m *merger) reserveShared(pool []*worker, n int) {
 //
 // Only fingerprints that some contested or deferred candidate has need a look: their
 // candidates are gathered in a small table (rivals); every other inserted candidate is new.
-// A deferred fingerprint that no candidate inserted is inserted here. The workers' counts of
-// insertions are added to the tables.
+// A deferred fingerprint that no candidate inserted is inserted here. (The workers' counts of
+// their insertions are added to the tables when the wave ends, before the merge.)
 func (m *merger) resolveShared(outs []chunkOut) {
 	m.odd = m.odd[:0]
 	for ci := range outs {
