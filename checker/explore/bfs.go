@@ -51,6 +51,8 @@ type Result struct {
 	// state's fingerprint, parent and action in id order (Scope.hashOrder, tests).
 	shared    shareStats
 	orderHash uint64
+	// settled counts what the workers' settlePending met (tests).
+	settled settleStats
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -464,6 +466,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		slices.Sort(res.Fingerprints)
 	}
 	res.DiskBytes, res.spillFiles, res.shared, res.orderHash = st.peak, st.files, m.stats, m.orderHash
+	for _, w := range pool {
+		res.settled.pending += w.settled.pending
+		res.settled.twice += w.settled.twice
+		res.settled.contested += w.settled.contested
+	}
 	res.Elapsed = time.Since(start)
 	if progress != nil {
 		progress(Snapshot{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Memory: res.Memory,
@@ -565,6 +572,14 @@ type worker struct {
 	recent *[recentSlots]uint64
 	// diskHits counts the states found in the runs on disk (Result.DiskHits).
 	diskHits int64
+	// maybe is, for the last step's child when the seen set in memory does not hold it, which
+	// runs on disk may (diskSet.filters; 0: it is new). pend are the chunk's candidates made
+	// so far whose maybe was not 0, sel settle's scratch: the worker looks them up on disk
+	// together when the chunk ends (settlePending), and until then they are not in the seen set.
+	maybe   uint64
+	pend    []pendingFP
+	sel     []int32
+	settled settleStats
 	// directRoom is how many new states a single worker still inserts into the seen set
 	// itself this wave (insert; -1: no bound, 0: none, the merge inserts them).
 	directRoom int
@@ -626,6 +641,9 @@ func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
 			out.err = err
 			return
 		}
+	}
+	if err := w.settlePending(out); err != nil {
+		out.err = err
 	}
 }
 
@@ -772,6 +790,7 @@ func (w *worker) take(a Action, pid uint32, acceptedFn func(int64) bool, remembe
 		out.arena = appendStateHeader(out.arena, h.encFrom, h.encTo, w.kh)
 		out.arena = append(out.arena, w.buf...)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: a, from: from, to: uint32(len(out.arena)), perm: h.perm, share: share})
+		w.pending(f, out)
 	}
 	return nil, nil
 }
@@ -864,15 +883,9 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		f := k.f
 		out.transitions++
 		slot := &w.recent[uint64(f)&(recentSlots-1)]
-		seen := w.known(f)
-		if !seen && !w.contested && !w.disk.empty() {
-			var err error
-			if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
-				return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
-			}
-			if seen {
-				w.diskHits++
-			}
+		seen, err := w.seen(f)
+		if err != nil {
+			return fmt.Errorf("explore: %s: %w", k.a.Describe(w.sc), err)
 		}
 		*slot = uint64(f)
 		if w.live && k.a.recovery() {
@@ -895,6 +908,7 @@ func (w *worker) expandRemembered(me memoEntry, parent []byte, sFrom, sTo int, p
 		out.arena = appendStateHeader(out.arena, n, n+len(st), x.kh)
 		out.arena = x.rest.apply(append(x.sp.apply(out.arena, psp), st...), prest)
 		out.cands = append(out.cands, cand{fp: f, parent: pid, act: x.a, from: from, to: uint32(len(out.arena)), perm: x.perm, share: share})
+		w.pending(f, out)
 	}
 	if w.live {
 		out.ecount = append(out.ecount, uint32(len(out.efps)-edges0))
@@ -959,6 +973,15 @@ func (w *worker) known(f fp) bool {
 // tag while the partition has room for it. A single worker (directRoom: how many more it may;
 // the merge inserts the rest) inserts it plainly and counts it in out.direct.
 func (w *worker) insert(f fp, out *chunkOut) uint8 {
+	if w.maybe != 0 {
+		// It may be on disk: settlePending inserts it if not. A single worker keeps room for it
+		// (its candidate counts among the direct ones).
+		if w.tag == 0 && w.directRoom != 0 {
+			w.directRoom--
+			out.direct++
+		}
+		return 0
+	}
 	if w.tag != 0 {
 		p := uint64(f) >> tagShift
 		switch {
@@ -981,6 +1004,119 @@ func (w *worker) insert(f fp, out *chunkOut) uint8 {
 	w.directRoom--
 	out.direct++
 	return 0
+}
+
+// seen reports whether f is a known state: in the worker's recent fingerprints, the seen set
+// in memory (known) or, when that does not hold it, on disk. Only a fingerprint that some run's
+// filter lets pass can be on disk; for such a one seen leaves worker.maybe set and reports it
+// as not seen, and settlePending looks it up when the chunk ends (with Scope.syncDisk, in tests,
+// it is looked up at once, as it was before).
+func (w *worker) seen(f fp) (bool, error) {
+	w.maybe = 0
+	seen := w.known(f)
+	if seen || w.contested || w.disk.empty() {
+		return seen, nil
+	}
+	if !w.sc.syncDisk {
+		w.maybe = w.disk.filters(uint64(f))
+		return false, nil
+	}
+	seen, err := w.disk.has(uint64(f), &w.page)
+	if seen {
+		w.diskHits++
+	}
+	return seen, err
+}
+
+// pending notes the candidate just made (the last of out.cands) for settlePending when its
+// fingerprint may be on disk.
+func (w *worker) pending(f fp, out *chunkOut) {
+	if w.maybe != 0 {
+		w.pend = append(w.pend, pendingFP{f: uint64(f), runs: w.maybe, cand: int32(len(out.cands) - 1)})
+	}
+}
+
+// settlePending looks the chunk's candidates that may be on disk (worker.pend) up there
+// together (diskSet.settle), drops those found and does for the others what insert does for a
+// candidate known to be new when it is made. A state met twice in the chunk, or in an earlier
+// chunk of the same worker, may have two such candidates: the later one is dropped when the
+// set already holds the earlier one's fingerprint (a single worker's, or with the worker's own
+// tag), and otherwise left to the merge, which keeps the first in candidate order. So the
+// candidates that reach the merge are those that looking each up on disk at once would have
+// made.
+func (w *worker) settlePending(out *chunkOut) error {
+	if len(w.pend) == 0 {
+		return nil
+	}
+	var err error
+	if w.sel, err = w.disk.settle(w.pend, w.sel, &w.page); err != nil {
+		return err
+	}
+	w.settled.pending += len(w.pend)
+	pi, kept, direct := 0, 0, 0
+	for k := range out.cands {
+		cd := out.cands[k]
+		keep := true
+		if pi < len(w.pend) && int(w.pend[pi].cand) == k {
+			p := &w.pend[pi]
+			pi++
+			switch {
+			case p.onDisk:
+				keep = false
+				w.diskHits++
+			case w.tag != 0:
+				cd.share, keep = w.insertSettled(cd.fp)
+				if cd.share == shareContested {
+					w.settled.contested++
+				}
+			case k < out.direct: // room was kept for it
+				keep = w.set.add(cd.fp, 0)
+			}
+			if !keep && !p.onDisk {
+				w.settled.twice++
+			}
+		}
+		if keep {
+			if k < out.direct {
+				direct++
+			}
+			out.cands[kept] = cd
+			kept++
+		}
+	}
+	out.cands, out.direct = out.cands[:kept], direct
+	w.pend = w.pend[:0]
+	return nil
+}
+
+// settleStats counts, for tests, the candidates settlePending met: all of them, those dropped
+// as second candidates of a fingerprint, and those found contested.
+type settleStats struct {
+	pending, twice, contested int
+}
+
+// insertSettled is insert, with shared insertion, for a candidate found not to be on disk when
+// its chunk ends: it also reports whether to keep the candidate, which it does not when the set
+// holds f with the worker's own tag (its earlier candidate of f is the first).
+func (w *worker) insertSettled(f fp) (uint8, bool) {
+	p := uint64(f) >> tagShift
+	t := &w.set.parts[p]
+	for {
+		_, tag, ok := t.find(f)
+		switch {
+		case ok && tag != w.tag && tag >= w.tagLo && tag <= w.tagHi:
+			return shareContested, true
+		case ok:
+			// Its own tag. (No other: between the step and now only the wave's workers insert.)
+			return 0, false
+		case w.room[p] == 0:
+			return shareDeferred, true
+		case t.insertShared(f, w.tag):
+			w.room[p]--
+			w.added[p]++
+			return shareInserted, true
+		}
+	}
 }
 
 // kidCommit is a remembered commit as the second pass needs it: its action read whole and
@@ -1056,15 +1192,9 @@ func (w *worker) check(a Action, accepted func(int64) bool, remember bool) (*spc
 		w.finding, w.findingV = strictFinding(w.cfg, &w.prev, &w.cur, &st, accepted)
 	}
 	slot := &w.recent[uint64(f)&(recentSlots-1)]
-	seen := w.known(f)
-	if !seen && !w.contested && !w.disk.empty() {
-		var err error
-		if seen, err = w.disk.has(uint64(f), &w.page); err != nil {
-			return nil, f, false, err
-		}
-		if seen {
-			w.diskHits++
-		}
+	seen, err := w.seen(f)
+	if err != nil {
+		return nil, f, false, err
 	}
 	if (!seen || remember) && !w.sc.NoConsistency {
 		if err := h.sp.CheckConsistency(); err != nil {

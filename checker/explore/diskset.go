@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"sync"
+	"unsafe"
 )
 
 // diskSet is the part of the seen set flushed to disk, kept as an LSM tree keeps its levels:
@@ -25,9 +25,9 @@ import (
 // already on disk. Then, while the run before the newest is at most twice its size, the two
 // are merged into one (size tiers, as a binary counter carries): every fingerprint is
 // rewritten about log2(total/flush) times over the whole search and there are at most as many
-// runs. A batch of candidates is looked up sorted, run by run: candidates the run's filter
-// rules out cost nothing, the others are searched in its index and then in their page, and
-// candidates in the same page share one read.
+// runs. A worker looks up together the candidates of its chunk that some run's filter lets
+// pass (settle), run by run, fetching each lookup's index entry and page line ahead so that
+// their memory misses overlap.
 type diskSet struct {
 	st   *storage
 	runs []*run
@@ -280,64 +280,6 @@ func (d *diskSet) merge(a, b *run) (*run, error) {
 	return rw.finish()
 }
 
-// lookup sets seen[i] for every fingerprint of fps (sorted ascending) that is on disk, using
-// up to par goroutines.
-func (d *diskSet) lookup(fps []uint64, seen []bool, par int) error {
-	if len(d.runs) == 0 || len(fps) == 0 {
-		return nil
-	}
-	par = max(1, min(par, len(fps)/1024))
-	var wg sync.WaitGroup
-	errs := make([]error, par)
-	for g := 0; g < par; g++ {
-		lo, hi := g*len(fps)/par, (g+1)*len(fps)/par
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, r := range d.runs {
-				if err := r.lookupRange(fps[lo:hi], seen[lo:hi]); err != nil {
-					errs[g] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *run) lookupRange(fps []uint64, seen []bool) error {
-	var raw [pageFPs * 8]byte
-	var page [pageFPs]uint64
-	cur, have := -1, 0
-	for i, k := range fps {
-		if seen[i] || !r.mayHave(k) {
-			continue
-		}
-		p := r.pageOf(k)
-		if p < 0 {
-			continue
-		}
-		if p != cur {
-			have = int(min(pageFPs, r.n-int64(p)*pageFPs))
-			if err := r.readPage(raw[:have*8], p); err != nil {
-				return err
-			}
-			for j := 0; j < have; j++ {
-				page[j] = binary.LittleEndian.Uint64(raw[8*j:])
-			}
-			cur = p
-		}
-		_, seen[i] = slices.BinarySearch(page[:have], k)
-	}
-	return nil
-}
-
 // pageBuf is a worker's buffer for one page of a run.
 type pageBuf [pageFPs * 8]byte
 
@@ -365,7 +307,7 @@ func (d *diskSet) has(k uint64, buf *pageBuf) (bool, error) {
 // one or two cache lines of the index and of the page where bisection touched five or more
 // (each a miss: the runs are far larger than the caches).
 func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
-	p := r.pageOf(k)
+	p, i := r.locate(k)
 	if p < 0 {
 		return false, nil
 	}
@@ -376,6 +318,103 @@ func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
 	} else if err := r.readPage(page, p); err != nil {
 		return false, err
 	}
+	return searchPage(page, k, i), nil
+}
+
+// filters reports which runs' filters let k pass: bit i for run i (the runs past the 63rd all
+// share bit 63). Zero means k is certainly not on disk.
+func (d *diskSet) filters(k uint64) uint64 {
+	var m uint64
+	for i, r := range d.runs {
+		if r.mayHave(k) {
+			m |= 1 << min(i, 63)
+		}
+	}
+	return m
+}
+
+// pendingFP is a new candidate's fingerprint that some run's filter lets pass, so that it may
+// be on disk after all; settle finds out.
+type pendingFP struct {
+	f      uint64
+	runs   uint64 // filters(f)
+	cand   int32  // the candidate's index among its chunk's
+	onDisk bool   // set by settle
+}
+
+// settleAhead is how many lookups ahead settle fetches the line of a run's page where a
+// lookup's search starts; the index entry that finds that line is fetched twice as far ahead.
+const settleAhead = 8
+
+// settle sets onDisk for each fingerprint of ps that a run holds, looking in the runs whose
+// filters let it pass (pendingFP.runs), oldest first, as has does. It looks them up run by
+// run with each lookup's memory fetched ahead (settleAhead), so that the misses of many lookups
+// overlap: has, one lookup at a time, waits for the index and then for the page, whose address
+// in the mapped file usually misses the TLB as well. sel is scratch; settle returns it.
+func (d *diskSet) settle(ps []pendingFP, sel []int32, buf *pageBuf) ([]int32, error) {
+	for ri, r := range d.runs {
+		sel = sel[:0]
+		for i := range ps {
+			p := &ps[i]
+			if !p.onDisk && (ri < 63 && p.runs&(1<<ri) != 0 || ri >= 63 && r.mayHave(p.f)) {
+				sel = append(sel, int32(i))
+			}
+		}
+		if r.data == nil {
+			for _, i := range sel {
+				ok, err := r.has(ps[i].f, buf)
+				if err != nil {
+					return sel, err
+				}
+				ps[i].onDisk = ok
+			}
+			continue
+		}
+		n := len(sel)
+		indexLine := func(j int) {
+			g, _ := bits.Mul64(ps[sel[j]].f, uint64(len(r.index)))
+			prefetch(&r.index[g])
+		}
+		var pages, slots [settleAhead]int
+		locate := func(j int) {
+			p, q := r.locate(ps[sel[j]].f)
+			pages[j%settleAhead], slots[j%settleAhead] = p, q
+			if p >= 0 {
+				prefetch((*uint64)(unsafe.Pointer(&r.data[(int64(p)*pageFPs+int64(q))*8])))
+			}
+		}
+		for j := 0; j < min(2*settleAhead, n); j++ {
+			indexLine(j)
+		}
+		for j := 0; j < min(settleAhead, n); j++ {
+			locate(j)
+		}
+		for i := 0; i < n; i++ {
+			p, q := pages[i%settleAhead], slots[i%settleAhead]
+			if j := i + 2*settleAhead; j < n {
+				indexLine(j)
+			}
+			if j := i + settleAhead; j < n {
+				locate(j)
+			}
+			if p < 0 {
+				continue
+			}
+			have := int(min(pageFPs, r.n-int64(p)*pageFPs))
+			ps[sel[i]].onDisk = searchPage(r.data[int64(p)*pageFPs*8:][:have*8], ps[sel[i]].f, q)
+		}
+	}
+	return sel, nil
+}
+
+// locate returns the page that would hold k (-1: none) and the slot in it where k's search
+// starts (interpolated between the page's first fingerprint and the next page's).
+func (r *run) locate(k uint64) (int, int) {
+	p := r.pageOf(k)
+	if p < 0 {
+		return -1, 0
+	}
+	have := int(min(pageFPs, r.n-int64(p)*pageFPs))
 	// k lies in [first, next): next is the following page's first fingerprint (or the top).
 	first, next := r.index[p], uint64(math.MaxUint64)
 	if p+1 < len(r.index) {
@@ -385,11 +424,15 @@ func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
 	if next > first {
 		hi, lo := bits.Mul64(k-first, uint64(have))
 		q, _ := bits.Div64(hi, lo, next-first) // hi < next-first: k-first < next-first
-		i = int(q)
-		if i >= have {
-			i = have - 1
-		}
+		i = min(int(q), have-1)
 	}
+	return p, i
+}
+
+// searchPage reports whether the page (fingerprints, ascending, 8 bytes each) holds k, walking
+// from slot i.
+func searchPage(page []byte, k uint64, i int) bool {
+	have := len(page) / 8
 	at := func(j int) uint64 { return binary.LittleEndian.Uint64(page[8*j:]) }
 	v := at(i)
 	for v > k && i > 0 {
@@ -400,7 +443,7 @@ func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
 		i++
 		v = at(i)
 	}
-	return v == k, nil
+	return v == k
 }
 
 // pageOf returns the page that would hold k: the last whose first fingerprint is at most k

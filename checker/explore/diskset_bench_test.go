@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // BenchmarkDiskSetGrowth measures what the disk seen set costs as it grows: rounds of
@@ -128,5 +129,72 @@ func BenchmarkDiskSetHas(b *testing.B) {
 				}
 			}
 		})
+		b.Run(tc.name+", settled", func(b *testing.B) {
+			var buf pageBuf
+			ps := make([]pendingFP, 0, settleBatch)
+			var sel []int32
+			for i := 0; i < b.N; {
+				ps = ps[:0]
+				for ; i < b.N && len(ps) < settleBatch; i++ {
+					if f := tc.key(i); disk.filters(f) != 0 {
+						ps = append(ps, pendingFP{f: f, runs: 1})
+					}
+				}
+				var err error
+				if sel, err = disk.settle(ps, sel, &buf); err != nil {
+					b.Fatal(err)
+				}
+				for _, p := range ps {
+					if !p.onDisk && tc.want {
+						b.Fatalf("a held fingerprint not found")
+					}
+				}
+			}
+		})
 	}
+	b.Run("on disk, read(2)", func(b *testing.B) {
+		r := disk.runs[0]
+		data := r.data
+		r.data = nil
+		defer func() { r.data = data }()
+		var buf pageBuf
+		for i := range b.N {
+			if ok, _ := disk.has(held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], &buf); !ok {
+				b.Fatalf("a held fingerprint not found")
+			}
+		}
+	})
+	// The same lookups with the run's file copied into anonymous memory on huge pages: what
+	// the file's mapping of 4 KiB pages costs.
+	r := disk.runs[0]
+	heap := allocKeys(int(r.n))
+	defer freeKeys(heap)
+	file := r.data
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&heap[0])), r.n*8), file)
+	r.data = unsafe.Slice((*byte)(unsafe.Pointer(&heap[0])), r.n*8)
+	defer func() { r.data = file }()
+	b.Run("on disk, run in memory, settled", func(b *testing.B) {
+		var buf pageBuf
+		ps := make([]pendingFP, 0, settleBatch)
+		var sel []int32
+		for i := 0; i < b.N; {
+			ps = ps[:0]
+			for ; i < b.N && len(ps) < settleBatch; i++ {
+				ps = append(ps, pendingFP{f: held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], runs: 1})
+			}
+			sel, _ = disk.settle(ps, sel, &buf)
+		}
+	})
+	b.Run("on disk, run in memory", func(b *testing.B) {
+		var buf pageBuf
+		for i := range b.N {
+			if ok, _ := disk.has(held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], &buf); !ok {
+				b.Fatalf("a held fingerprint not found")
+			}
+		}
+	})
 }
+
+// settleBatch is the batch size of BenchmarkDiskSetHas's settled lookups: about what a
+// worker's chunk has on the standard scope once most of it is on disk.
+const settleBatch = 2048

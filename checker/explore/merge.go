@@ -11,8 +11,9 @@ import (
 // number of workers or on what is kept where, so neither does the result.
 //
 // A candidate is never a state already on disk: the worker that made it looked its
-// fingerprint up in the runs as well (diskSet.has), against a disk set that does not change
-// while a wave expands. A wave's merge has two steps. (1) The candidates are inserted into the
+// fingerprint up in the runs as well, against a disk set that does not change while a wave
+// expands (when the chunk ended, with the chunk's other candidates that a run's filter let
+// pass: worker.settlePending). A wave's merge has two steps. (1) The candidates are inserted into the
 // in-memory set. Each partition of the set is filled by one goroutine, in candidate order, so
 // which candidate of a fingerprint is the new one is the same as if one goroutine inserted
 // them all; with liveness (the set also holds ids) or when the wave may reach

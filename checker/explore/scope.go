@@ -100,6 +100,9 @@ type Scope struct {
 	sharedTags, sharedRoom int
 	// hashOrder, in tests, has Result.orderHash hash the parent log as it is written.
 	hashOrder bool
+	// syncDisk, in tests, has a worker look a state that may be on disk up there at once
+	// (diskSet.has) instead of with the rest of its chunk's (worker.settlePending).
+	syncDisk bool
 	// NoConsistency skips the core's CheckConsistency on new states (faster).
 	NoConsistency bool
 	// Shard and Shards make the search one shard of a swarm (swarm.go): the states first

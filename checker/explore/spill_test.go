@@ -188,11 +188,12 @@ func TestSeenSetWithDisk(t *testing.T) {
 			}
 			all = append(all, f)
 			if !in[f] {
-				onDisk := make([]bool, 1)
-				if err := disk.lookup([]uint64{f}, onDisk, 1); err != nil {
+				var buf pageBuf
+				onDisk, err := disk.has(f, &buf)
+				if err != nil {
 					t.Fatal(err)
 				}
-				if onDisk[0] || !set.add(fp(f), 0) {
+				if onDisk || !set.add(fp(f), 0) {
 					t.Fatalf("round %d: %x reported seen before it was added", round, f)
 				}
 				in[f] = true
@@ -223,8 +224,7 @@ func TestSeenSetWithDisk(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		probe = append(probe, next()) // almost surely never added
 	}
-	sortU64(probe)
-	checkBatchLookup(t, disk, probe, in, 3)
+	checkBatchLookup(t, disk, probe, in)
 	got, err := disk.appendAll(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -254,17 +254,26 @@ func newDiskSetForTest(t *testing.T) (*fpSet, *diskSet) {
 	return newFPSet(0, false), disk
 }
 
-// checkBatchLookup looks probe (sorted) up in disk as one batch (diskSet.lookup on par
-// goroutines) and fails at the first fingerprint whose answer is not in[f].
-func checkBatchLookup(t *testing.T, disk *diskSet, probe []uint64, in map[uint64]bool, par int) {
+// checkBatchLookup looks probe up in disk as the workers do a chunk's candidates that a run's
+// filter lets pass (diskSet.settle), and fails at the first fingerprint whose answer is not
+// in[f]. A fingerprint no filter lets pass is not on disk.
+func checkBatchLookup(t *testing.T, disk *diskSet, probe []uint64, in map[uint64]bool) {
 	t.Helper()
-	seen := make([]bool, len(probe))
-	if err := disk.lookup(probe, seen, par); err != nil {
+	var ps []pendingFP
+	for _, f := range probe {
+		if m := disk.filters(f); m != 0 {
+			ps = append(ps, pendingFP{f: f, runs: m})
+		} else if in[f] {
+			t.Fatalf("%#x: added, yet no run's filter lets it pass", f)
+		}
+	}
+	var buf pageBuf
+	if _, err := disk.settle(ps, nil, &buf); err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range probe {
-		if seen[i] != in[f] {
-			t.Fatalf("lookup %#x: on disk %v, added %v", f, seen[i], in[f])
+	for _, p := range ps {
+		if p.onDisk != in[p.f] {
+			t.Fatalf("settle %#x: on disk %v, added %v", p.f, p.onDisk, in[p.f])
 		}
 	}
 }
@@ -402,9 +411,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 						t.Fatalf("%#x: on disk %v, added %v", f, got, in[f])
 					}
 				}
-				sorted := slices.Clone(probe)
-				slices.Sort(sorted)
-				checkBatchLookup(t, disk, slices.Compact(sorted), in, 2)
+				checkBatchLookup(t, disk, probe, in)
 			})
 		}
 	}
