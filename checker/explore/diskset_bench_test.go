@@ -117,82 +117,66 @@ func BenchmarkDiskSetHas(b *testing.B) {
 		{"on disk", func(i int) uint64 { return held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))] }, true},
 		{"new", func(int) uint64 { return next() &^ 1 }, false},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			var buf pageBuf
-			for i := range b.N {
-				ok, err := disk.has(tc.key(i), &buf)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if ok != tc.want && tc.want {
-					b.Fatalf("a held fingerprint not found")
-				}
-			}
-		})
-		b.Run(tc.name+", settled", func(b *testing.B) {
-			var buf pageBuf
-			ps := make([]pendingFP, 0, settleBatch)
-			var sel []int32
-			for i := 0; i < b.N; {
-				ps = ps[:0]
-				for ; i < b.N && len(ps) < settleBatch; i++ {
-					if f := tc.key(i); disk.filters(f) != 0 {
-						ps = append(ps, pendingFP{f: f, runs: 1})
-					}
-				}
-				var err error
-				if sel, err = disk.settle(ps, sel, &buf); err != nil {
-					b.Fatal(err)
-				}
-				for _, p := range ps {
-					if !p.onDisk && tc.want {
-						b.Fatalf("a held fingerprint not found")
-					}
-				}
-			}
-		})
+		b.Run(tc.name, oneByOne(disk, tc.key, tc.want))
+		b.Run(tc.name+", settled", settled(disk, tc.key, tc.want))
 	}
-	b.Run("on disk, read(2)", func(b *testing.B) {
-		r := disk.runs[0]
-		data := r.data
-		r.data = nil
-		defer func() { r.data = data }()
+	heldKey := func(i int) uint64 { return held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))] }
+	r := disk.runs[0]
+	file := r.data
+	r.data = nil // pages read with ReadAt
+	b.Run("on disk, read(2)", oneByOne(disk, heldKey, true))
+	// The same lookups with the run's file copied into anonymous memory on huge pages: what
+	// the file's mapping of 4 KiB pages costs.
+	heap := allocKeys(int(r.n))
+	defer freeKeys(heap)
+	r.data = unsafe.Slice((*byte)(unsafe.Pointer(&heap[0])), r.n*8)
+	copy(r.data, file)
+	defer func() { r.data = file }()
+	b.Run("on disk, run in memory", oneByOne(disk, heldKey, true))
+	b.Run("on disk, run in memory, settled", settled(disk, heldKey, true))
+}
+
+// oneByOne looks key(i) up in disk one at a time (diskSet.has); want: every key is on disk.
+func oneByOne(disk *diskSet, key func(int) uint64, want bool) func(*testing.B) {
+	return func(b *testing.B) {
 		var buf pageBuf
 		for i := range b.N {
-			if ok, _ := disk.has(held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], &buf); !ok {
+			ok, err := disk.has(key(i), &buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok && want {
 				b.Fatalf("a held fingerprint not found")
 			}
 		}
-	})
-	// The same lookups with the run's file copied into anonymous memory on huge pages: what
-	// the file's mapping of 4 KiB pages costs.
-	r := disk.runs[0]
-	heap := allocKeys(int(r.n))
-	defer freeKeys(heap)
-	file := r.data
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&heap[0])), r.n*8), file)
-	r.data = unsafe.Slice((*byte)(unsafe.Pointer(&heap[0])), r.n*8)
-	defer func() { r.data = file }()
-	b.Run("on disk, run in memory, settled", func(b *testing.B) {
+	}
+}
+
+// settled looks key(i) up in disk as the workers do: those a filter lets pass, settleBatch
+// at a time (diskSet.settle); want: every key is on disk.
+func settled(disk *diskSet, key func(int) uint64, want bool) func(*testing.B) {
+	return func(b *testing.B) {
 		var buf pageBuf
 		ps := make([]pendingFP, 0, settleBatch)
 		var sel []int32
 		for i := 0; i < b.N; {
 			ps = ps[:0]
 			for ; i < b.N && len(ps) < settleBatch; i++ {
-				ps = append(ps, pendingFP{f: held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], runs: 1})
+				if f := key(i); disk.filters(f) != 0 {
+					ps = append(ps, pendingFP{f: f, runs: 1})
+				}
 			}
-			sel, _ = disk.settle(ps, sel, &buf)
-		}
-	})
-	b.Run("on disk, run in memory", func(b *testing.B) {
-		var buf pageBuf
-		for i := range b.N {
-			if ok, _ := disk.has(held[uint64(i)*0x9e3779b97f4a7c15>>44%uint64(len(held))], &buf); !ok {
-				b.Fatalf("a held fingerprint not found")
+			var err error
+			if sel, err = disk.settle(ps, sel, &buf); err != nil {
+				b.Fatal(err)
+			}
+			for _, p := range ps {
+				if !p.onDisk && want {
+					b.Fatalf("a held fingerprint not found")
+				}
 			}
 		}
-	})
+	}
 }
 
 // settleBatch is the batch size of BenchmarkDiskSetHas's settled lookups: about what a
