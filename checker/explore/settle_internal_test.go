@@ -76,7 +76,7 @@ func TestSettleKeepsResults(t *testing.T) {
 							return sc
 						}
 						outcome := func(sc *Scope, r *Result) string {
-							s := fmt.Sprintf("%slevels %v, parent log %x\n", outcomeOf(sc, r), r.Levels, r.orderHash)
+							s := orderedOutcome(sc, r)
 							if sc.Workers == 1 {
 								s += fmt.Sprintf("%d states found on disk\n", r.DiskHits)
 							}

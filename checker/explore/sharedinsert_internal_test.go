@@ -72,10 +72,7 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				outcome := func(sc *Scope, r *Result) string {
-					return fmt.Sprintf("%slevels %v, parent log %x\n", outcomeOf(sc, r), r.Levels, r.orderHash)
-				}
-				wantOut := outcome(&base, want)
+				wantOut := orderedOutcome(&base, want)
 				for vi, v := range variants {
 					for _, workers := range workerCounts {
 						sc := scope()
@@ -86,7 +83,7 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 							t.Fatal(err)
 						}
 						what := fmt.Sprintf("%s, %d workers", v.name, workers)
-						if out := outcome(&sc, got); out != wantOut {
+						if out := orderedOutcome(&sc, got); out != wantOut {
 							t.Errorf("%s: got\n%s\nwant (1 worker)\n%s", what, out, wantOut)
 						}
 						mu.Lock()

@@ -42,6 +42,13 @@ func outcomeOf(sc *Scope, r *Result) string {
 	return b.String()
 }
 
+// orderedOutcome is outcomeOf with the levels and, for a scope with hashOrder, the parent log
+// in brief (Result.orderHash): it also tells apart two searches that found the same states in
+// another order.
+func orderedOutcome(sc *Scope, r *Result) string {
+	return fmt.Sprintf("%slevels %v, parent log %x\n", outcomeOf(sc, r), r.Levels, r.orderHash)
+}
+
 func fingerprintsHash(fps []uint64) uint64 {
 	h := uint64(0)
 	for _, f := range fps {
