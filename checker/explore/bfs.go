@@ -263,7 +263,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
 		}
 		for _, w := range pool {
-			b += w.memo.bytes() + w.cc.bytes()
+			b += w.memo.bytes() + w.cc.bytes() + int64(cap(w.pend))*int64(unsafe.Sizeof(pendingFP{})) + int64(cap(w.sel))*4
 		}
 		return b + m.bytes() + shared.bytes()
 	}
@@ -611,6 +611,7 @@ type worker struct {
 }
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
+	w.pend = w.pend[:0] // a chunk that failed may have left some
 	hits := w.diskHits
 	defer func() { out.diskHits += w.diskHits - hits }()
 	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
@@ -1041,9 +1042,15 @@ func (w *worker) pending(f fp, out *chunkOut) {
 // candidate known to be new when it is made. A state met twice in the chunk, or in an earlier
 // chunk of the same worker, may have two such candidates: the later one is dropped when the
 // set already holds the earlier one's fingerprint (a single worker's, or with the worker's own
-// tag), and otherwise left to the merge, which keeps the first in candidate order. So the
-// candidates that reach the merge are those that looking each up on disk at once would have
-// made.
+// tag), and otherwise left to the merge, which drops every candidate of a fingerprint but the
+// first in candidate order (a single worker's second candidate past its room; with shared
+// insertion, two of one worker's candidates that another worker's contests). So the merge may
+// get a few more candidates than looking each up on disk at once made, never a state on disk,
+// and it decides the same new states in the same order.
+//
+// A candidate found on disk has had the consistency check of a new state (worker.check): it
+// passes, since every state in the seen set passed it when it was new (or is the root, or a
+// memo's child, whose consistency its context decides).
 func (w *worker) settlePending(out *chunkOut) error {
 	if len(w.pend) == 0 {
 		return nil

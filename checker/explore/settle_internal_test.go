@@ -14,7 +14,7 @@ import (
 // (every new state's fingerprint, parent and action in id order) and, on one worker, the same
 // number of states found on disk. Every case spills its seen set with a budget of one byte
 // (the set ages after every wave: memory holds the last wave's states, the runs on disk the
-// rest), on one worker and on two. Without -race the first two cases also run on one worker
+// rest), with the successor memo on, on one worker and on two. Without -race the first two cases also run on one worker
 // with a state bound that stops its inserting mid-wave, on two with two slots of room per
 // partition (settled candidates are deferred to the merge) and with the merge inserting every
 // candidate, and on three. Across the cases settlePending must meet candidates found on disk
@@ -45,7 +45,7 @@ func TestSettleKeepsResults(t *testing.T) {
 		set     func(*Scope)
 	}{
 		{"1 worker", 1, func(*Scope) {}},
-		{"1 worker, state bound mid-wave", 1, func(sc *Scope) { sc.MaxStates = 60_001 }},
+		{"1 worker, state bound mid-wave", 1, func(sc *Scope) { sc.MaxStates = 11_111 }},
 		{"2 workers", 2, func(*Scope) {}},
 		{"2 workers, little room", 2, func(sc *Scope) { sc.sharedRoom = 2 }},
 		{"2 workers, merge inserts", 2, func(sc *Scope) { sc.noSharedInsert = true }},
@@ -73,6 +73,7 @@ func TestSettleKeepsResults(t *testing.T) {
 							v.set(&sc)
 							sc.KeepFingerprints, sc.hashOrder = !sc.Liveness, true
 							sc.Workers, sc.Memory, sc.TempDir = v.workers, budget, t.TempDir()
+							sc.memoRing = 4 << 20 // the budget leaves none; with it, children come from the memo too (expandRemembered)
 							return sc
 						}
 						outcome := func(sc *Scope, r *Result) string {
