@@ -1059,6 +1059,7 @@ func (w *worker) settlePending(out *chunkOut) error {
 	if w.sel, err = w.disk.settle(w.pend, w.sel, &w.page); err != nil {
 		return err
 	}
+	w.maybe = 0 // insert (insertSettled) is to insert now
 	w.settled.pending += len(w.pend)
 	pi, kept, direct := 0, 0, 0
 	for k := range out.cands {
@@ -1072,7 +1073,7 @@ func (w *worker) settlePending(out *chunkOut) error {
 				keep = false
 				w.diskHits++
 			case w.tag != 0:
-				cd.share, keep = w.insertSettled(cd.fp)
+				cd.share, keep = w.insertSettled(cd.fp, out)
 				if cd.share == shareContested {
 					w.settled.contested++
 				}
@@ -1103,27 +1104,17 @@ type settleStats struct {
 }
 
 // insertSettled is insert, with shared insertion, for a candidate found not to be on disk when
-// its chunk ends: it also reports whether to keep the candidate, which it does not when the set
-// holds f with the worker's own tag (its earlier candidate of f is the first).
-func (w *worker) insertSettled(f fp) (uint8, bool) {
-	p := uint64(f) >> tagShift
-	t := &w.set.parts[p]
-	for {
-		_, tag, ok := t.find(f)
-		switch {
-		case ok && tag != w.tag && tag >= w.tagLo && tag <= w.tagHi:
-			return shareContested, true
-		case ok:
-			// Its own tag. (No other: between the step and now only the wave's workers insert.)
-			return 0, false
-		case w.room[p] == 0:
-			return shareDeferred, true
-		case t.insertShared(f, w.tag):
-			w.room[p]--
-			w.added[p]++
-			return shareInserted, true
-		}
+// its chunk ends: the set is looked at again (known without the recent fingerprints, which hold
+// f since the step), and the candidate is not kept when the set holds f with the worker's own
+// tag (its earlier candidate of f is the first; no other tag but a wave worker's can have come
+// since the step).
+func (w *worker) insertSettled(f fp, out *chunkOut) (uint8, bool) {
+	ok, tag := w.set.lookup(f)
+	w.contested = ok && tag != w.tag && tag >= w.tagLo && tag <= w.tagHi
+	if ok && !w.contested {
+		return 0, false
 	}
+	return w.insert(f, out), true
 }
 
 // kidCommit is a remembered commit as the second pass needs it: its action read whole and

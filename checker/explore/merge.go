@@ -13,8 +13,8 @@ import (
 // A candidate is never a state already on disk: the worker that made it looked its
 // fingerprint up in the runs as well, against a disk set that does not change while a wave
 // expands (when the chunk ended, with the chunk's other candidates that a run's filter let
-// pass: worker.settlePending). A wave's merge has two steps. (1) The candidates are inserted into the
-// in-memory set. Each partition of the set is filled by one goroutine, in candidate order, so
+// pass: worker.settlePending). A wave's merge has two steps. (1) The candidates are inserted
+// into the in-memory set. Each partition of the set is filled by one goroutine, in candidate order, so
 // which candidate of a fingerprint is the new one is the same as if one goroutine inserted
 // them all; with liveness (the set also holds ids) or when the wave may reach
 // Scope.MaxStates, the insertion is done in step 2 instead, one candidate at a time. (2) The
@@ -217,11 +217,12 @@ func (m *merger) insertParallel(outs []chunkOut) {
 // it gives the workers the wave's tags, grows each partition's table (the partitions shared
 // out among the workers) so that its part of the new states foreseen (as many per state as
 // the last wave made, and a quarter more) leaves it at most three quarters full, and splits
-// each partition's room evenly among the workers. The room is what fills the table to thirteen sixteenths (seven
-// eighths for a table held back by its share of the budget): a wave with more new states than
-// foreseen fills the tables a little past three quarters (the next wave grows them) before a
-// worker runs out of room in a partition and defers its new states there to the merge
-// (shareDeferred). The tables grow as often as when one worker inserts as it goes.
+// each partition's room evenly among the workers. The room is what fills the table to
+// thirteen sixteenths (seven eighths for a table held back by its share of the budget): a
+// wave with more new states than foreseen fills the tables a little past three quarters (the
+// next wave grows them) before a worker runs out of room in a partition and defers its new
+// states there to the merge (shareDeferred). The tables grow as often as when one worker
+// inserts as it goes.
 func (m *merger) reserveShared(pool []*worker, n int) {
 	blocks := waveTags / len(pool)
 	if m.sc.sharedTags > 0 {
