@@ -125,7 +125,11 @@ faults:
 			t.Fatalf("%d records in %d events:\n%s", res.Metrics.Produced, res.Events, y)
 		}
 	})
-	if accepted < tried/10 {
+	// The loader accepts about 18 % of the generated scenarios (553 of 3 000 measured with
+	// -rapid.checks=3000). The bound was a tenth, which 100 checks missed in about 0.7 % of
+	// runs (a binomial tail: one run saw 8 of 100); at a twentieth
+	// the chance is about 2·10^-5, and a generator that tests refusals only still fails.
+	if accepted < tried/20 {
 		t.Errorf("the loader accepted %d of %d generated scenarios: the generator tests refusals only", accepted, tried)
 	}
 }
