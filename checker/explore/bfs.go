@@ -44,7 +44,11 @@ type Result struct {
 	// DiskHits is the number of transitions whose state was found in the seen set's runs on
 	// disk: known, but in neither generation in memory (generations.go). Each cost a read of
 	// a page of a run (a lookup of a new state is mostly answered by the runs' filters).
-	DiskHits int64
+	// PackedHits counts those found in the runs packed in memory (diskset.go) instead.
+	DiskHits, PackedHits int64
+	// packedRuns counts the runs packed in memory and writtenOut those of them later written
+	// to files (tests).
+	packedRuns, writtenOut int
 	// spillFiles counts the spill files made, by kind (seen, frontier, parents).
 	spillFiles map[string]int
 	// shared counts what shared insertion's merges met (tests); orderHash hashes every new
@@ -153,7 +157,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	hl := newHeapLimit()
 	defer hl.restore()
 	set := newFPSet(1<<16, sc.Liveness)
-	disk := &diskSet{st: st}
+	disk := &diskSet{st: st, packShare: sh.packed}
 	defer disk.close()
 	pl := newParentLog(st, sh.parents, sc.Symmetry)
 	defer pl.close()
@@ -329,6 +333,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				o := &outs[ci]
 				res.Transitions += o.transitions
 				res.DiskHits += o.diskHits
+				res.PackedHits += o.packedHits
 				if o.err != nil {
 					return nil, o.err
 				}
@@ -466,6 +471,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 		slices.Sort(res.Fingerprints)
 	}
 	res.DiskBytes, res.spillFiles, res.shared, res.orderHash = st.peak, st.files, m.stats, m.orderHash
+	res.packedRuns, res.writtenOut = disk.packed, disk.writtenOut
 	for _, w := range pool {
 		res.settled.pending += w.settled.pending
 		res.settled.twice += w.settled.twice
@@ -521,6 +527,7 @@ type chunkOut struct {
 	arena       []byte
 	transitions int64
 	diskHits    int64  // Result.DiskHits
+	packedHits  int64  // Result.PackedHits
 	found       *Found // Path holds only the last action until merged
 	foundParent uint32
 	err         error
@@ -570,8 +577,9 @@ type worker struct {
 	// merge keeps. A hit spares the set's probe and, for a state reached twice in a wave, a
 	// second candidate with its consistency check and copy.
 	recent *[recentSlots]uint64
-	// diskHits counts the states found in the runs on disk (Result.DiskHits).
-	diskHits int64
+	// diskHits and packedHits count the states found in the seen set's files and in its
+	// packed runs (Result.DiskHits, Result.PackedHits).
+	diskHits, packedHits int64
 	// maybe is, for the last step's child when the seen set in memory does not hold it, which
 	// runs on disk may (diskSet.filters; 0: it is new). pend are the chunk's candidates made
 	// so far whose maybe was not 0, sel settle's scratch: the worker looks them up on disk
@@ -612,8 +620,10 @@ type worker struct {
 
 func (w *worker) run(fr *level, lo, hi int, out *chunkOut) {
 	w.pend = w.pend[:0] // a chunk that failed may have left some
-	hits := w.diskHits
-	defer func() { out.diskHits += w.diskHits - hits }()
+	hits, packedHits := w.diskHits, w.packedHits
+	defer func() {
+		out.diskHits, out.packedHits = out.diskHits+w.diskHits-hits, out.packedHits+w.packedHits-packedHits
+	}()
 	// With the memo, the shared memo's lookups are fetched ahead: while state i is expanded,
 	// the index bucket of state i+2's context and the entry its bucket points to for state
 	// i+1's (each a cache miss otherwise). ks holds the context hashes of states i to i+2.
@@ -1022,11 +1032,19 @@ func (w *worker) seen(f fp) (bool, error) {
 		w.maybe = w.disk.filters(uint64(f))
 		return false, nil
 	}
-	seen, err := w.disk.has(uint64(f), &w.page)
-	if seen {
+	r, err := w.disk.holder(uint64(f), &w.page)
+	w.countHit(r != nil, r != nil && r.pk != nil)
+	return r != nil, err
+}
+
+// countHit counts a state found in the seen set's runs (found), in a packed one or a file.
+func (w *worker) countHit(found, packed bool) {
+	switch {
+	case found && packed:
+		w.packedHits++
+	case found:
 		w.diskHits++
 	}
-	return seen, err
 }
 
 // pending notes the candidate just made (the last of out.cands) for settlePending when its
@@ -1071,7 +1089,7 @@ func (w *worker) settlePending(out *chunkOut) error {
 			switch {
 			case p.onDisk:
 				keep = false
-				w.diskHits++
+				w.countHit(true, p.packed)
 			case w.tag != 0:
 				cd.share, keep = w.insertSettled(cd.fp, out)
 				if cd.share == shareContested {

@@ -13,35 +13,51 @@ import (
 	"unsafe"
 )
 
-// diskSet is the part of the seen set flushed to disk, kept as an LSM tree keeps its levels:
-// sorted runs, each a file of fingerprints in ascending order (8 bytes each, little-endian),
-// newest last. In memory each run has the first fingerprint of every page of pageFPs (8 bytes
-// per 128 states) and a Bloom filter (bloomBits bits per fingerprint, 1.25 bytes) that
-// answers "certainly not in this run" for all but a few percent of the fingerprints it does not
-// hold.
+// diskSet is the part of the seen set moved out of the hash tables, kept as an LSM tree keeps
+// its levels: sorted runs of fingerprints, disjoint, each with a Bloom filter in memory
+// (bloomBits bits per fingerprint, 1.25 bytes) that answers "certainly not in this run" for all
+// but a few percent of the fingerprints it does not hold. A run is one of two kinds:
+//   - packed: compressed in memory on huge pages (packedRun, about 5 bytes a fingerprint), while
+//     the packed runs fit their share of the budget (packShare);
+//   - a file on disk, the fingerprints in ascending order (8 bytes each, little-endian), with
+//     the first fingerprint of every page of pageFPs in memory (8 bytes per 128 states).
 //
-// A flush writes the in-memory tables, partition by partition (in fingerprint order, as their
-// top bits pick them), as a new run: it costs what the new fingerprints take, not what is
-// already on disk. Then, while the run before the newest is at most twice its size, the two
-// are merged into one (size tiers, as a binary counter carries): every fingerprint is
-// rewritten about log2(total/flush) times over the whole search and there are at most as many
-// runs. A worker looks up together the candidates of its chunk that some run's filter lets
-// pass (settle), run by run, fetching each lookup's index entry and page line ahead so that
-// their memory misses overlap.
+// The files come first in runs, oldest first, then the packed runs, oldest first. A flush
+// writes the in-memory tables, partition by partition (in fingerprint order, as their top bits
+// pick them), as a new run: it costs what the new fingerprints take, not what the runs already
+// hold. The new run is packed when it fits the packed share once the oldest packed runs that
+// stand in its way have been written out to files (the newer a state, the likelier a search
+// meets it again: docs/checking.md, round 9); else it is a file. Whenever a file joins the
+// runs, then, while the file before the newest is at most twice its size, the two are merged
+// into one (size tiers, as a binary counter carries): every fingerprint on disk is rewritten
+// about log2(total/flush) times over the whole search and there are at most as many files.
+// Packed runs are not merged: there are at most maxPacked of them.
+//
+// A worker looks up together the candidates of its chunk that some run's filter lets pass
+// (settle), run by run, fetching each lookup's index entry (or bucket start) and page line
+// (or remainder) ahead so that their memory misses overlap.
 type diskSet struct {
-	st   *storage
-	runs []*run
-	n    int64 // fingerprints on disk, in all runs (they are disjoint)
+	st        *storage
+	runs      []*run
+	n         int64 // fingerprints in all runs (they are disjoint)
+	packShare int64 // the bytes packed runs may take with their filters (negative: unbounded)
+	// packed counts the runs packed and writtenOut those later written to files (tests).
+	packed, writtenOut int
 }
 
-// run is one sorted file of the disk set.
+// run is one sorted run of the disk set: a file (f), or packed in memory (pk).
 type run struct {
-	f     *os.File
-	data  []byte   // the file mapped (mapRun), or nil: then pages are read with ReadAt
-	n     int64    // fingerprints in the file
-	index []uint64 // index[i] is the first fingerprint of page i (allocKeys: huge pages)
-	bloom []uint64 // Bloom filter: bloomHashes bits per fingerprint in len(bloom)*64 bits (allocKeys)
+	f     *os.File   // nil for a packed run
+	data  []byte     // the file mapped (mapRun), or nil: then pages are read with ReadAt
+	pk    *packedRun // the run packed in memory, or nil for a file
+	n     int64      // fingerprints in the run
+	index []uint64   // a file's index: index[i] is the first fingerprint of page i (allocKeys: huge pages)
+	bloom []uint64   // Bloom filter: bloomHashes bits per fingerprint in len(bloom)*64 bits (allocKeys)
 }
+
+// maxPacked is the most packed runs the set keeps: each costs every lookup that misses the
+// tables a probe of its filter.
+const maxPacked = 8
 
 // pageFPs is the number of fingerprints in a page of a run's file (1 KiB).
 const pageFPs = 128
@@ -55,10 +71,21 @@ const (
 	bloomHashes = 7
 )
 
+// bytes is the memory the runs take: the packed runs, and the files' indexes, and all the
+// filters.
 func (d *diskSet) bytes() int64 {
 	var b int64
 	for _, r := range d.runs {
-		b += mappedBytes(cap(r.index)) + mappedBytes(len(r.bloom))
+		b += r.bytes()
+	}
+	return b
+}
+
+// bytes is the memory the run takes.
+func (r *run) bytes() int64 {
+	b := mappedBytes(cap(r.index)) + mappedBytes(len(r.bloom))
+	if r.pk != nil {
+		b += r.pk.bytes()
 	}
 	return b
 }
@@ -68,12 +95,36 @@ func (d *diskSet) offHeap() int64 {
 	var b int64
 	for _, r := range d.runs {
 		b += keysOffHeap(cap(r.index)) + keysOffHeap(len(r.bloom))
+		if r.pk != nil {
+			b += r.pk.offHeap()
+		}
 	}
 	return b
 }
 
-// empty reports whether nothing is on disk.
+// packedBytes is the memory the packed runs take, with their filters.
+func (d *diskSet) packedBytes() int64 {
+	var b int64
+	for _, r := range d.runs[d.files():] {
+		b += r.bytes()
+	}
+	return b
+}
+
+// files is the number of runs that are files (they come first).
+func (d *diskSet) files() int {
+	n := len(d.runs)
+	for n > 0 && d.runs[n-1].pk != nil {
+		n--
+	}
+	return n
+}
+
+// empty reports whether the set holds no run.
 func (d *diskSet) empty() bool { return len(d.runs) == 0 }
+
+// bloomWords is the size of a filter for n fingerprints, in 64-bit words.
+func bloomWords(n int64) int { return int((n*bloomBits+63)/64 + 1) }
 
 // bloomWord returns the word of a filter of n words that holds fingerprint k's bits, and
 // those bits: the word from k's high bits, the bits from 6-bit pieces of its low bits (the
@@ -112,14 +163,16 @@ func (r *run) mayHave(k uint64) bool {
 	return r.bloom[w]&m == m
 }
 
-// runWriter writes one run.
+// runWriter writes one run, a file (w) or packed (pw), from fingerprints in ascending order.
 type runWriter struct {
-	d *diskSet
-	r *run
-	w *bufio.Writer
-	b [8]byte
+	d  *diskSet
+	r  *run
+	w  *bufio.Writer
+	pw *packWriter
+	b  [8]byte
 }
 
+// newRun starts a file run of size fingerprints.
 func (d *diskSet) newRun(size int64) (*runWriter, error) {
 	f, err := d.st.create("seen")
 	if err != nil {
@@ -127,23 +180,37 @@ func (d *diskSet) newRun(size int64) (*runWriter, error) {
 	}
 	// The index and the filter are read at random, once or twice for each candidate the
 	// memory part does not hold: on huge pages they miss the TLB far less (allocKeys).
-	r := &run{f: f, index: allocKeys(int(size/pageFPs + 1))[:0], bloom: allocKeys(int((size*bloomBits+63)/64 + 1))}
+	r := &run{f: f, index: allocKeys(int(size/pageFPs + 1))[:0], bloom: allocKeys(bloomWords(size))}
 	return &runWriter{d: d, r: r, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// newPacked starts a packed run of size fingerprints (at most packMax).
+func (d *diskSet) newPacked(size int64) *runWriter {
+	pw := newPackWriter(size)
+	return &runWriter{d: d, r: &run{pk: pw.p, bloom: allocKeys(bloomWords(size))}, pw: pw}
 }
 
 func (rw *runWriter) emit(k uint64) error {
 	r := rw.r
-	if r.n%pageFPs == 0 {
+	r.n++
+	r.bloomAdd(k)
+	if rw.pw != nil {
+		rw.pw.put(k)
+		return nil
+	}
+	if (r.n-1)%pageFPs == 0 {
 		r.index = append(r.index, k)
 	}
-	r.n++
-	rw.r.bloomAdd(k)
 	binary.LittleEndian.PutUint64(rw.b[:], k)
 	_, err := rw.w.Write(rw.b[:])
 	return err
 }
 
 func (rw *runWriter) finish() (*run, error) {
+	if rw.pw != nil {
+		rw.pw.finish()
+		return rw.r, nil
+	}
 	if err := rw.w.Flush(); err != nil {
 		rw.abort()
 		return nil, err
@@ -155,15 +222,18 @@ func (rw *runWriter) finish() (*run, error) {
 	return rw.r, nil
 }
 
-// drop unmaps a run, frees its index and filter and removes its file.
+// drop releases a run: it unmaps and removes a file, frees a packed run's arrays, and frees
+// the index and the filter.
 func (d *diskSet) drop(r *run) {
 	unmapRun(r.data)
 	r.data = nil
 	r.free()
-	d.st.remove(r.f, r.n*8)
+	if r.f != nil {
+		d.st.remove(r.f, r.n*8)
+	}
 }
 
-// free releases the run's index and filter.
+// free releases the run's memory: its index, its filter and its packed arrays.
 func (r *run) free() {
 	if cap(r.index) > 0 {
 		freeKeys(r.index[:cap(r.index)])
@@ -171,23 +241,50 @@ func (r *run) free() {
 	if len(r.bloom) > 0 {
 		freeKeys(r.bloom)
 	}
-	r.index, r.bloom = nil, nil
+	if r.pk != nil {
+		r.pk.free()
+	}
+	r.index, r.bloom, r.pk = nil, nil, nil
 }
 
 func (rw *runWriter) abort() {
 	rw.r.free()
-	rw.d.st.remove(rw.r.f, 0)
+	if rw.r.f != nil {
+		rw.d.st.remove(rw.r.f, 0)
+	}
 }
 
-// flush writes the fingerprints of s (oldOnly: its old generation's) as a new run and
-// merges runs of similar size.
-func (d *diskSet) flush(s *fpSet, oldOnly bool) error {
-	n := s.len()
-	if oldOnly {
-		n = s.old
+// flush writes the fingerprints of s as a new run, packed in memory if it fits the packed
+// share once the oldest packed runs in its way are written out to files, else a file; a file
+// joining the runs is merged with files of similar size.
+func (d *diskSet) flush(s *fpSet) error { return d.write(s, false) }
+
+// flushOld writes the old generation of s as flush does and ages s (fpSet.age), partition by
+// partition: each partition's table is rebuilt with its young fingerprints once its old ones
+// are written, so that a packed run grows while the tables it comes from shrink, and the
+// memory of both at once is not needed.
+func (d *diskSet) flushOld(s *fpSet) error {
+	if err := d.write(s, true); err != nil {
+		return err
 	}
-	rw, err := d.newRun(int64(n))
+	s.aged()
+	return nil
+}
+
+// write is flush (oldOnly false) and flushOld (true, then fpSet.aged).
+func (d *diskSet) write(s *fpSet, oldOnly bool) error {
+	n := int64(s.len())
+	if oldOnly {
+		n = int64(s.old)
+	}
+	packed, err := d.makeRoom(n)
 	if err != nil {
+		return err
+	}
+	var rw *runWriter
+	if packed {
+		rw = d.newPacked(n)
+	} else if rw, err = d.newRun(n); err != nil {
 		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
 	var keys []uint64
@@ -199,15 +296,80 @@ func (d *diskSet) flush(s *fpSet, oldOnly bool) error {
 				return fmt.Errorf("explore: spilling the seen set: %w", err)
 			}
 		}
+		if oldOnly {
+			s.parts[p].age()
+		}
 	}
 	r, err := rw.finish()
 	if err != nil {
 		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
-	d.runs = append(d.runs, r)
 	d.n += r.n
-	for len(d.runs) >= 2 {
-		a, b := d.runs[len(d.runs)-2], d.runs[len(d.runs)-1]
+	if packed {
+		d.runs = append(d.runs, r)
+		d.packed++
+		return nil
+	}
+	return d.addFile(r)
+}
+
+// makeRoom decides whether a new run of n fingerprints is packed. It is when it would fit the
+// packed share alone and there are fewer than maxPacked packed runs once the oldest packed
+// runs that stand in its way are written out to files (writeOut).
+func (d *diskSet) makeRoom(n int64) (bool, error) {
+	need := packedBytes(n)
+	if n > packMax || d.packShare >= 0 && need > d.packShare {
+		return false, nil
+	}
+	for f := d.files(); f < len(d.runs); f = d.files() {
+		if len(d.runs)-f < maxPacked && (d.packShare < 0 || d.packedBytes()+need <= d.packShare) {
+			break
+		}
+		if err := d.writeOut(f); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// writeOut writes packed run i, the oldest, to a file, which joins the files.
+func (d *diskSet) writeOut(i int) error {
+	p := d.runs[i]
+	rw, err := d.newRun(p.n)
+	if err != nil {
+		return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
+	}
+	rr := newRunReader(p)
+	for {
+		if err := rr.advance(); err != nil {
+			rw.abort()
+			return err
+		}
+		if !rr.have {
+			break
+		}
+		if err := rw.emit(rr.next); err != nil {
+			rw.abort()
+			return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
+		}
+	}
+	r, err := rw.finish()
+	if err != nil {
+		return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
+	}
+	d.drop(p)
+	d.runs = slices.Delete(d.runs, i, i+1)
+	d.writtenOut++
+	return d.addFile(r)
+}
+
+// addFile puts file run r after the other files and merges files of similar size: while the
+// file before the newest is at most twice its size, the two become one.
+func (d *diskSet) addFile(r *run) error {
+	f := d.files()
+	d.runs = slices.Insert(d.runs, f, r)
+	for f++; f >= 2; f-- {
+		a, b := d.runs[f-2], d.runs[f-1]
 		if a.n > 2*b.n {
 			break
 		}
@@ -217,27 +379,43 @@ func (d *diskSet) flush(s *fpSet, oldOnly bool) error {
 		}
 		d.drop(a)
 		d.drop(b)
-		d.runs = append(d.runs[:len(d.runs)-2], m)
+		d.runs[f-2] = m
+		d.runs = slices.Delete(d.runs, f-1, f)
 	}
 	return nil
 }
 
-// runReader reads a run in order.
+// runReader reads a run in order: a file through a buffer, a packed run position by
+// position.
 type runReader struct {
-	r    *bufio.Reader
-	left int64
-	next uint64
-	have bool
-	b    [8]byte
+	r      *bufio.Reader
+	pk     *packedRun
+	bucket uint64 // a packed run's bucket of the next position
+	left   int64
+	next   uint64
+	have   bool
+	b      [8]byte
 }
 
 func newRunReader(r *run) *runReader {
+	if r.pk != nil {
+		return &runReader{pk: r.pk, left: r.n}
+	}
 	return &runReader{r: bufio.NewReaderSize(io.NewSectionReader(r.f, 0, r.n*8), 1<<20), left: r.n}
 }
 
 func (rr *runReader) advance() error {
 	rr.have = false
 	if rr.left == 0 {
+		return nil
+	}
+	if p := rr.pk; p != nil {
+		i := p.n - rr.left
+		for p.end(rr.bucket) <= i {
+			rr.bucket++
+		}
+		rr.left--
+		rr.next, rr.have = p.key(rr.bucket, i), true
 		return nil
 	}
 	if _, err := io.ReadFull(rr.r, rr.b[:]); err != nil {
@@ -287,16 +465,22 @@ type pageBuf [pageFPs * 8]byte
 // pass (runs from the oldest, which holds the most, to the newest). It may be called from
 // many goroutines at once, as long as no flush runs meanwhile; buf is the caller's own.
 func (d *diskSet) has(k uint64, buf *pageBuf) (bool, error) {
+	r, err := d.holder(k, buf)
+	return r != nil, err
+}
+
+// holder is has that returns the run that holds k (nil: none).
+func (d *diskSet) holder(k uint64, buf *pageBuf) (*run, error) {
 	for _, r := range d.runs {
 		if !r.mayHave(k) {
 			continue
 		}
 		ok, err := r.has(k, buf)
 		if ok || err != nil {
-			return ok, err
+			return r, err
 		}
 	}
-	return false, nil
+	return nil, nil
 }
 
 // has looks k up in the run's page that would hold it. Fingerprints are uniform hashes, so
@@ -307,6 +491,9 @@ func (d *diskSet) has(k uint64, buf *pageBuf) (bool, error) {
 // one or two cache lines of the index and of the page where bisection touched five or more
 // (each a miss: the runs are far larger than the caches).
 func (r *run) has(k uint64, buf *pageBuf) (bool, error) {
+	if r.pk != nil {
+		return r.pk.has(k), nil
+	}
 	p, i := r.locate(k)
 	if p < 0 {
 		return false, nil
@@ -339,7 +526,8 @@ type pendingFP struct {
 	f      uint64
 	runs   uint64 // filters(f)
 	cand   int32  // the candidate's index among its chunk's
-	onDisk bool   // set by settle
+	onDisk bool   // set by settle: a run holds f
+	packed bool   // set by settle: a packed run holds f
 }
 
 // settleAhead is how many lookups ahead settle fetches the line of a run's page where a
@@ -359,6 +547,10 @@ func (d *diskSet) settle(ps []pendingFP, sel []int32, buf *pageBuf) ([]int32, er
 			if !p.onDisk && (ri < 63 && p.runs&(1<<ri) != 0 || ri >= 63 && r.mayHave(p.f)) {
 				sel = append(sel, int32(i))
 			}
+		}
+		if r.pk != nil {
+			settlePacked(r.pk, ps, sel)
+			continue
 		}
 		if r.data == nil {
 			for _, i := range sel {
@@ -405,6 +597,46 @@ func (d *diskSet) settle(ps []pendingFP, sel []int32, buf *pageBuf) ([]int32, er
 		}
 	}
 	return sel, nil
+}
+
+// settlePacked sets onDisk for the fingerprints ps[sel] that packed run p holds, fetching
+// each lookup's bucket starts 2·settleAhead lookups ahead and the line of its first remainder
+// settleAhead ahead, as settle does for a file's index and page.
+func settlePacked(p *packedRun, ps []pendingFP, sel []int32) {
+	n := len(sel)
+	startLine := func(j int) {
+		k := ps[sel[j]].f
+		prefetch((*uint64)(unsafe.Pointer(&p.starts[k>>(64-p.b)])))
+	}
+	var los, his, guesses [settleAhead]int64
+	locate := func(j int) {
+		k := ps[sel[j]].f
+		_, lo, hi := p.bucket(k)
+		g := lo
+		if lo < hi {
+			g = p.guess(k, lo, hi)
+			prefetch(p.remLine(g))
+		}
+		los[j%settleAhead], his[j%settleAhead], guesses[j%settleAhead] = lo, hi, g
+	}
+	for j := 0; j < min(2*settleAhead, n); j++ {
+		startLine(j)
+	}
+	for j := 0; j < min(settleAhead, n); j++ {
+		locate(j)
+	}
+	for i := 0; i < n; i++ {
+		lo, hi, g := los[i%settleAhead], his[i%settleAhead], guesses[i%settleAhead]
+		if j := i + 2*settleAhead; j < n {
+			startLine(j)
+		}
+		if j := i + settleAhead; j < n {
+			locate(j)
+		}
+		if lo < hi && p.search(ps[sel[i]].f, lo, hi, g) {
+			ps[sel[i]].onDisk, ps[sel[i]].packed = true, true
+		}
+	}
 }
 
 // locate returns the page that would hold k (-1: none) and the slot in it where k's search

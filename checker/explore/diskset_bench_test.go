@@ -38,7 +38,7 @@ func BenchmarkDiskSetGrowth(b *testing.B) {
 				}
 			}
 			t0 := time.Now()
-			if err := disk.flush(set, false); err != nil {
+			if err := disk.flush(set); err != nil {
 				b.Fatal(err)
 			}
 			flushT[r] = time.Since(t0)
@@ -105,7 +105,7 @@ func BenchmarkDiskSetHas(b *testing.B) {
 			held = append(held, f)
 		}
 	}
-	if err := disk.flush(set, false); err != nil {
+	if err := disk.flush(set); err != nil {
 		b.Fatal(err)
 	}
 	set.reset()

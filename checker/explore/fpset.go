@@ -242,23 +242,32 @@ func (s *fpSet) young() int { return s.n - s.old }
 // transient is a sixteenth of the set). The set must not map fingerprints to ids.
 func (s *fpSet) age() {
 	for i := range s.parts {
-		t := &s.parts[i]
-		young := t.n - t.old
-		nt := fpTable{maxBytes: t.maxBytes, top: t.top}
-		nt.init(young+young/2, false) // room for new states before the first growth
-		for _, k := range t.keys {
-			if k&youngBit != 0 {
-				f := t.fpOf(k)
-				j, _ := nt.slot(f)
-				nt.keys[j] = uint64(f) &^ youngBit
-			}
-		}
-		nt.n, nt.old = young, young
-		freeKeys(t.keys)
-		*t = nt
+		s.parts[i].age()
 	}
+	s.aged()
+}
+
+// aged updates the set's counts once every partition has aged.
+func (s *fpSet) aged() {
 	s.n -= s.old
 	s.old = s.n
+}
+
+// age rebuilds the table with its young fingerprints alone, now old.
+func (t *fpTable) age() {
+	young := t.n - t.old
+	nt := fpTable{maxBytes: t.maxBytes, top: t.top}
+	nt.init(young+young/2, false) // room for new states before the first growth
+	for _, k := range t.keys {
+		if k&youngBit != 0 {
+			f := t.fpOf(k)
+			j, _ := nt.slot(f)
+			nt.keys[j] = uint64(f) &^ youngBit
+		}
+	}
+	nt.n, nt.old = young, young
+	freeKeys(t.keys)
+	*t = nt
 }
 
 // sorted returns the fingerprints in ascending order.

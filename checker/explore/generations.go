@@ -12,17 +12,19 @@ import "fmt"
 // 4.6-6.5×.
 //
 // New states join the young generation. Once the young generation takes half of the seen
-// set's share of the budget, the seen set ages (rotate): the old generation, if any, is
-// written to disk as a new run (diskSet.flush), and the young one becomes the old one. So
+// set's share of the budget, the seen set ages (rotate): the old generation, if any, becomes a
+// new run (diskSet.flushOld), packed in memory while the packed runs fit their share and
+// otherwise a file on disk, and the young one becomes the old one. So
 // memory always holds the newest states up to half the share, and up to half a share of
 // states before them: with the default 8 GiB budget on the standard scope about 170-340 M
 // states, which at depth 16 (levels of 90 M and 130 M states) is the last level and part of
-// the one before (docs/checking.md, round 6). The first write to disk happens, as before, once
-// the states in memory fill the whole share; each later one writes half of it.
+// the one before (docs/checking.md, round 6). The first run is made once the states in memory
+// fill the whole share; the runs then take part of the share (packed ones most of it), so
+// later generations are smaller.
 //
 // Both generations live in the same tables (fpSet), a slot's youngBit telling which one a
 // fingerprint belongs to, so a lookup in memory is still one probe; ageing rebuilds each table
-// with its young fingerprints alone. A lookup that misses memory looks in the runs on disk.
+// with its young fingerprints alone. A lookup that misses both generations looks in the runs.
 //
 // When the memory as a whole (not the seen set) is over its share and there is no old
 // generation, the young one is written to disk at once: keeping it would free nothing.
@@ -43,7 +45,7 @@ func youngOver(s *fpSet, seenShare, disk, graph int64) bool {
 // makes the young one old (keep), or writes all of the set to disk and empties it.
 func rotate(disk *diskSet, s *fpSet, keep bool) error {
 	if !keep {
-		if err := disk.flush(s, false); err != nil {
+		if err := disk.flush(s); err != nil {
 			return err
 		}
 		s.reset()
@@ -53,9 +55,7 @@ func rotate(disk *diskSet, s *fpSet, keep bool) error {
 		return fmt.Errorf("explore: the seen set still maps states to ids when it ages")
 	}
 	if s.old > 0 {
-		if err := disk.flush(s, true); err != nil {
-			return err
-		}
+		return disk.flushOld(s)
 	}
 	s.age()
 	return nil

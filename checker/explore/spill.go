@@ -13,9 +13,10 @@ import (
 // to files in a temporary directory, and the search goes on with the same result:
 //
 //   - the seen set (fpset.go) gets half, held in two generations (generations.go): when the
-//     young one has taken half of that it becomes the old one, and the old one it replaces is
-//     written as a sorted run to disk (diskset.go, runs merged in size tiers); from then on a
-//     lookup that misses both generations also looks in the runs;
+//     young one has taken half of what the runs leave it becomes the old one, and the old one
+//     it replaces becomes a sorted run (diskset.go): packed in memory while the packed runs
+//     take at most half the seen set's share, else written to disk (files merged in size
+//     tiers); from then on a lookup that misses both generations also looks in the runs;
 //   - the frontiers (frontier.go) get an eighth: a level is kept as segments of one wave each,
 //     and a finished segment of the next level that does not fit is written to that level's
 //     file and read back when its wave comes;
@@ -36,17 +37,19 @@ import (
 // the heap and the tables together stay under the caller's limit.
 
 // shares are the bytes each store may keep in memory, and all of them together with the
-// waves' buffers (total); a negative share is unbounded.
+// waves' buffers (total); a negative share is unbounded. packed is the part of the seen set's
+// share that its packed runs may take (diskSet.packShare; 0: none, every run is a file).
 type shares struct {
 	seen, frontier, parents, total int64
+	packed                         int64
 }
 
 // budgetShares divides a budget of mem bytes (0: unbounded).
 func budgetShares(mem int64) shares {
 	if mem <= 0 {
-		return shares{-1, -1, -1, -1}
+		return shares{-1, -1, -1, -1, -1}
 	}
-	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16, total: mem - mem/4}
+	return shares{seen: mem / 2, frontier: mem / 8, parents: mem / 16, total: mem - mem/4, packed: mem / 4}
 }
 
 // over reports whether n bytes exceed share.

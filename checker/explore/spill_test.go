@@ -206,7 +206,7 @@ func TestSeenSetWithDisk(t *testing.T) {
 				in[f] = true
 			}
 		}
-		if err := disk.flush(set, false); err != nil {
+		if err := disk.flush(set); err != nil {
 			t.Fatal(err)
 		}
 		set.reset()
@@ -310,7 +310,7 @@ func TestDiskBytesOfParentPointers(t *testing.T) {
 
 // A budget is divided ½ seen set, ⅛ frontiers, 1/16 parent pointers; no budget bounds nothing.
 func TestBudgetShares(t *testing.T) {
-	if got, want := budgetShares(16<<30), (shares{seen: 8 << 30, frontier: 2 << 30, parents: 1 << 30, total: 12 << 30}); got != want {
+	if got, want := budgetShares(16<<30), (shares{seen: 8 << 30, frontier: 2 << 30, parents: 1 << 30, total: 12 << 30, packed: 4 << 30}); got != want {
 		t.Errorf("16 GiB: %+v, want %+v", got, want)
 	}
 	if got := budgetShares(0); over(1<<62, got.seen) || over(1<<62, got.frontier) || over(1<<62, got.parents) {
@@ -390,7 +390,7 @@ func TestDiskSetHasAgreesWithTheSet(t *testing.T) {
 						in[f] = true
 					}
 				}
-				if err := disk.flush(set, false); err != nil {
+				if err := disk.flush(set); err != nil {
 					t.Fatal(err)
 				}
 				r := disk.runs[0]

@@ -68,12 +68,17 @@ func progressLine(s explore.Snapshot) string {
 }
 
 // diskNote says how much the search spilled ("" when nothing) and how many states the seen
-// set found on disk (each a page read: lookups its generations in memory did not answer).
+// set found on disk (each a page read: lookups its generations in memory did not answer) and
+// in its runs packed in memory.
 func diskNote(res *explore.Result) string {
-	if res.DiskBytes == 0 {
-		return ""
+	note := ""
+	if res.DiskBytes > 0 {
+		note = fmt.Sprintf(", %s spilled to disk at most, %d states found on disk", formatBytes(res.DiskBytes), res.DiskHits)
 	}
-	return fmt.Sprintf(", %s spilled to disk at most, %d states found on disk", formatBytes(res.DiskBytes), res.DiskHits)
+	if res.PackedHits > 0 {
+		note += fmt.Sprintf(", %d states found in packed runs", res.PackedHits)
+	}
+	return note
 }
 
 // formatBytes renders a byte count in MB or GB.
@@ -100,6 +105,7 @@ type checkJSON struct {
 	BudgetBytes int64     `json:"memory_budget_bytes"`
 	DiskBytes   int64     `json:"disk_bytes"`
 	DiskHits    int64     `json:"disk_hits"`
+	PackedHits  int64     `json:"packed_hits"`
 	SeenBPS     float64   `json:"seen_set_bytes_per_state"`
 	Workers     int       `json:"workers"`
 	Violation   *jFound   `json:"violation,omitempty"`
@@ -152,7 +158,7 @@ func writeCheckJSON(stdout io.Writer, sc explore.Scope, f checkFlags, res *explo
 	}
 	j := checkJSON{Scope: sc.String(), Verdict: verdict, ExitCode: verdictExit(verdict), States: res.States, Transitions: res.Transitions,
 		Depth: res.Depth, Complete: res.Complete, Bounded: res.Bounded, ElapsedSec: res.Elapsed.Seconds(), StatesPerS: res.StatesPerSecond(),
-		MemoryBytes: res.Memory, BudgetBytes: sc.Memory, DiskBytes: res.DiskBytes, DiskHits: res.DiskHits, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
+		MemoryBytes: res.Memory, BudgetBytes: sc.Memory, DiskBytes: res.DiskBytes, DiskHits: res.DiskHits, PackedHits: res.PackedHits, SeenBPS: res.SeenBytesPerState(), Workers: workers, Violation: toJFound(&sc, res.Violation)}
 	if l := res.Liveness; l != nil {
 		j.Liveness = &jLive{Settled: l.Settled, Stuck: l.Stuck, Edges: l.Edges}
 		if j.Violation == nil && l.First != nil {

@@ -1,0 +1,298 @@
+package explore
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// A packed run answers exactly as the sorted list it was built from, whatever the list's size
+// and however its fingerprints fall into buckets: every member is found, by has and by the
+// batched lookup (settlePacked), its neighbours and random fingerprints are not, and reading
+// the run back gives the list.
+func TestPackedRun(t *testing.T) {
+	rng := uint64(0x9e3779b97f4a7c15)
+	random := func() uint64 {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return finish(rng) | 1
+	}
+	uniform := func(n int) []uint64 {
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = random()
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		fps  []uint64
+	}{
+		{"empty", nil},
+		{"one", []uint64{0x8000000000000001}},
+		{"the extremes", []uint64{1, 3, math.MaxUint64 - 2, math.MaxUint64}},
+		{"127", uniform(127)},
+		{"128", uniform(128)},
+		{"129", uniform(129)},
+		{"5000", uniform(5000)},
+		{"200 000", uniform(200_000)},
+		// All in one bucket, consecutive: the walk from the guess crosses the whole bucket.
+		{"one bucket, consecutive", func() []uint64 {
+			out := make([]uint64, 3000)
+			for i := range out {
+				out[i] = 0x1234_0000_0000_0001 + uint64(2*i)
+			}
+			return out
+		}()},
+		// Clustered at both ends of the range and in every other bucket of a small run.
+		{"clustered", func() []uint64 {
+			var out []uint64
+			for i := range 500 {
+				out = append(out, uint64(2*i+1), math.MaxUint64-uint64(2*i))
+			}
+			for j := uint64(0); j < 128; j += 2 {
+				out = append(out, j<<57|random()>>7|1)
+			}
+			return out
+		}()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fps := slices.Clone(c.fps)
+			slices.Sort(fps)
+			fps = slices.Compact(fps)
+			w := newPackWriter(int64(len(fps)))
+			for _, k := range fps {
+				w.put(k)
+			}
+			p := w.finish()
+			defer p.free()
+			if p.n != int64(len(fps)) {
+				t.Fatalf("holds %d, want %d", p.n, len(fps))
+			}
+			in := map[uint64]bool{}
+			for _, k := range fps {
+				in[k] = true
+			}
+			probe := slices.Clone(fps)
+			for _, k := range fps {
+				probe = append(probe, k+2, k-2, k^1<<40)
+			}
+			for range 2000 {
+				probe = append(probe, random())
+			}
+			for _, k := range probe {
+				if k&1 == 0 {
+					continue // not a fingerprint
+				}
+				if got := p.has(k); got != in[k] {
+					t.Fatalf("has(%#x) = %v, want %v", k, got, in[k])
+				}
+			}
+			ps := make([]pendingFP, 0, len(probe))
+			sel := make([]int32, 0, len(probe))
+			for _, k := range probe {
+				if k&1 == 1 {
+					sel = append(sel, int32(len(ps)))
+					ps = append(ps, pendingFP{f: k})
+				}
+			}
+			settlePacked(p, ps, sel)
+			for _, q := range ps {
+				if q.onDisk != in[q.f] || q.packed != in[q.f] {
+					t.Fatalf("settlePacked %#x: found %v (packed %v), want %v", q.f, q.onDisk, q.packed, in[q.f])
+				}
+			}
+			rr := newRunReader(&run{pk: p, n: p.n})
+			var back []uint64
+			for {
+				if err := rr.advance(); err != nil {
+					t.Fatal(err)
+				}
+				if !rr.have {
+					break
+				}
+				back = append(back, rr.next)
+			}
+			if !slices.Equal(back, fps) {
+				t.Fatalf("read back %d fingerprints, not the %d put", len(back), len(fps))
+			}
+		})
+	}
+}
+
+// The sizes a packed run takes: at most 6 bytes a fingerprint from ten million on and 5.3
+// from a hundred million, and the remainder of every fingerprint is read with one load
+// (l <= 56).
+func TestPackedShape(t *testing.T) {
+	for _, n := range []int64{0, 1, 1 << 10, 10_000_000, 170_000_000, 300_000_000, packMax} {
+		b, l := packedShape(n)
+		if b+l != 63 || l > 56 || b < packMinBits {
+			t.Errorf("n %d: %d bucket bits, %d remainder bits", n, b, l)
+		}
+		if n >= 10_000_000 {
+			per := float64(packedBytes(n)-mappedBytes(bloomWords(n))) / float64(n)
+			if limit := map[bool]float64{false: 6, true: 5.3}[n >= 100_000_000]; per > limit {
+				t.Errorf("n %d: %.2f bytes a fingerprint without the filter, want at most %.1f", n, per, limit)
+			}
+		}
+	}
+}
+
+// The seen set answers like a plain set whatever mix of packed runs and files holds it: with
+// every run packed (the oldest written out to files past maxPacked) and with a share that
+// holds only some, fingerprints added in rounds, with flushes in between, are found exactly
+// when they were added, by has and by settle; the packed runs stay within their share and their
+// number; the files stay in size tiers. With the smallest share the rounds of 3 000
+// fingerprints do not fit it and go straight to files.
+func TestSeenSetWithPackedRuns(t *testing.T) {
+	const rounds = 14
+	for _, c := range []struct {
+		name   string
+		share  int64
+		direct bool // some runs go straight to files
+	}{
+		{"all packed", -1, false},
+		{"some packed", 48 << 10, false},
+		{"little packed", 16 << 10, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set, disk := newDiskSetForTest(t)
+			disk.packShare = c.share
+			in := map[uint64]bool{}
+			x := uint64(7)
+			next := func() uint64 {
+				x = x*6364136223846793005 + 1442695040888963407
+				return finish(x) | 1
+			}
+			var all []uint64
+			for round := range rounds {
+				for i := 0; i < 3000>>(round%3); i++ {
+					f := next()
+					if i%3 == 0 && len(all) > 0 {
+						f = all[int(f>>33)%len(all)] // one already added
+					}
+					all = append(all, f)
+					if in[f] {
+						continue
+					}
+					var buf pageBuf
+					if onDisk, err := disk.has(f, &buf); err != nil || onDisk {
+						t.Fatalf("round %d: %x reported seen before it was added (%v)", round, f, err)
+					}
+					if !set.add(fp(f), 0) {
+						t.Fatalf("round %d: %x in memory before it was added", round, f)
+					}
+					in[f] = true
+				}
+				if err := disk.flush(set); err != nil {
+					t.Fatal(err)
+				}
+				set.reset()
+				files := disk.files()
+				var sum, fileFPs int64
+				for i, r := range disk.runs {
+					sum += r.n
+					if (i < files) != (r.pk == nil) {
+						t.Fatalf("round %d: run %d of %d is out of place (files first)", round, i, len(disk.runs))
+					}
+					if i < files {
+						fileFPs += r.n
+						if i > 0 && disk.runs[i-1].n <= 2*r.n {
+							t.Errorf("round %d: file %d holds %d, file %d %d: not merged", round, i-1, disk.runs[i-1].n, i, r.n)
+						}
+					}
+				}
+				if sum != disk.n || disk.n != int64(len(in)) || disk.st.disk != fileFPs*8 {
+					t.Fatalf("round %d: runs hold %d, the set says %d, %d added; files %d bytes for %d", round, sum, disk.n, len(in), disk.st.disk, fileFPs)
+				}
+				if n := len(disk.runs) - files; n > maxPacked || c.share >= 0 && disk.packedBytes() > c.share {
+					t.Fatalf("round %d: %d packed runs in %d bytes", round, n, disk.packedBytes())
+				}
+			}
+			if disk.packed == 0 || disk.writtenOut == 0 || disk.files() == 0 || disk.files() == len(disk.runs) {
+				t.Fatalf("%d runs packed, %d written out; %d files of %d runs: want each kind", disk.packed, disk.writtenOut, disk.files(), len(disk.runs))
+			}
+			if direct := disk.packed < rounds; direct != c.direct {
+				t.Fatalf("%d of %d runs packed", disk.packed, rounds)
+			}
+			probe := slices.Clone(all)
+			for range 2000 {
+				probe = append(probe, next())
+			}
+			for _, f := range probe {
+				var buf pageBuf
+				got, err := disk.has(f, &buf)
+				if err != nil || got != in[f] {
+					t.Fatalf("has(%#x) = %v, %v; added %v", f, got, err, in[f])
+				}
+			}
+			checkBatchLookup(t, disk, probe, in)
+			got, err := disk.appendAll(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]uint64, 0, len(in))
+			for f := range in {
+				want = append(want, f)
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("the runs hold %d fingerprints, want the %d added", len(got), len(want))
+			}
+			t.Logf("%d runs packed, %d written out, %d files and %d packed runs at the end", disk.packed, disk.writtenOut, disk.files(), len(disk.runs)-disk.files())
+		})
+	}
+}
+
+// The result does not depend on where the seen set's runs are kept: each spill case, searched
+// with every store spilling and the runs packed in memory (past maxPacked the oldest written
+// out to files), decides what it decides in memory; on one worker the states found in the runs
+// are as many as with every run a file, some of them in packed runs.
+func TestPackedRunsKeepResults(t *testing.T) {
+	var packed, writtenOut int
+	for _, c := range spillCases {
+		if raceEnabled && !c.race {
+			continue
+		}
+		base := c.scope()
+		base.Workers = 1
+		want, err := Explore(base, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOut := outcomeOf(&base, want)
+		for _, workers := range []int{1, 2} {
+			var hits [2]int64
+			for i, share := range []int64{0, -1} {
+				sc := c.scope()
+				sc.Workers, sc.TempDir = workers, t.TempDir()
+				sc.shares = &shares{packed: share}
+				got, err := Explore(sc, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("%s, %d workers, packed share %d", c.name, workers, share)
+				if out := outcomeOf(&sc, got); out != wantOut {
+					t.Errorf("%s: got\n%s\nwant (in memory, 1 worker)\n%s", what, out, wantOut)
+				}
+				if share != 0 && got.packedRuns == 0 || share == 0 && (got.packedRuns != 0 || got.PackedHits != 0) {
+					t.Errorf("%s: %d runs packed, %d states found in them", what, got.packedRuns, got.PackedHits)
+				}
+				packed += got.packedRuns
+				writtenOut += got.writtenOut
+				hits[i] = got.DiskHits + got.PackedHits
+				if share != 0 && workers == 1 && got.PackedHits == 0 {
+					t.Errorf("%s: no state found in a packed run", what)
+				}
+				assertEmpty(t, sc.TempDir)
+			}
+			if workers == 1 && hits[0] != hits[1] {
+				t.Errorf("%s: %d states found in the runs as files, %d with packed runs", c.name, hits[0], hits[1])
+			}
+		}
+	}
+	if packed == 0 || writtenOut == 0 {
+		t.Errorf("%d runs packed, %d written out: want both", packed, writtenOut)
+	}
+}
