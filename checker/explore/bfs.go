@@ -157,7 +157,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	hl := newHeapLimit()
 	defer hl.restore()
 	set := newFPSet(1<<16, sc.Liveness)
-	disk := &diskSet{st: st, packShare: sh.packed}
+	disk := &diskSet{st: st, packShare: sh.packed, maxPacked: sc.maxPacked}
 	defer disk.close()
 	pl := newParentLog(st, sh.parents, sc.Symmetry)
 	defer pl.close()

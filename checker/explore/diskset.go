@@ -41,6 +41,7 @@ type diskSet struct {
 	runs      []*run
 	n         int64 // fingerprints in all runs (they are disjoint)
 	packShare int64 // the bytes packed runs may take with their filters (negative: unbounded)
+	maxPacked int   // the most packed runs (0: maxPacked)
 	// packed counts the runs packed and writtenOut those later written to files (tests).
 	packed, writtenOut int
 }
@@ -322,7 +323,11 @@ func (d *diskSet) makeRoom(n int64) (bool, error) {
 		return false, nil
 	}
 	for f := d.files(); f < len(d.runs); f = d.files() {
-		if len(d.runs)-f < maxPacked && (d.packShare < 0 || d.packedBytes()+need <= d.packShare) {
+		most := maxPacked
+		if d.maxPacked > 0 {
+			most = d.maxPacked
+		}
+		if len(d.runs)-f < most && (d.packShare < 0 || d.packedBytes()+need <= d.packShare) {
 			break
 		}
 		if err := d.writeOut(f); err != nil {
@@ -606,7 +611,7 @@ func settlePacked(p *packedRun, ps []pendingFP, sel []int32) {
 	n := len(sel)
 	startLine := func(j int) {
 		k := ps[sel[j]].f
-		prefetch((*uint64)(unsafe.Pointer(&p.starts[k>>(64-p.b)])))
+		prefetch(&p.startMem[k>>(64-p.b)/2]) // the word holding the bucket's start
 	}
 	var los, his, guesses [settleAhead]int64
 	locate := func(j int) {

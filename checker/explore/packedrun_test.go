@@ -246,8 +246,8 @@ func TestSeenSetWithPackedRuns(t *testing.T) {
 }
 
 // The result does not depend on where the seen set's runs are kept: each spill case, searched
-// with every store spilling and the runs packed in memory (past maxPacked the oldest written
-// out to files), decides what it decides in memory; on one worker the states found in the runs
+// with every store spilling and the runs packed in memory (past two packed runs the oldest
+// written out to files), decides what it decides in memory; on one worker the states found in the runs
 // are as many as with every run a file, some of them in packed runs.
 func TestPackedRunsKeepResults(t *testing.T) {
 	var packed, writtenOut int
@@ -267,7 +267,7 @@ func TestPackedRunsKeepResults(t *testing.T) {
 			for i, share := range []int64{0, -1} {
 				sc := c.scope()
 				sc.Workers, sc.TempDir = workers, t.TempDir()
-				sc.shares = &shares{packed: share}
+				sc.shares, sc.maxPacked = &shares{packed: share}, 2
 				got, err := Explore(sc, nil)
 				if err != nil {
 					t.Fatal(err)

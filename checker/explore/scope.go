@@ -100,6 +100,8 @@ type Scope struct {
 	sharedTags, sharedRoom int
 	// hashOrder, in tests, has Result.orderHash hash the parent log as it is written.
 	hashOrder bool
+	// maxPacked, in tests, replaces the most packed runs the seen set keeps (diskSet).
+	maxPacked int
 	// syncDisk, in tests, has a worker look a state that may be on disk up there at once
 	// (diskSet.has) instead of with the rest of its chunk's (worker.settlePending).
 	syncDisk bool
