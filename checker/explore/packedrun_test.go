@@ -228,18 +228,7 @@ func TestSeenSetWithPackedRuns(t *testing.T) {
 				}
 			}
 			checkBatchLookup(t, disk, probe, in)
-			got, err := disk.appendAll(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := make([]uint64, 0, len(in))
-			for f := range in {
-				want = append(want, f)
-			}
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Fatalf("the runs hold %d fingerprints, want the %d added", len(got), len(want))
-			}
+			checkHoldsAll(t, disk, in)
 			t.Logf("%d runs packed, %d written out, %d files and %d packed runs at the end", disk.packed, disk.writtenOut, disk.files(), len(disk.runs)-disk.files())
 		})
 	}

@@ -232,6 +232,13 @@ func TestSeenSetWithDisk(t *testing.T) {
 		probe = append(probe, next()) // almost surely never added
 	}
 	checkBatchLookup(t, disk, probe, in)
+	checkHoldsAll(t, disk, in)
+}
+
+// checkHoldsAll fails unless the runs of disk hold exactly the fingerprints of in
+// (diskSet.appendAll, sorted).
+func checkHoldsAll(t *testing.T, disk *diskSet, in map[uint64]bool) {
+	t.Helper()
 	got, err := disk.appendAll(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +249,7 @@ func TestSeenSetWithDisk(t *testing.T) {
 	}
 	sortU64(want)
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("the file holds %d fingerprints, want the %d added, sorted", len(got), len(want))
+		t.Fatalf("the runs hold %d fingerprints, want the %d added, sorted", len(got), len(want))
 	}
 }
 
