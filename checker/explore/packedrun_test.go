@@ -121,6 +121,64 @@ func TestPackedRun(t *testing.T) {
 	}
 }
 
+// Every bucket width a run's size can give answers exactly, at the edges of its first, middle
+// and last buckets: a writer sized for 16·2^b fingerprints (b bucket bits) is given a few
+// thousand, so that b reaches 23 with little memory.
+func TestPackedRunWidths(t *testing.T) {
+	rng := uint64(12345)
+	random := func() uint64 {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return finish(rng) | 1
+	}
+	for b := uint(packMinBits); b <= 23; b++ {
+		size := int64(1) << (b + 4)
+		if got, _ := packedShape(size); got != b {
+			t.Fatalf("%d fingerprints: %d bucket bits, want %d", size, got, b)
+		}
+		sh, top := 64-b, uint64(1)<<b-1
+		fps := []uint64{1, math.MaxUint64}
+		for _, j := range []uint64{0, 1, top / 2, top - 1, top} {
+			fps = append(fps, j<<sh|1, j<<sh|3, j<<sh|1<<(sh-1)|1, j<<sh|(1<<sh-3), j<<sh|(1<<sh-1))
+		}
+		for range min(3000, size-64) {
+			fps = append(fps, random())
+		}
+		slices.Sort(fps)
+		fps = slices.Compact(fps)
+		w := newPackWriter(size)
+		for _, k := range fps {
+			w.put(k)
+		}
+		p := w.finish()
+		in := map[uint64]bool{}
+		for _, k := range fps {
+			in[k] = true
+		}
+		for _, k := range fps {
+			for _, q := range []uint64{k, k + 2, k - 2, k ^ 1<<(sh-1), k ^ 1<<sh} {
+				if q&1 == 1 && p.has(q) != in[q] {
+					t.Fatalf("%d bucket bits: has(%#x) = %v", b, q, !in[q])
+				}
+			}
+		}
+		rr := newRunReader(&run{pk: p, n: p.n})
+		var back []uint64
+		for {
+			if err := rr.advance(); err != nil {
+				t.Fatal(err)
+			}
+			if !rr.have {
+				break
+			}
+			back = append(back, rr.next)
+		}
+		if !slices.Equal(back, fps) {
+			t.Fatalf("%d bucket bits: read back %d fingerprints, not the %d put", b, len(back), len(fps))
+		}
+		p.free()
+	}
+}
+
 // The sizes a packed run takes: at most 6 bytes a fingerprint from ten million on and 5.3
 // from a hundred million, and the remainder of every fingerprint is read with one load
 // (l <= 56).
@@ -166,7 +224,13 @@ func TestSeenSetWithPackedRuns(t *testing.T) {
 				return finish(x) | 1
 			}
 			var all []uint64
+			// packedNew holds a fingerprint first added in each round whose run was packed, in
+			// order; ever holds every run the set has had, to check that those it let go were
+			// released.
+			var packedNew []uint64
+			ever := map[*run]bool{}
 			for round := range rounds {
+				var fresh uint64
 				for i := 0; i < 3000>>(round%3); i++ {
 					f := next()
 					if i%3 == 0 && len(all) > 0 {
@@ -184,11 +248,32 @@ func TestSeenSetWithPackedRuns(t *testing.T) {
 						t.Fatalf("round %d: %x in memory before it was added", round, f)
 					}
 					in[f] = true
+					fresh = f
 				}
+				packedBefore := disk.packed
 				if err := disk.flush(set); err != nil {
 					t.Fatal(err)
 				}
 				set.reset()
+				if disk.packed > packedBefore {
+					packedNew = append(packedNew, fresh)
+				}
+				// The packed runs are the newest packed ones, oldest first: the oldest were
+				// written out.
+				for i, r := range disk.runs[disk.files():] {
+					if f := packedNew[len(packedNew)-(len(disk.runs)-disk.files())+i]; !r.pk.has(f) {
+						t.Fatalf("round %d: packed run %d does not hold %#x: not the newest packed runs in order", round, i, f)
+					}
+				}
+				held := map[*run]bool{}
+				for _, r := range disk.runs {
+					held[r], ever[r] = true, true
+				}
+				for r := range ever {
+					if !held[r] && (r.pk != nil || r.bloom != nil || r.index != nil) {
+						t.Fatalf("round %d: a run no longer in the set was not released (packed %v)", round, r.pk != nil)
+					}
+				}
 				files := disk.files()
 				var sum, fileFPs int64
 				for i, r := range disk.runs {
