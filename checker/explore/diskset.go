@@ -26,10 +26,10 @@ import (
 // writes the in-memory tables, partition by partition (in fingerprint order, as their top bits
 // pick them), as a new run: it costs what the new fingerprints take, not what the runs already
 // hold. The new run is packed when it fits the packed share once the oldest packed runs that
-// stand in its way have been written out to files (the newer a state, the likelier a search
-// meets it again: docs/checking.md, round 9); else it is a file. Whenever a file joins the
-// runs, then, while the file before the newest is at most twice its size, the two are merged
-// into one (size tiers, as a binary counter carries): every fingerprint on disk is rewritten
+// stand in its way have been written out to files (on the expectation, not measured, that
+// the newer a state, the likelier a search meets it again); else it is a file. Whenever a
+// file joins the runs, then, while the file before the newest is at most twice its size, the
+// two are merged into one (size tiers, as a binary counter carries): every fingerprint on disk is rewritten
 // about log2(total/flush) times over the whole search and there are at most as many files.
 // Packed runs are not merged: there are at most maxPacked of them.
 //
