@@ -29,8 +29,9 @@ import (
 // stand in its way have been written out to files (on the expectation, not measured, that
 // the newer a state, the likelier a search meets it again); else it is a file. Whenever a
 // file joins the runs, then, while the file before the newest is at most twice its size, the
-// two are merged into one (size tiers, as a binary counter carries): every fingerprint on disk is rewritten
-// about log2(total/flush) times over the whole search and there are at most as many files.
+// two are merged into one (size tiers, as a binary counter carries): every fingerprint on disk
+// is rewritten about log2(total/flush) times over the whole search and there are at most as
+// many files.
 // Packed runs are not merged: there are at most maxPacked of them.
 //
 // A worker looks up together the candidates of its chunk that some run's filter lets pass
@@ -52,8 +53,8 @@ type run struct {
 	data  []byte     // the file mapped (mapRun), or nil: then pages are read with ReadAt
 	pk    *packedRun // the run packed in memory, or nil for a file
 	n     int64      // fingerprints in the run
-	index []uint64   // a file's index: index[i] is the first fingerprint of page i (allocKeys: huge pages)
-	bloom []uint64   // Bloom filter: bloomHashes bits per fingerprint in len(bloom)*64 bits (allocKeys)
+	index []uint64   // a file's index: index[i] is page i's first fingerprint (allocKeys)
+	bloom []uint64   // Bloom filter: bloomHashes bits a fingerprint in len(bloom)*64 bits (allocKeys)
 }
 
 // maxPacked is the most packed runs the set keeps: each costs every lookup that misses the
@@ -196,6 +197,9 @@ func (rw *runWriter) emit(k uint64) error {
 	r.n++
 	r.bloomAdd(k)
 	if rw.pw != nil {
+		if rw.pw.full() {
+			return fmt.Errorf("explore: more fingerprints than the %d a packed run was made for", rw.pw.size)
+		}
 		rw.pw.put(k)
 		return nil
 	}
@@ -263,7 +267,9 @@ func (d *diskSet) flush(s *fpSet) error { return d.write(s, false) }
 // flushOld writes the old generation of s as flush does and ages s (fpSet.age), partition by
 // partition: each partition's table is rebuilt with its young fingerprints once its old ones
 // are written, so that a packed run grows while the tables it comes from shrink, and the
-// memory of both at once is not needed.
+// memory of both at once is not needed. On an error the set is left in part aged, its old
+// fingerprints neither in the tables nor in a run: the search must end with the error, as
+// Explore's does (a retry would take them for new states).
 func (d *diskSet) flushOld(s *fpSet) error {
 	if err := d.write(s, true); err != nil {
 		return err

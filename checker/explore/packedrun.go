@@ -9,16 +9,16 @@ import (
 // packedRun is a sorted run of fingerprints kept in memory, compressed without loss. It sits
 // between the hash tables and the files on disk (diskSet): a run of 10^7-10^9 fingerprints
 // takes 4.9-5.9 bytes each (plus its Bloom filter's 1.25), against 8 in a run's file and 10-12
-// in the hash tables, and a lookup reads memory on huge pages instead of a page of a mapped file, which on
-// a virtual machine costs 3-4× more (docs/checking.md, round 8).
+// in the hash tables, and a lookup reads memory on huge pages instead of a page of a mapped
+// file, which on a virtual machine costs 3-4× more (docs/checking.md, round 8).
 //
 // Layout. The fingerprints are split into 2^b buckets by their top b bits, with
 // b = max(packMinBits, bits.Len64(n)-5), so that a bucket holds 16-32 of them on average
 // (they are uniform hashes). Each is stored as its remainder: the l = 63-b bits between its
 // bucket bits and bit 0, which every fingerprint has set (fp). The remainders lie back to back
 // in a little-endian bit stream, in ascending order; starts[j] is the position of bucket j's
-// first fingerprint (2^b of them: the last bucket ends at n). A fingerprint is its bucket, its remainder and bit 0,
-// so the run answers exactly what the file would.
+// first fingerprint (2^b of them: the last bucket ends at n). A fingerprint is its bucket, its
+// remainder and bit 0, so the run answers exactly what the file would.
 //
 // A lookup reads starts[j] and starts[j+1] (one cache line), guesses the position from the
 // remainder's place between 0 and 2^l (the remainders in a bucket are uniform too) and walks
@@ -61,6 +61,7 @@ func packedBytes(n int64) int64 {
 // packWriter builds a packed run from fingerprints given in ascending order.
 type packWriter struct {
 	p      *packedRun // p.n counts the fingerprints written
+	size   int64      // the most it holds
 	next   uint64     // the first bucket whose start is not yet set
 	acc    uint64     // remainder bits not yet stored, from bit 0
 	nacc   uint       // how many
@@ -74,10 +75,14 @@ func newPackWriter(size int64) *packWriter {
 	p := &packedRun{b: b, l: l, startMem: allocKeys(s), words: allocKeys(w)}
 	p.starts = unsafe.Slice((*uint32)(unsafe.Pointer(&p.startMem[0])), 1<<b)
 	p.bits = unsafe.Slice((*byte)(unsafe.Pointer(&p.words[0])), 8*len(p.words))
-	return &packWriter{p: p, remMsk: 1<<l - 1}
+	return &packWriter{p: p, size: size, remMsk: 1<<l - 1}
 }
 
-// put appends fingerprint k, which is above every one before it.
+// full reports whether the run holds as many fingerprints as it was made for (its arrays are
+// sized for them: one more would not fit).
+func (w *packWriter) full() bool { return w.p.n == w.size }
+
+// put appends fingerprint k, which is above every one before it; the run must not be full.
 func (w *packWriter) put(k uint64) {
 	p := w.p
 	for j := k >> (64 - p.b); w.next <= j; w.next++ {

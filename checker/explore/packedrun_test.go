@@ -380,3 +380,19 @@ func TestPackedRunsKeepResults(t *testing.T) {
 		t.Errorf("%d runs packed, %d written out: want both", packed, writtenOut)
 	}
 }
+
+// A packed run is sized for the count it is made for: one fingerprint more is an error, not a
+// write past its arrays.
+func TestPackedRunRefusesMore(t *testing.T) {
+	_, disk := newDiskSetForTest(t)
+	rw := disk.newPacked(3)
+	defer rw.abort()
+	for i, k := range []uint64{3, 5, 7} {
+		if err := rw.emit(k); err != nil {
+			t.Fatalf("fingerprint %d of 3: %v", i+1, err)
+		}
+	}
+	if err := rw.emit(9); err == nil {
+		t.Fatal("a fourth fingerprint in a packed run made for 3 was taken")
+	}
+}
