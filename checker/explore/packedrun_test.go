@@ -103,17 +103,7 @@ func TestPackedRun(t *testing.T) {
 					t.Fatalf("settlePacked %#x: found %v (packed %v), want %v", q.f, q.onDisk, q.packed, in[q.f])
 				}
 			}
-			rr := newRunReader(&run{pk: p, n: p.n})
-			var back []uint64
-			for {
-				if err := rr.advance(); err != nil {
-					t.Fatal(err)
-				}
-				if !rr.have {
-					break
-				}
-				back = append(back, rr.next)
-			}
+			back := readBack(t, p)
 			if !slices.Equal(back, fps) {
 				t.Fatalf("read back %d fingerprints, not the %d put", len(back), len(fps))
 			}
@@ -161,17 +151,7 @@ func TestPackedRunWidths(t *testing.T) {
 				}
 			}
 		}
-		rr := newRunReader(&run{pk: p, n: p.n})
-		var back []uint64
-		for {
-			if err := rr.advance(); err != nil {
-				t.Fatal(err)
-			}
-			if !rr.have {
-				break
-			}
-			back = append(back, rr.next)
-		}
+		back := readBack(t, p)
 		if !slices.Equal(back, fps) {
 			t.Fatalf("%d bucket bits: read back %d fingerprints, not the %d put", b, len(back), len(fps))
 		}
@@ -394,5 +374,21 @@ func TestPackedRunRefusesMore(t *testing.T) {
 	}
 	if err := rw.emit(9); err == nil {
 		t.Fatal("a fourth fingerprint in a packed run made for 3 was taken")
+	}
+}
+
+// readBack reads packed run p in order (runReader).
+func readBack(t *testing.T, p *packedRun) []uint64 {
+	t.Helper()
+	rr := newRunReader(&run{pk: p, n: p.n})
+	var back []uint64
+	for {
+		if err := rr.advance(); err != nil {
+			t.Fatal(err)
+		}
+		if !rr.have {
+			return back
+		}
+		back = append(back, rr.next)
 	}
 }
