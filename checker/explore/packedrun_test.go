@@ -392,3 +392,33 @@ func readBack(t *testing.T, p *packedRun) []uint64 {
 		back = append(back, rr.next)
 	}
 }
+
+// A packed run's memory counts where the budget and the heap limit look: diskSet.bytes and
+// packedBytes count its arrays and filter as allocated, and offHeap the part mapped outside the
+// Go heap (its remainders, 1.2 MB here, are above hugeMin).
+func TestPackedRunMemoryCounted(t *testing.T) {
+	const n = 200_000
+	_, disk := newDiskSetForTest(t)
+	disk.packShare = -1
+	rw := disk.newPacked(n)
+	for i := range uint64(n) {
+		if err := rw.emit(i<<44 | 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := rw.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk.runs = append(disk.runs, r)
+	s, w := packedWords(n)
+	if got, want := disk.bytes(), packedBytes(n); got != want || got != mappedBytes(s)+mappedBytes(w)+mappedBytes(bloomWords(n)) {
+		t.Errorf("bytes %d, packedBytes %d, arrays %d+%d+%d", got, want, mappedBytes(s), mappedBytes(w), mappedBytes(bloomWords(n)))
+	}
+	if got, want := disk.packedBytes(), disk.bytes(); got != want {
+		t.Errorf("packedBytes of the runs %d, bytes %d", got, want)
+	}
+	if got, want := disk.offHeap(), keysOffHeap(s)+keysOffHeap(w)+keysOffHeap(bloomWords(n)); got != want || keysOffHeap(w) == 0 {
+		t.Errorf("offHeap %d, want %d (remainders %d)", got, want, keysOffHeap(w))
+	}
+}
