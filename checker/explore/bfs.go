@@ -37,7 +37,8 @@ type Result struct {
 	// Memory is the approximate size of the fingerprint set and frontier at their largest.
 	Memory int64
 	// SeenBytes is the memory of the seen set at its largest: the fingerprint tables (8
-	// bytes per slot, without liveness' state ids) and the index of the part on disk.
+	// bytes per slot, without liveness' state ids) and its runs' memory (diskSet.bytes: the
+	// packed runs, and the files' indexes, and the filters).
 	SeenBytes int64
 	// DiskBytes is the most the temporary files held at once (0: nothing spilled).
 	DiskBytes int64
@@ -1033,16 +1034,17 @@ func (w *worker) seen(f fp) (bool, error) {
 		return false, nil
 	}
 	r, err := w.disk.holder(uint64(f), &w.page)
-	w.countHit(r != nil, r != nil && r.pk != nil)
+	if r != nil {
+		w.countHit(r.pk != nil)
+	}
 	return r != nil, err
 }
 
-// countHit counts a state found in the seen set's runs (found), in a packed one or a file.
-func (w *worker) countHit(found, packed bool) {
-	switch {
-	case found && packed:
+// countHit counts a state found in the seen set's runs: in a packed one or in a file.
+func (w *worker) countHit(packed bool) {
+	if packed {
 		w.packedHits++
-	case found:
+	} else {
 		w.diskHits++
 	}
 }
@@ -1089,7 +1091,7 @@ func (w *worker) settlePending(out *chunkOut) error {
 			switch {
 			case p.onDisk:
 				keep = false
-				w.countHit(true, p.packed)
+				w.countHit(p.packed)
 			case w.tag != 0:
 				cd.share, keep = w.insertSettled(cd.fp, out)
 				if cd.share == shareContested {

@@ -31,8 +31,7 @@ import (
 // file joins the runs, then, while the file before the newest is at most twice its size, the
 // two are merged into one (size tiers, as a binary counter carries): every fingerprint on disk
 // is rewritten about log2(total/flush) times over the whole search and there are at most as
-// many files.
-// Packed runs are not merged: there are at most maxPacked of them.
+// many files. Packed runs are not merged: there are at most maxPacked of them.
 //
 // A worker looks up together the candidates of its chunk that some run's filter lets pass
 // (settle), run by run, fetching each lookup's index entry (or bucket start) and page line
@@ -194,18 +193,19 @@ func (d *diskSet) newPacked(size int64) *runWriter {
 
 func (rw *runWriter) emit(k uint64) error {
 	r := rw.r
-	r.n++
+	if rw.pw != nil && rw.pw.full() {
+		return fmt.Errorf("explore: more fingerprints than the %d a packed run was made for", rw.pw.size)
+	}
 	r.bloomAdd(k)
 	if rw.pw != nil {
-		if rw.pw.full() {
-			return fmt.Errorf("explore: more fingerprints than the %d a packed run was made for", rw.pw.size)
-		}
 		rw.pw.put(k)
+		r.n++
 		return nil
 	}
-	if (r.n-1)%pageFPs == 0 {
+	if r.n%pageFPs == 0 {
 		r.index = append(r.index, k)
 	}
+	r.n++
 	binary.LittleEndian.PutUint64(rw.b[:], k)
 	_, err := rw.w.Write(rw.b[:])
 	return err
@@ -328,11 +328,11 @@ func (d *diskSet) makeRoom(n int64) (bool, error) {
 	if n > packMax || d.packShare >= 0 && need > d.packShare {
 		return false, nil
 	}
+	most := maxPacked
+	if d.maxPacked > 0 {
+		most = d.maxPacked
+	}
 	for f := d.files(); f < len(d.runs); f = d.files() {
-		most := maxPacked
-		if d.maxPacked > 0 {
-			most = d.maxPacked
-		}
 		if len(d.runs)-f < most && (d.packShare < 0 || d.packedBytes()+need <= d.packShare) {
 			break
 		}
@@ -346,25 +346,7 @@ func (d *diskSet) makeRoom(n int64) (bool, error) {
 // writeOut writes packed run i, the oldest, to a file, which joins the files.
 func (d *diskSet) writeOut(i int) error {
 	p := d.runs[i]
-	rw, err := d.newRun(p.n)
-	if err != nil {
-		return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
-	}
-	rr := newRunReader(p)
-	for {
-		if err := rr.advance(); err != nil {
-			rw.abort()
-			return err
-		}
-		if !rr.have {
-			break
-		}
-		if err := rw.emit(rr.next); err != nil {
-			rw.abort()
-			return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
-		}
-	}
-	r, err := rw.finish()
+	r, err := d.rewrite(p)
 	if err != nil {
 		return fmt.Errorf("explore: writing a packed run of the seen set to disk: %w", err)
 	}
@@ -384,7 +366,7 @@ func (d *diskSet) addFile(r *run) error {
 		if a.n > 2*b.n {
 			break
 		}
-		m, err := d.merge(a, b)
+		m, err := d.rewrite(a, b)
 		if err != nil {
 			return fmt.Errorf("explore: merging the seen set's runs: %w", err)
 		}
@@ -437,25 +419,34 @@ func (rr *runReader) advance() error {
 	return nil
 }
 
-// merge writes the union of two runs (disjoint: a fingerprint is flushed once) as one.
-func (d *diskSet) merge(a, b *run) (*run, error) {
-	rw, err := d.newRun(a.n + b.n)
+// rewrite writes the union of runs (disjoint: a fingerprint is flushed once) as one new file:
+// two files merged (addFile), or one packed run written out (writeOut).
+func (d *diskSet) rewrite(rs ...*run) (*run, error) {
+	var size int64
+	rrs := make([]*runReader, len(rs))
+	for i, r := range rs {
+		size += r.n
+		rrs[i] = newRunReader(r)
+	}
+	rw, err := d.newRun(size)
 	if err != nil {
 		return nil, err
 	}
-	ra, rb := newRunReader(a), newRunReader(b)
-	if err := ra.advance(); err != nil {
-		rw.abort()
-		return nil, err
+	for _, rr := range rrs {
+		if err := rr.advance(); err != nil {
+			rw.abort()
+			return nil, err
+		}
 	}
-	if err := rb.advance(); err != nil {
-		rw.abort()
-		return nil, err
-	}
-	for ra.have || rb.have {
-		src := ra
-		if !ra.have || rb.have && rb.next < ra.next {
-			src = rb
+	for {
+		var src *runReader
+		for _, rr := range rrs {
+			if rr.have && (src == nil || rr.next < src.next) {
+				src = rr
+			}
+		}
+		if src == nil {
+			break
 		}
 		if err := rw.emit(src.next); err != nil {
 			rw.abort()

@@ -14,9 +14,9 @@ import (
 // fingerprint up in the runs as well, against a disk set that does not change while a wave
 // expands (when the chunk ended, with the chunk's other candidates that a run's filter let
 // pass: worker.settlePending). A wave's merge has two steps. (1) The candidates are inserted
-// into the in-memory set. Each partition of the set is filled by one goroutine, in candidate order, so
-// which candidate of a fingerprint is the new one is the same as if one goroutine inserted
-// them all; with liveness (the set also holds ids) or when the wave may reach
+// into the in-memory set. Each partition of the set is filled by one goroutine, in candidate
+// order, so which candidate of a fingerprint is the new one is the same as if one goroutine
+// inserted them all; with liveness (the set also holds ids) or when the wave may reach
 // Scope.MaxStates, the insertion is done in step 2 instead, one candidate at a time. (2) The
 // new candidates, in order, get their ids, their parent records and their place in the next
 // frontier. A single worker inserts its candidates itself as it makes them (worker.insert, at
