@@ -162,7 +162,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	defer disk.close()
 	pl := newParentLog(st, sh.parents, sc.Symmetry)
 	defer pl.close()
-	segs := &segPool{st: st, share: sh.frontier}
+	segs := &segPool{st: st, share: sh.frontier, wave: sc.waveSize}
 	cur := &frontier{pool: segs}
 	var nf *frontier
 	defer func() {
@@ -258,14 +258,26 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	// parallel (chunkBounds), then the chunks are merged in order. Merging after every wave
 	// keeps the buffered candidates small; merging in order keeps the result independent of
 	// the number of workers and of where the data is kept.
-	outs := make([]chunkOut, waveStates/minChunk)
+	//
+	// With shared insertion the last step of a wave's merge (the new states' ids, parent
+	// records and places in the next frontier: merger.appendParallel) runs while the next
+	// wave expands, which reads none of it; so the waves' candidates alternate between two
+	// buffers, and the merge of a wave finishes before the next wave's merge starts.
+	outsBuf := [2][]chunkOut{make([]chunkOut, waveStates/minChunk), nil}
+	if sharedIns {
+		m.pipeline = true
+		outsBuf[1] = make([]chunkOut, waveStates/minChunk)
+	}
+	wave := 0
 	var bounds []int
 	var readBuf level
 	memory := func() int64 {
 		b := set.bytes() + disk.bytes() + segs.mem + readBuf.bytes() + pl.memBytes() + g.bytes()
-		for i := range outs {
-			o := &outs[i]
-			b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
+		for _, outs := range outsBuf {
+			for i := range outs {
+				o := &outs[i]
+				b += int64(cap(o.arena)) + int64(cap(o.cands))*int64(unsafe.Sizeof(cand{})) + int64(cap(o.efps))*8
+			}
 		}
 		for _, w := range pool {
 			b += w.memo.bytes() + w.cc.bytes() + int64(cap(w.pend))*int64(unsafe.Sizeof(pendingFP{})) + int64(cap(w.sel))*4
@@ -285,6 +297,10 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			outs := outsBuf[wave%2]
+			if sharedIns {
+				wave++
+			}
 			bounds = chunkBounds(bounds[:0], len(fr.ids), workers)
 			nChunks := len(bounds) - 1
 			for i := range outs[:nChunks] {
@@ -303,6 +319,13 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 			if sharedIns {
 				m.reserveShared(pool, len(fr.ids))
 			}
+			// The last wave's appends (merger.appendPending) run beside this wave's expansion.
+			var appended chan error
+			if m.pending != nil {
+				m.stats.overlapped++
+				appended = make(chan error, 1)
+				go func() { appended <- m.appendPending() }()
+			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
 			for _, w := range pool {
@@ -319,6 +342,11 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}(w)
 			}
 			wg.Wait()
+			if appended != nil {
+				if err := <-appended; err != nil {
+					return nil, err
+				}
+			}
 			cur.release(k)
 			if sharedIns {
 				for p := range set.parts {
@@ -415,6 +443,12 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				progress(Snapshot{States: pl.len(), Transitions: res.Transitions, Depth: depth, Frontier: cur.n,
 					Memory: mem, Disk: st.disk, Elapsed: time.Since(start)})
 			}
+		}
+		if err := m.appendPending(); err != nil {
+			return nil, err
+		}
+		if pl.err != nil {
+			return nil, pl.err
 		}
 		if err := nf.finish(); err != nil {
 			return nil, err

@@ -44,6 +44,8 @@ type segPool struct {
 	share int64
 	mem   int64
 	free  []*level
+	// wave is the most states a segment holds (waveStates but in tests: Scope.waveSize).
+	wave int
 	// arenaCap is the arena a new segment gets: segArena, or an eighth more than the
 	// largest full segment's encodings so far, so that a segment is not grown (copied) as
 	// it fills once the states are larger than segArena allows for.
@@ -59,7 +61,7 @@ func (p *segPool) get() *level {
 	}
 	// A segment is allocated at its usual size (about 60 bytes a state), so that filling it
 	// does not leave grown-out copies behind for the collector.
-	lv := &level{arena: make([]byte, 0, max(segArena, p.arenaCap)), offs: append(make([]uint32, 0, waveStates+1), 0), ids: make([]uint32, 0, waveStates)}
+	lv := &level{arena: make([]byte, 0, max(segArena/waveStates*p.waves(), p.arenaCap)), offs: append(make([]uint32, 0, p.waves()+1), 0), ids: make([]uint32, 0, p.waves())}
 	p.mem += lv.bytes()
 	return lv
 }
@@ -75,13 +77,21 @@ func (p *segPool) put(lv *level) {
 	}
 }
 
+// waves is the most states a segment holds, and a wave expands.
+func (p *segPool) waves() int {
+	if p.wave > 0 {
+		return p.wave
+	}
+	return waveStates
+}
+
 // waveStates is the number of states expanded in one wave, and the size of a segment.
 const waveStates = 1 << 15
 
 // add appends a state to the level.
 func (fr *frontier) add(enc []byte, id uint32) error {
 	var s *segment
-	if k := len(fr.segs); k > 0 && fr.segs[k-1].lv != nil && fr.segs[k-1].n < waveStates {
+	if k := len(fr.segs); k > 0 && fr.segs[k-1].lv != nil && fr.segs[k-1].n < fr.pool.waves() {
 		s = fr.segs[k-1]
 	} else {
 		if k > 0 {

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"slices"
 	"sync"
 )
@@ -40,6 +41,12 @@ type merger struct {
 	rivals                rivalTable
 	odd, hits             []int
 	stats                 shareStats
+	// pipeline: a wave merged with shared insertion may leave its appends pending (the new
+	// states' ids, parent records and places in the next frontier), to run while the next
+	// wave expands (appendPending); pending holds them until then, nf is where they go.
+	pipeline bool
+	pending  []chunkOut
+	pendNF   *frontier
 	// orderHash (Scope.hashOrder, tests) hashes every new state's fingerprint, parent and
 	// action in the order they get their ids: the parent log in brief.
 	orderHash uint64
@@ -57,6 +64,8 @@ func (m *merger) order(cd *cand) {
 // wave inserted (a tag left from an earlier wave).
 type shareStats struct {
 	contested, deferred, stale int
+	// overlapped counts the waves whose appends ran while the next wave expanded.
+	overlapped int
 }
 
 func (m *merger) bytes() int64 {
@@ -72,8 +81,15 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (b
 		m.start = append(m.start, total)
 		total += len(outs[ci].cands)
 	}
+	if m.pending != nil {
+		return false, errors.New("explore: a wave merged before the last wave's appends ran")
+	}
 	from := m.pl.len()
-	defer func() { m.lastNew = m.pl.len() - from }()
+	defer func() {
+		if m.pending == nil {
+			m.lastNew = m.pl.len() - from
+		}
+	}()
 	m.fresh = slices.Grow(m.fresh[:0], total)[:total]
 	for i := range m.fresh {
 		m.fresh[i] = true
@@ -89,6 +105,18 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (b
 		m.insertParallel(outs)
 	}
 	if !serial && !reach && !m.swarm && m.g == nil {
+		if shared && m.pipeline {
+			// Nothing the next wave's expansion reads changes here, and nothing here reads
+			// what it writes: the appends wait for it (appendPending).
+			n := 0
+			for _, f := range m.fresh {
+				if f {
+					n++
+				}
+			}
+			m.lastNew, m.pending, m.pendNF = n, outs, nf
+			return false, nil
+		}
 		return false, m.appendParallel(outs, nf)
 	}
 	for ci := range outs {
@@ -123,6 +151,16 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (b
 		}
 	}
 	return false, nil
+}
+
+// appendPending runs the appends the last merge left pending, if any.
+func (m *merger) appendPending() error {
+	if m.pending == nil {
+		return nil
+	}
+	outs, nf := m.pending, m.pendNF
+	m.pending, m.pendNF = nil, nil
+	return m.appendParallel(outs, nf)
 }
 
 // appendParallel gives the fresh candidates, in order, their ids, parent records and places in

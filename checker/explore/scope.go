@@ -102,6 +102,9 @@ type Scope struct {
 	hashOrder bool
 	// maxPacked, in tests, replaces the most packed runs the seen set keeps (diskSet).
 	maxPacked int
+	// waveSize, in tests, replaces the states in a wave and a frontier segment (waveStates),
+	// so that small scopes have levels of many waves.
+	waveSize int
 	// syncDisk, in tests, has a worker look a state that may be on disk up there at once
 	// (diskSet.has) instead of with the rest of its chunk's (worker.settlePending).
 	syncDisk bool

@@ -16,33 +16,40 @@ import (
 // two and three (two under -race): with shared insertion as it is; with one block of wave
 // tags for every wave, so that most fingerprints met again carry a tag of an earlier wave and
 // look contested; with two candidates of room per partition and worker, so that most
-// candidates are deferred to the merge; and with the merge inserting every candidate
-// (insertParallel). Each variant must meet the kind of candidate it is there for in some
+// candidates are deferred to the merge; with the merge inserting every candidate
+// (insertParallel); and with waves of 512 states, so that the levels have many waves and a
+// wave's appends (ids, parent records, next frontier) run while the next wave expands
+// (merger.appendPending). Each variant must meet the kind of candidate it is there for in some
 // case, or it would test nothing.
 func TestSharedInsertKeepsResults(t *testing.T) {
 	cases := []struct {
 		name  string
 		scope func(*Scope)
 		race  bool
+		// cut: a violation ends the search at the end of the wave that met it, so how far
+		// the last level got depends on the waves' size ("small waves" does not apply).
+		cut bool
 	}{
-		{"default scope, depth 5", func(sc *Scope) { sc.MaxDepth = 5 }, true},
-		{"default scope, depth 6", func(sc *Scope) { sc.MaxDepth = 6 }, false},
-		{"findings, depth 7", func(sc *Scope) { sc.Members, sc.Findings, sc.MaxDepth = 1, true, 7 }, false},
-		{"violation", func(sc *Scope) { sc.Bug, sc.MaxDepth = model.BugStoreNoFencing, 6 }, true},
+		{"default scope, depth 5", func(sc *Scope) { sc.MaxDepth = 5 }, true, false},
+		{"default scope, depth 6", func(sc *Scope) { sc.MaxDepth = 6 }, false, false},
+		{"findings, depth 7", func(sc *Scope) { sc.Members, sc.Findings, sc.MaxDepth = 1, true, 7 }, false, false},
+		{"violation", func(sc *Scope) { sc.Bug, sc.MaxDepth = model.BugStoreNoFencing, 6 }, true, true},
 		{"complete, spilling", func(sc *Scope) {
 			sc.Batches, sc.Limit, sc.Cap, sc.MaxRecords = []int{2}, 2, 2, []int{2}
 			sc.Memory, sc.TempDir = 1, "tmp"
-		}, false},
+		}, false, false},
 	}
 	variants := []struct {
-		name string
-		set  func(*Scope)
-		met  func(shareStats) int // the candidates the variant is there for
+		name  string
+		set   func(*Scope)
+		met   func(shareStats) int // the candidates the variant is there for
+		waves bool                 // the variant changes the waves' size
 	}{
-		{"shared", func(*Scope) {}, func(s shareStats) int { return s.contested }},
-		{"one tag", func(sc *Scope) { sc.sharedTags = 1 }, func(s shareStats) int { return s.stale }},
-		{"little room", func(sc *Scope) { sc.sharedRoom = 2 }, func(s shareStats) int { return s.deferred }},
-		{"merge inserts", func(sc *Scope) { sc.noSharedInsert = true }, func(shareStats) int { return 1 }},
+		{"shared", func(*Scope) {}, func(s shareStats) int { return s.contested }, false},
+		{"one tag", func(sc *Scope) { sc.sharedTags = 1 }, func(s shareStats) int { return s.stale }, false},
+		{"little room", func(sc *Scope) { sc.sharedRoom = 2 }, func(s shareStats) int { return s.deferred }, false},
+		{"merge inserts", func(sc *Scope) { sc.noSharedInsert = true }, func(shareStats) int { return 1 }, false},
+		{"small waves", func(sc *Scope) { sc.waveSize = 512 }, func(s shareStats) int { return s.overlapped }, true},
 	}
 	workerCounts := []int{2, 3}
 	if raceEnabled {
@@ -74,6 +81,9 @@ func TestSharedInsertKeepsResults(t *testing.T) {
 				}
 				wantOut := orderedOutcome(&base, want)
 				for vi, v := range variants {
+					if v.waves && c.cut {
+						continue
+					}
 					for _, workers := range workerCounts {
 						sc := scope()
 						sc.Workers = workers
