@@ -196,10 +196,24 @@ func indexSlots(n int64) int {
 // contexts are not remembered.
 const memoWaveMax = 16 << 20
 
+// absorbAhead is how many entries ahead absorb fetches an entry's index bucket.
+const absorbAhead = 8
+
 // absorb takes over the entries written into o (a worker's memo, which has not wrapped) and
 // empties o.
 func (m *memo) absorb(o *memo) {
+	// The index buckets the entries go to are fetched absorbAhead entries ahead: each is a
+	// miss in an index far larger than the cache, and the copies into the ring are not.
+	ahead := 0
+	for i := 0; i < absorbAhead && uint64(ahead) < o.pos; i++ {
+		m.prefetchBucket(binary.LittleEndian.Uint64(o.ring[ahead:]))
+		ahead += int(binary.LittleEndian.Uint32(o.ring[ahead+13:]))
+	}
 	for at := 0; uint64(at) < o.pos; {
+		if uint64(ahead) < o.pos {
+			m.prefetchBucket(binary.LittleEndian.Uint64(o.ring[ahead:]))
+			ahead += int(binary.LittleEndian.Uint32(o.ring[ahead+13:]))
+		}
 		e := o.ring[at:]
 		n := int(binary.LittleEndian.Uint32(e[13:]))
 		m.write(e[:n])
