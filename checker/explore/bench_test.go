@@ -50,7 +50,7 @@ func BenchmarkAnchor(b *testing.B) {
 			sc := anchorScope()
 			sc.Fix, sc.Workers = "all", workers
 			var states int
-			var el time.Duration
+			var el, expanding time.Duration
 			cpu0 := testmode.CPUSeconds()
 			for i := 0; i < b.N; i++ {
 				res, err := Explore(sc, nil)
@@ -62,9 +62,13 @@ func BenchmarkAnchor(b *testing.B) {
 				}
 				states += res.States
 				el += res.Elapsed
+				expanding += res.expanding
 			}
 			cpu := testmode.CPUSeconds() - cpu0
 			b.ReportMetric(float64(states)/el.Seconds(), "states/s")
+			// The share of the wall time outside the waves' parallel expansion: what more
+			// workers cannot shorten (Amdahl's serial fraction, as this run measured it).
+			b.ReportMetric(1-expanding.Seconds()/el.Seconds(), "serial-share")
 			b.ReportMetric(cpu/float64(b.N), "cpu-s/search")
 			b.ReportMetric(float64(states)/cpu, "states/cpu-s")
 		})

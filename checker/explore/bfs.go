@@ -58,6 +58,10 @@ type Result struct {
 	orderHash uint64
 	// settled counts what the workers' settlePending met (tests).
 	settled settleStats
+	// expanding is the wall time the workers spent expanding waves, from the start of each
+	// wave's expansion to its last worker's end (benchmarks: the rest of Elapsed is the
+	// search's serial part, which more workers do not shorten).
+	expanding time.Duration
 	// Violation is the first broken invariant found, on a shortest path; nil if none.
 	Violation *Found
 	// Liveness is set when Scope.Liveness asked for the progress check and the search was
@@ -326,6 +330,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				appended = make(chan error, 1)
 				go func() { appended <- m.appendPending() }()
 			}
+			expandFrom := time.Now()
 			var next atomic.Int64
 			var wg sync.WaitGroup
 			for _, w := range pool {
@@ -342,6 +347,7 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 				}(w)
 			}
 			wg.Wait()
+			res.expanding += time.Since(expandFrom)
 			if appended != nil {
 				if err := <-appended; err != nil {
 					return nil, err
