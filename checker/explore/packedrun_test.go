@@ -313,7 +313,7 @@ func TestPackedRunsKeepResults(t *testing.T) {
 		}
 		base := c.scope()
 		base.Workers = 1
-		want, err := Explore(base, nil)
+		want, err := ExploreShared(base) // the in-memory search, shared by TestSpillKeepsResults and TestPackedRunsKeepResults
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func TestSpillKeepsResults(t *testing.T) {
 			t.Parallel()
 			base := c.scope()
 			base.Workers = 1
-			want, err := Explore(base, nil)
+			want, err := ExploreShared(base) // the in-memory search, shared by TestSpillKeepsResults and TestPackedRunsKeepResults
 			if err != nil {
 				t.Fatal(err)
 			}
