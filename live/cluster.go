@@ -133,9 +133,10 @@ func openCluster(ctx context.Context, t Target, cfg *sim.Config) (*cluster, erro
 	return c, nil
 }
 
-// baseOpts are the options every client of the run uses; dial wraps each connection.
+// baseOpts are the options every client of the run uses; dial wraps each connection. No
+// client sends KIP-714 telemetry (docs/live.md, "The workload").
 func (c *cluster) baseOpts(dial func(net.Conn) net.Conn) []kgo.Opt {
-	opts := []kgo.Opt{kgo.SeedBrokers(c.seeds...)}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.seeds...), kgo.DisableClientMetrics()}
 	if c.target.SASL != nil {
 		opts = append(opts, kgo.SASL(c.target.SASL))
 	}
