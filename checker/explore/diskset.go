@@ -294,10 +294,33 @@ func (d *diskSet) write(s *fpSet, oldOnly bool) error {
 	} else if rw, err = d.newRun(n); err != nil {
 		return fmt.Errorf("explore: spilling the seen set: %w", err)
 	}
-	var keys []uint64
+	// The partitions are gathered and sorted one ahead, on a goroutine of their own: while
+	// partition p's fingerprints are written and (oldOnly) its table is rebuilt, partition
+	// p+1's are sorted (each touches only its own table), so a flush, during which no wave
+	// expands, takes both processors. The two take turns with two buffers: the sorter fills
+	// one while the other is written, and hands it over only when the writer asks for the next.
+	// On an error the sorter is stopped and waited for: it must not read a table the caller
+	// is about to release.
+	next := make(chan []uint64)
+	stop, sorted := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(stop)
+		<-sorted
+	}()
+	go func() {
+		defer close(sorted)
+		var bufs [2][]uint64
+		for p := range s.parts {
+			bufs[p%2] = s.parts[p].appendSorted(bufs[p%2][:0], oldOnly)
+			select {
+			case next <- bufs[p%2]:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	for p := range s.parts {
-		keys = s.parts[p].appendSorted(keys[:0], oldOnly)
-		for _, k := range keys {
+		for _, k := range <-next {
 			if err := rw.emit(k); err != nil {
 				rw.abort()
 				return fmt.Errorf("explore: spilling the seen set: %w", err)
