@@ -269,7 +269,6 @@ func Explore(sc Scope, progress Progress) (*Result, error) {
 	// buffers, and the merge of a wave finishes before the next wave's merge starts.
 	outsBuf := [2][]chunkOut{make([]chunkOut, waveStates/minChunk), nil}
 	if sharedIns {
-		m.pipeline = true
 		outsBuf[1] = make([]chunkOut, waveStates/minChunk)
 	}
 	wave := 0

@@ -177,7 +177,7 @@ func (m *memo) grow() {
 	for at := uint64(0); at < m.pos; {
 		e := m.ring[at:]
 		m.put(binary.LittleEndian.Uint64(e), at)
-		at += uint64(binary.LittleEndian.Uint32(e[13:]))
+		at += uint64(entryLen(e))
 	}
 }
 
@@ -196,6 +196,9 @@ func indexSlots(n int64) int {
 // contexts are not remembered.
 const memoWaveMax = 16 << 20
 
+// entryLen is the total length of the entry e starts with (its bytes 13–16).
+func entryLen(e []byte) int { return int(binary.LittleEndian.Uint32(e[13:])) }
+
 // absorbAhead is how many entries ahead absorb fetches an entry's index bucket.
 const absorbAhead = 8
 
@@ -204,19 +207,14 @@ const absorbAhead = 8
 func (m *memo) absorb(o *memo) {
 	// The index buckets the entries go to are fetched absorbAhead entries ahead: each is a
 	// miss in an index far larger than the cache, and the copies into the ring are not.
-	ahead := 0
-	for i := 0; i < absorbAhead && uint64(ahead) < o.pos; i++ {
-		m.prefetchBucket(binary.LittleEndian.Uint64(o.ring[ahead:]))
-		ahead += int(binary.LittleEndian.Uint32(o.ring[ahead+13:]))
-	}
-	for at := 0; uint64(at) < o.pos; {
-		if uint64(ahead) < o.pos {
+	ahead, queued := 0, 0
+	for at := 0; uint64(at) < o.pos; queued-- {
+		for ; queued < absorbAhead && uint64(ahead) < o.pos; queued++ {
 			m.prefetchBucket(binary.LittleEndian.Uint64(o.ring[ahead:]))
-			ahead += int(binary.LittleEndian.Uint32(o.ring[ahead+13:]))
+			ahead += entryLen(o.ring[ahead:])
 		}
-		e := o.ring[at:]
-		n := int(binary.LittleEndian.Uint32(e[13:]))
-		m.write(e[:n])
+		n := entryLen(o.ring[at:])
+		m.write(o.ring[at : at+n])
 		at += n
 	}
 	o.pos, o.wrapped = 0, false
@@ -312,7 +310,7 @@ func (m *memo) lookup(k uint64, sp, rest []byte) []byte {
 			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
 			continue
 		}
-		return e[:binary.LittleEndian.Uint32(e[13:])]
+		return e[:entryLen(e)]
 	}
 	return nil
 }
@@ -333,7 +331,7 @@ func (m *memo) lookupPeer(k uint64, sp, rest []byte) []byte {
 			!bytes.Equal(e[memoHead:memoHead+len(sp)], sp) || !bytes.Equal(e[memoHead+len(sp):memoHead+len(sp)+len(rest)], rest) {
 			continue
 		}
-		return e[:binary.LittleEndian.Uint32(e[13:])]
+		return e[:entryLen(e)]
 	}
 	return nil
 }

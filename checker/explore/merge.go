@@ -41,12 +41,12 @@ type merger struct {
 	rivals                rivalTable
 	odd, hits             []int
 	stats                 shareStats
-	// pipeline: a wave merged with shared insertion may leave its appends pending (the new
-	// states' ids, parent records and places in the next frontier), to run while the next
-	// wave expands (appendPending); pending holds them until then, nf is where they go.
-	pipeline bool
-	pending  []chunkOut
-	pendNF   *frontier
+	// A wave merged with shared insertion leaves its appends pending (the new states' ids,
+	// parent records and places in the next frontier), to run while the next wave expands
+	// (appendPending): pending is its candidates, pendNF where they go; fresh and start stay
+	// the wave's until then (the next merge refuses to start before).
+	pending []chunkOut
+	pendNF  *frontier
 	// orderHash (Scope.hashOrder, tests) hashes every new state's fingerprint, parent and
 	// action in the order they get their ids: the parent log in brief.
 	orderHash uint64
@@ -75,14 +75,14 @@ func (m *merger) bytes() int64 {
 // merge merges outs and reports whether Scope.MaxStates was reached. shared: the workers
 // inserted the candidates into the set themselves (shared insertion).
 func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (bool, error) {
+	if m.pending != nil {
+		return false, errors.New("explore: a wave merged before the last wave's appends ran")
+	}
 	total := 0
 	m.start = m.start[:0]
 	for ci := range outs {
 		m.start = append(m.start, total)
 		total += len(outs[ci].cands)
-	}
-	if m.pending != nil {
-		return false, errors.New("explore: a wave merged before the last wave's appends ran")
 	}
 	from := m.pl.len()
 	defer func() {
@@ -105,7 +105,7 @@ func (m *merger) merge(outs []chunkOut, depth int, nf *frontier, shared bool) (b
 		m.insertParallel(outs)
 	}
 	if !serial && !reach && !m.swarm && m.g == nil {
-		if shared && m.pipeline {
+		if shared {
 			// Nothing the next wave's expansion reads changes here, and nothing here reads
 			// what it writes: the appends wait for it (appendPending).
 			n := 0
